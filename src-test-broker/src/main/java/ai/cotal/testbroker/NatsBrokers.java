@@ -1,0 +1,48 @@
+package ai.cotal.testbroker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Starts brokers for one test and closes them all when the test ends. Handed out by
+ * {@link NatsBrokerExtension} as a parameter; not thread-safe.
+ */
+public final class NatsBrokers implements AutoCloseable {
+    private final BackendChoice choice;
+    private final List<NatsBroker> started = new ArrayList<>();
+
+    NatsBrokers(BackendChoice choice) {
+        this.choice = choice;
+    }
+
+    /** The backend every broker of this set runs on. */
+    public BackendChoice choice() {
+        return choice;
+    }
+
+    public NatsBroker start(String config) {
+        return track(NatsBroker.start(config, choice));
+    }
+
+    public NatsBroker start(Function<NatsBroker, String> config) {
+        return track(NatsBroker.start(choice, config));
+    }
+
+    private NatsBroker track(NatsBroker broker) {
+        started.add(broker);
+        return broker;
+    }
+
+    List<NatsBroker> started() {
+        return List.copyOf(started);
+    }
+
+    @Override
+    public void close() {
+        for (NatsBroker broker : started) {
+            broker.close();
+        }
+        started.clear();
+    }
+}
