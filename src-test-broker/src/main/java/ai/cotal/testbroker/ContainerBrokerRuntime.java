@@ -58,8 +58,7 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
                 .withExposedPorts(CLIENT_PORT)
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withPortBindings(
                         new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", port), new ExposedPort(CLIENT_PORT))))
-                .withCommand("-c", configFile.toString(), "-a", "0.0.0.0", "-p", Integer.toString(CLIENT_PORT),
-                        "-js", "-sd", storeDir.toString());
+                .withCommand("-c", configFile.toString(), "-a", "0.0.0.0", "-p", Integer.toString(CLIENT_PORT));
         container.start();
         running = true;
         followLog();

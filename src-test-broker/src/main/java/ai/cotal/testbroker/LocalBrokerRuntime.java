@@ -98,7 +98,7 @@ final class LocalBrokerRuntime implements BrokerRuntime {
 
     private void launch(String portArg) {
         List<String> command = new ArrayList<>(List.of(binary.toString(), "-c", configFile.toString(),
-                "-a", HOST, "-p", portArg, "-js", "-sd", storeDir.toString()));
+                "-a", HOST, "-p", portArg));
         long mark = log.mark();
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();

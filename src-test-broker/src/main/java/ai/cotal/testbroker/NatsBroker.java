@@ -15,17 +15,20 @@ import java.util.regex.Pattern;
  * own store directory and work directory, and the four fault operations later tests need
  * ({@link #stop()}, {@link #kill()}, {@link #restart()}, {@link #reload(String)}).
  *
- * <p>The listen address, JetStream and its store directory are passed as command-line flags
- * ({@code -a -p -js -sd}), which take precedence over the config: a config rendered for another
- * port or store directory still runs here. Files a config names (resolver directory, certificates)
- * belong under {@link #workDir()}, which the server sees at the same path with either backend.
+ * <p>The listen address is passed as command-line flags ({@code -a -p}), which take precedence
+ * over the config: a config rendered for another port still runs here. The config names the
+ * JetStream store directory: use {@link #storeDir()}, as {@link #defaultConfig(NatsBroker)} does.
+ * Files a config names (resolver directory, certificates) belong under {@link #workDir()}, which
+ * the server sees at the same path with either backend.
  *
  * <p>Not thread-safe: one test drives one broker. {@link #close()} stops the server and deletes
  * its directories.
  */
 public final class NatsBroker implements AutoCloseable {
-    /** A config with nothing but what the flags add: JetStream on, no auth. */
-    public static final String DEFAULT_CONFIG = "# cotal test broker: JetStream via -js, no auth\n";
+    /** The default config: JetStream in {@link #storeDir()}, no auth. */
+    public static String defaultConfig(NatsBroker broker) {
+        return "jetstream {\n  store_dir: \"" + broker.storeDir() + "\"\n}\n";
+    }
 
     private static final Pattern SERVER_ID = Pattern.compile("\"server_id\"\\s*:\\s*\"([^\"]+)\"");
     private static final Pattern VERSION = Pattern.compile("\"version\"\\s*:\\s*\"([^\"]+)\"");
@@ -42,9 +45,9 @@ public final class NatsBroker implements AutoCloseable {
         this.config = config;
     }
 
-    /** Starts a broker with {@link #DEFAULT_CONFIG} on the detected backend. */
+    /** Starts a broker with {@link #defaultConfig(NatsBroker)} on the detected backend. */
     public static NatsBroker start() {
-        return start(DEFAULT_CONFIG);
+        return start(BackendChoice.detect(), NatsBroker::defaultConfig);
     }
 
     /** Starts a broker with {@code config} on the backend {@link BackendChoice#detect()} picks. */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * JUnit 5 extension: a test method (or constructor) asks for a {@link NatsBroker} (started with
- * {@link NatsBroker#DEFAULT_CONFIG}) or for {@link NatsBrokers} (to start brokers from its own
+ * {@link NatsBroker#defaultConfig(NatsBroker)}) or for {@link NatsBrokers} (to start brokers from its own
  * configs). Every broker is closed after the test; when the test fails, each broker's log tail is
  * attached to the failure as a suppressed exception.
  *
@@ -37,7 +37,7 @@ public final class NatsBrokerExtension implements ParameterResolver, AfterEachCa
             return brokers;
         }
         try {
-            return brokers.start(NatsBroker.DEFAULT_CONFIG);
+            return brokers.start(NatsBroker::defaultConfig);
         } catch (BrokerException e) {
             throw new ParameterResolutionException(e.getMessage(), e);
         }

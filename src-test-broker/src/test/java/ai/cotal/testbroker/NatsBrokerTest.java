@@ -83,7 +83,7 @@ class NatsBrokerTest {
         try (Connection nc = connect(broker)) {
             assertEquals(1024 * 1024, nc.getServerInfo().getMaxPayload());
         }
-        broker.reload("max_payload: 4096\n");
+        broker.reload(NatsBroker.defaultConfig(broker) + "max_payload: 4096\n");
         try (Connection nc = connect(broker)) {
             assertEquals(4096, nc.getServerInfo().getMaxPayload());
         }
@@ -98,8 +98,8 @@ class NatsBrokerTest {
 
     @Test
     void twoBrokersRunSideBySide(NatsBrokers brokers) throws Exception {
-        NatsBroker one = brokers.start(NatsBroker.DEFAULT_CONFIG);
-        NatsBroker two = brokers.start(NatsBroker.DEFAULT_CONFIG);
+        NatsBroker one = brokers.start(NatsBroker::defaultConfig);
+        NatsBroker two = brokers.start(NatsBroker::defaultConfig);
         assertNotEquals(one.port(), two.port());
         assertNotEquals(one.serverId(), two.serverId());
         try (Connection a = connect(one); Connection b = connect(two)) {
@@ -112,7 +112,7 @@ class NatsBrokerTest {
 
     @Test
     void configCanNameFilesUnderTheWorkDirectory(NatsBrokers brokers) throws Exception {
-        NatsBroker broker = brokers.start(b -> "pid_file: \"" + b.workDir().resolve("nats.pid") + "\"\n");
+        NatsBroker broker = brokers.start(b -> NatsBroker.defaultConfig(b) + "pid_file: \"" + b.workDir().resolve("nats.pid") + "\"\n");
         assertTrue(Files.exists(broker.workDir().resolve("nats.pid")));
     }
 
@@ -122,7 +122,7 @@ class NatsBrokerTest {
         Files.writeString(fake, "#!/bin/sh\necho 'nats-server: v2.9.10'\n");
         Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwx------"));
         BrokerException e = assertThrows(BrokerException.class,
-                () -> NatsBroker.start(NatsBroker.DEFAULT_CONFIG, new BackendChoice(BackendChoice.Kind.LOCAL, fake, null)));
+                () -> NatsBroker.start("", new BackendChoice(BackendChoice.Kind.LOCAL, fake, null)));
         assertTrue(e.getMessage().contains("2.9.10"), e.getMessage());
         assertTrue(e.getMessage().contains(ServerVersion.INSTALL_HINT), e.getMessage());
     }

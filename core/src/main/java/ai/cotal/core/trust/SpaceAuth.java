@@ -1,0 +1,33 @@
+package ai.cotal.core.trust;
+
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * A read view of one space under one broker: the broker's trust and the space's data account,
+ * checked to belong together. Never persisted as one document: each half is stored on its own.
+ * Immutable; {@code toString()} shows public keys only.
+ */
+public record SpaceAuth(BrokerAuth broker, SpaceAccountAuth space) {
+    public SpaceAuth {
+        Objects.requireNonNull(broker, "broker");
+        Objects.requireNonNull(space, "space");
+    }
+
+    /** Composes the two halves; refused unless the broker's operator signed the account. */
+    public static SpaceAuth compose(BrokerAuth broker, SpaceAccountAuth space, Clock clock) {
+        space.requireSignedBy(broker, clock);
+        return new SpaceAuth(broker, space);
+    }
+
+    /** A new broker trust and one space under it. */
+    public static SpaceAuth create(String space, Clock clock) {
+        BrokerAuth broker = BrokerAuth.create(space, clock);
+        return new SpaceAuth(broker, SpaceAccountAuth.create(broker, space, clock));
+    }
+
+    /** Only what a signer needs: the space, the account's public key and its signing key. */
+    public SpaceSigner strip() {
+        return new SpaceSigner(space.space(), space.accountPublicKey(), space.signing());
+    }
+}

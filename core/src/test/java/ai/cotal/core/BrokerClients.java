@@ -1,0 +1,55 @@
+package ai.cotal.core;
+
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.trust.BrokerAuth;
+import ai.cotal.core.trust.SpaceAccountAuth;
+import ai.cotal.testbroker.NatsBroker;
+import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Test helpers: configs for the test broker and clients that watch for the broker's refusals. */
+public final class BrokerClients {
+    private BrokerClients() {
+    }
+
+    /** A plaintext MEMORY-resolver config for {@code broker}'s directories. */
+    public static String config(NatsBroker broker, BrokerAuth auth, List<SpaceAccountAuth> spaces, List<String> extra) {
+        return ServerConfig.render(auth, spaces, ServerConfigOptions.builder().transport(Transport.plaintext())
+                .storeDir(broker.storeDir()).extraAccounts(extra).build());
+    }
+
+    /** A client whose permission violations complete the returned future. */
+    public record Client(Connection connection, CompletableFuture<String> violation) implements AutoCloseable {
+        @Override
+        public void close() throws InterruptedException {
+            connection.close();
+        }
+    }
+
+    public static Options.Builder options(NatsBroker broker, Creds creds) {
+        return new Options.Builder().server(broker.url()).authHandler(creds.authHandler())
+                .inboxPrefix(creds.inboxPrefix()).noReconnect().connectionTimeout(Duration.ofSeconds(5))
+                .maxControlLine(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE);
+    }
+
+    public static Client connect(NatsBroker broker, Creds creds) throws Exception {
+        CompletableFuture<String> violation = new CompletableFuture<>();
+        Options options = options(broker, creds).errorListener(new ErrorListener() {
+            @Override
+            public void errorOccurred(Connection conn, String error) {
+                if (error.contains("Permissions Violation")) {
+                    violation.complete(error);
+                }
+            }
+        }).build();
+        return new Client(Nats.connect(options), violation);
+    }
+}
