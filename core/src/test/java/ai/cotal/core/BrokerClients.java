@@ -40,6 +40,23 @@ public final class BrokerClients {
                 .maxControlLine(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE);
     }
 
+    /**
+     * Connects where the broker must refuse, and returns the refusal. jnats waits out the connect
+     * timeout after the broker's error, so a short timeout keeps these tests fast; the assertion is
+     * on the broker's own error text.
+     */
+    public static java.io.IOException refusedConnect(NatsBroker broker, Creds creds) {
+        try {
+            Nats.connect(options(broker, creds).connectionTimeout(Duration.ofMillis(1500)).build()).close();
+        } catch (java.io.IOException e) {
+            return e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("the broker accepted " + creds);
+    }
+
     public static Client connect(NatsBroker broker, Creds creds) throws Exception {
         CompletableFuture<String> violation = new CompletableFuture<>();
         Options options = options(broker, creds).errorListener(new ErrorListener() {
