@@ -10,12 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
@@ -25,28 +20,17 @@ import org.testcontainers.utility.DockerImageName;
  * container at the same absolute path, so a config naming files under {@link #workDir()} means the
  * same files on both sides; the host port is fixed so that {@link #restart()} keeps it.
  */
-final class ContainerBrokerRuntime implements BrokerRuntime {
+final class ContainerBrokerRuntime extends DirectoryRuntime {
     private static final int CLIENT_PORT = 4222;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final String image;
-    private final Path workDir;
-    private final Path configFile;
-    private final Path storeDir;
-    private final BrokerLog log = new BrokerLog();
     private GenericContainer<?> container;
     private int port;
     private boolean running;
 
     ContainerBrokerRuntime(String image) {
         this.image = image;
-        try {
-            this.workDir = Files.createTempDirectory("cotal-broker-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        this.configFile = workDir.resolve("nats.conf");
-        this.storeDir = workDir.resolve("jetstream");
     }
 
     @Override
@@ -91,16 +75,6 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
         }
     }
 
-    private void writeConfig(String config) {
-        try {
-            Path tmp = workDir.resolve("nats.conf.tmp");
-            Files.writeString(tmp, config, StandardCharsets.UTF_8);
-            Files.move(tmp, configFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     @Override
     public String host() {
         return "127.0.0.1";
@@ -109,21 +83,6 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
     @Override
     public int port() {
         return port;
-    }
-
-    @Override
-    public Path workDir() {
-        return workDir;
-    }
-
-    @Override
-    public Path storeDir() {
-        return storeDir;
-    }
-
-    @Override
-    public BrokerLog log() {
-        return log;
     }
 
     @Override
@@ -181,10 +140,6 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
             container.stop();
         }
         running = false;
-        try (Stream<Path> files = Files.walk(workDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException ignored) {
-            // Best effort: files the container wrote as another user may stay behind.
-        }
+        deleteWorkDir();
     }
 }

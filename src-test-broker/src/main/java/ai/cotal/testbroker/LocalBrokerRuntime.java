@@ -4,17 +4,13 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +21,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Runs a local nats-server binary as a child process. */
-final class LocalBrokerRuntime implements BrokerRuntime {
+final class LocalBrokerRuntime extends DirectoryRuntime {
     static final String HOST = "127.0.0.1";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern LISTENING =
@@ -40,10 +36,6 @@ final class LocalBrokerRuntime implements BrokerRuntime {
     }
 
     private final Path binary;
-    private final Path workDir;
-    private final Path configFile;
-    private final Path storeDir;
-    private final BrokerLog log = new BrokerLog();
     private Process process;
     private Thread pump;
     private int port = -1;
@@ -51,14 +43,6 @@ final class LocalBrokerRuntime implements BrokerRuntime {
     LocalBrokerRuntime(Path binary) {
         this.binary = binary;
         checkVersion(binary);
-        try {
-            this.workDir = Files.createTempDirectory("cotal-broker-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        this.configFile = workDir.resolve("nats.conf");
-        this.storeDir = workDir.resolve("jetstream");
     }
 
     /** Runs {@code binary --version} and refuses anything older than {@link ServerVersion#MINIMUM}. */
@@ -143,16 +127,6 @@ final class LocalBrokerRuntime implements BrokerRuntime {
         return thread;
     }
 
-    private void writeConfig(String config) {
-        try {
-            Path tmp = workDir.resolve("nats.conf.tmp");
-            Files.writeString(tmp, config, StandardCharsets.UTF_8);
-            Files.move(tmp, configFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     @Override
     public String host() {
         return HOST;
@@ -161,21 +135,6 @@ final class LocalBrokerRuntime implements BrokerRuntime {
     @Override
     public int port() {
         return port;
-    }
-
-    @Override
-    public Path workDir() {
-        return workDir;
-    }
-
-    @Override
-    public Path storeDir() {
-        return storeDir;
-    }
-
-    @Override
-    public BrokerLog log() {
-        return log;
     }
 
     @Override
@@ -263,10 +222,6 @@ final class LocalBrokerRuntime implements BrokerRuntime {
     @Override
     public void destroy() {
         stop();
-        try (Stream<Path> files = Files.walk(workDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException ignored) {
-            // Best effort: a temp directory left behind is not a test failure.
-        }
+        deleteWorkDir();
     }
 }
