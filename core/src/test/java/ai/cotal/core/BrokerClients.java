@@ -35,9 +35,8 @@ public final class BrokerClients {
     }
 
     public static Options.Builder options(NatsBroker broker, Creds creds) {
-        return new Options.Builder().server(broker.url()).authHandler(creds.authHandler())
-                .inboxPrefix(creds.inboxPrefix()).noReconnect().connectionTimeout(Duration.ofSeconds(5))
-                .maxControlLine(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE);
+        return ai.cotal.core.connect.NatsConnector.builder().server(broker.url()).creds(creds).label("test")
+                .build().options();
     }
 
     /**

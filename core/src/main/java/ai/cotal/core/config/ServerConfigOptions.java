@@ -20,6 +20,7 @@ public final class ServerConfigOptions {
     private final AccountResolver resolver;
     private final List<String> extraAccounts;
     private final Clock clock;
+    private final Optional<BrokerPolicy> policy;
 
     private ServerConfigOptions(Builder b) {
         this.host = b.host;
@@ -30,6 +31,7 @@ public final class ServerConfigOptions {
         this.resolver = b.resolver;
         this.extraAccounts = List.copyOf(b.extraAccounts);
         this.clock = b.clock;
+        this.policy = Optional.ofNullable(b.policy);
     }
 
     public static Builder builder() {
@@ -69,6 +71,11 @@ public final class ServerConfigOptions {
         return clock;
     }
 
+    /** The broker policy this render must agree with, when the host keeps one. */
+    public Optional<BrokerPolicy> policy() {
+        return policy;
+    }
+
     /** Builds {@link ServerConfigOptions}. */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -79,6 +86,7 @@ public final class ServerConfigOptions {
         private AccountResolver resolver = AccountResolver.memory();
         private List<String> extraAccounts = List.of();
         private Clock clock = Clock.systemUTC();
+        private BrokerPolicy policy;
 
         private Builder() {
         }
@@ -124,6 +132,12 @@ public final class ServerConfigOptions {
             return this;
         }
 
+        /** The broker's policy: {@link #build()} refuses a transport or resolver that differs from it. */
+        public Builder policy(BrokerPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
         public ServerConfigOptions build() {
             if (host == null || host.isBlank() || !host.matches("[A-Za-z0-9.:\\-\\[\\]]+")) {
                 throw CotalException.badRequest("host", "must be a host name or IP address");
@@ -140,7 +154,11 @@ public final class ServerConfigOptions {
             if (maxFileStore != null && maxFileStore <= 0) {
                 throw CotalException.badRequest("maxFileStore", "must be positive");
             }
-            return new ServerConfigOptions(this);
+            ServerConfigOptions options = new ServerConfigOptions(this);
+            if (policy != null) {
+                policy.check(options);
+            }
+            return options;
         }
     }
 }

@@ -27,7 +27,9 @@ public enum CredentialProfile {
     /** System account: reads CONNZ of one data account and its connect/disconnect events. */
     MEMBERSHIP_OBSERVER("membership-observer", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true),
     /** System account: kicks connections, nothing else. */
-    CONNECTION_EVICTOR("connection-evictor", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true);
+    CONNECTION_EVICTOR("connection-evictor", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true),
+    /** System account: pushes, looks up and lists account claims, nothing else. */
+    ACCOUNT_CLAIMS("account-claims", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true);
 
     private final String label;
     private final Lifetime lifetime;

@@ -47,6 +47,8 @@ final class ProfilePermissions {
                             "$SYS.ACCOUNT." + scope.observedAccount() + ".DISCONNECT")));
             case CONNECTION_EVICTOR -> new Grants(Permission.allow(List.of("$SYS.REQ.SERVER.*.KICK")),
                     Permission.allow(List.of(scope.inbox())));
+            case ACCOUNT_CLAIMS -> new Grants(Permission.allow(List.of("$SYS.REQ.ACCOUNT.*.CLAIMS.UPDATE",
+                    "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST")), Permission.allow(List.of(scope.inbox())));
         };
     }
 

@@ -1,0 +1,241 @@
+package ai.cotal.core.claims;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.jwt.AccountClaim;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.ClaimVerifier;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.trust.BrokerAuth;
+import io.nats.client.Connection;
+import io.nats.client.Message;
+import io.nats.client.Subscription;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Account claims on a running broker with a full resolver (SPEC §5): push, look up, list and
+ * reconcile over a system-account connection (the {@code account-claims} profile), and the
+ * retire/reinstate claims. Every claim is checked locally before anything is sent: signed by this
+ * broker's operator (nats-server would store a foreign claim, say "jwt updated", and lock the
+ * account's users out) and not older than the claim the broker holds (the full resolver silently
+ * keeps the held one).
+ *
+ * <p>Thread-safe: each call uses its own reply subscription on the shared connection. The caller
+ * owns and closes the connection.
+ */
+public final class AccountClaims {
+    private static final String UPDATE = "$SYS.REQ.ACCOUNT.%s.CLAIMS.UPDATE";
+    private static final String LOOKUP = "$SYS.REQ.ACCOUNT.%s.CLAIMS.LOOKUP";
+    private static final String LIST = "$SYS.REQ.CLAIMS.LIST";
+
+    private final Connection system;
+    private final BrokerAuth broker;
+    private final Clock clock;
+
+    /**
+     * @param system a connection as a system-account user allowed the claim subjects
+     * @param broker the trust the claims must chain to (the operator; no system key needed)
+     */
+    public AccountClaims(Connection system, BrokerAuth broker, Clock clock) {
+        this.system = Objects.requireNonNull(system, "system");
+        this.broker = Objects.requireNonNull(broker, "broker");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** A retired copy of {@code accountJwt}: no new connections, every user issued up to now revoked. */
+    public static String retire(BrokerAuth broker, String accountJwt, long nowSeconds) {
+        return AccountRetirement.retire(broker, accountJwt, nowSeconds);
+    }
+
+    /** A reinstated copy of a retired claim: connections admitted again, the retirement's revocations kept. */
+    public static String reinstate(BrokerAuth broker, String retiredJwt, long nowSeconds) {
+        return AccountRetirement.reinstate(broker, retiredJwt, nowSeconds);
+    }
+
+    /**
+     * Pushes {@code accountJwt} to every server of the broker and waits until each server in
+     * {@code expectedServerIds} has answered or {@code maxWait} has passed.
+     *
+     * @throws CotalException {@code bad-request} for a claim not of this operator (nothing sent);
+     *     {@code conflict} when the broker holds a newer claim (nothing sent);
+     *     {@code failed-precondition} naming a server that answered with an error or was not
+     *     expected; {@code deadline-exceeded} naming the expected servers that did not answer
+     */
+    public PushResult push(String accountJwt, Set<String> expectedServerIds, Duration maxWait) {
+        ClaimSet<AccountClaim> claim = check(accountJwt);
+        Set<String> expected = checkServers(expectedServerIds);
+        checkWait(maxWait);
+        Optional<ClaimSet<AccountClaim>> held = held(claim.sub(), maxWait);
+        if (held.isPresent() && held.get().iat() > claim.iat()) {
+            throw new CotalException(ErrorCode.CONFLICT, "accountJwt: iat " + claim.iat()
+                    + " is older than the claim the broker holds for " + claim.sub() + " (iat " + held.get().iat() + ")");
+        }
+        List<ClaimsReply> replies = gather(String.format(UPDATE, claim.sub()), accountJwt, expected, maxWait);
+        Map<String, ClaimsReply> byServer = ClaimsReply.byServer(replies);
+        for (ClaimsReply reply : byServer.values()) {
+            if (!expected.contains(reply.serverId())) {
+                throw CotalException.failedPrecondition("server " + reply.serverId()
+                        + " answered the push of " + claim.sub() + " but is not one of the expected servers");
+            }
+            if (!reply.updated()) {
+                throw CotalException.failedPrecondition("server " + reply.serverId() + " refused the claim of "
+                        + claim.sub() + ": " + (reply.error() != null ? reply.error() : "no 'jwt updated'"));
+            }
+        }
+        Set<String> missing = new LinkedHashSet<>(expected);
+        missing.removeAll(byServer.keySet());
+        if (!missing.isEmpty()) {
+            throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, "no answer within " + maxWait.toMillis()
+                    + " ms to the push of " + claim.sub() + " from " + missing);
+        }
+        return new PushResult(claim.sub(), claim.jti(), List.copyOf(byServer.keySet()));
+    }
+
+    /** The claim the broker holds for {@code account}, or empty; a held claim that does not decode is reported, not trusted. */
+    public Optional<String> lookup(String account, Duration maxWait) {
+        if (!NKeyCodec.isPublic(account, KeyType.ACCOUNT)) {
+            throw CotalException.badRequest("account", "must be an account public key");
+        }
+        checkWait(maxWait);
+        Message reply = request(String.format(LOOKUP, account), new byte[0], maxWait);
+        String body = new String(reply.getData(), StandardCharsets.UTF_8).trim();
+        return body.isEmpty() ? Optional.empty() : Optional.of(body);
+    }
+
+    /** The accounts the answering server holds claims for. */
+    public List<String> list(Duration maxWait) {
+        checkWait(maxWait);
+        return ClaimsReply.parse(request(LIST, new byte[0], maxWait).getData()).accounts();
+    }
+
+    /**
+     * Compares what the broker holds with {@code expectedClaims} and pushes each claim that is
+     * missing or older there. Never deletes: accounts the host did not name are only reported.
+     */
+    public ReconcileReport reconcile(List<String> expectedClaims, Set<String> expectedServerIds, Duration maxWait) {
+        List<ClaimSet<AccountClaim>> claims = new ArrayList<>();
+        for (int i = 0; i < expectedClaims.size(); i++) {
+            try {
+                claims.add(check(expectedClaims.get(i)));
+            } catch (CotalException e) {
+                throw CotalException.badRequest("expectedClaims[" + i + "]", e.getMessage());
+            }
+        }
+        checkServers(expectedServerIds);
+        List<String> pushed = new ArrayList<>();
+        List<String> unchanged = new ArrayList<>();
+        List<String> newer = new ArrayList<>();
+        Set<String> named = new LinkedHashSet<>();
+        for (int i = 0; i < claims.size(); i++) {
+            ClaimSet<AccountClaim> claim = claims.get(i);
+            named.add(claim.sub());
+            Optional<ClaimSet<AccountClaim>> held = held(claim.sub(), maxWait);
+            if (held.isPresent() && Objects.equals(held.get().jti(), claim.jti())) {
+                unchanged.add(claim.sub());
+            } else if (held.isPresent() && held.get().iat() > claim.iat()) {
+                newer.add(claim.sub());
+            } else {
+                push(expectedClaims.get(i), expectedServerIds, maxWait);
+                pushed.add(claim.sub());
+            }
+        }
+        List<String> unexpected = new ArrayList<>(list(maxWait));
+        unexpected.removeAll(named);
+        unexpected.remove(broker.systemAccount());
+        return new ReconcileReport(pushed, unchanged, newer, unexpected);
+    }
+
+    private ClaimSet<AccountClaim> check(String accountJwt) {
+        try {
+            return new ClaimVerifier(clock).verifyAccount(accountJwt, broker.operatorClaims(clock));
+        } catch (CotalException e) {
+            throw CotalException.badRequest("accountJwt", "not a valid account claim of this broker's operator ("
+                    + e.getMessage() + ")");
+        }
+    }
+
+    /** The held claim, decoded with its signature checked; a claim that does not decode counts as absent. */
+    private Optional<ClaimSet<AccountClaim>> held(String account, Duration maxWait) {
+        return lookup(account, maxWait).flatMap(jwt -> {
+            try {
+                return Optional.of(NatsJwt.decode(jwt, AccountClaim.class));
+            } catch (CotalException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    private static Set<String> checkServers(Set<String> expectedServerIds) {
+        if (expectedServerIds == null || expectedServerIds.isEmpty()) {
+            throw CotalException.badRequest("expectedServerIds", "name at least one server");
+        }
+        for (String id : expectedServerIds) {
+            if (!NKeyCodec.isPublic(id, KeyType.SERVER)) {
+                throw CotalException.badRequest("expectedServerIds", "'" + id + "' is not a server id");
+            }
+        }
+        return Set.copyOf(expectedServerIds);
+    }
+
+    private static void checkWait(Duration maxWait) {
+        if (maxWait == null || maxWait.isNegative() || maxWait.isZero()) {
+            throw CotalException.badRequest("maxWait", "must be positive");
+        }
+    }
+
+    private Message request(String subject, byte[] body, Duration maxWait) {
+        try {
+            Message reply = system.request(subject, body, maxWait);
+            if (reply == null) {
+                throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, "no answer on " + subject + " within "
+                        + maxWait.toMillis() + " ms");
+            }
+            return reply;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
+        }
+    }
+
+    /** Publishes once and collects answers until every expected server answered or the wait ends. */
+    private List<ClaimsReply> gather(String subject, String body, Set<String> expected, Duration maxWait) {
+        String inbox = system.createInbox();
+        Subscription replies = system.subscribe(inbox);
+        try {
+            system.publish(subject, inbox, body.getBytes(StandardCharsets.US_ASCII));
+            List<ClaimsReply> answers = new ArrayList<>();
+            Set<String> waiting = new LinkedHashSet<>(expected);
+            long deadline = System.nanoTime() + maxWait.toNanos();
+            while (!waiting.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                Message message = replies.nextMessage(Duration.ofNanos(left));
+                if (message == null) {
+                    break;
+                }
+                ClaimsReply reply = ClaimsReply.parse(message.getData());
+                answers.add(reply);
+                waiting.remove(reply.serverId());
+            }
+            return answers;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
+        } finally {
+            replies.unsubscribe();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package ai.cotal.core.claims;
+
+import static ai.cotal.core.BrokerClients.connect;
+import static ai.cotal.core.BrokerClients.refusedConnect;
+import static ai.cotal.core.claims.ClaimsFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.BrokerClients.Client;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.Nats;
+import io.nats.client.api.StreamConfiguration;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Spaces added, retired and reinstated on a running full-resolver broker, without a reload. */
+@ExtendWith(NatsBrokerExtension.class)
+class AccountClaimsBrokerTest {
+    private final ClaimsFixture f = new ClaimsFixture();
+
+    @Test
+    void pushAddsASpaceWithoutAReload(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        long mark = nats.log().mark();
+        try (Connection system = f.system(nats)) {
+            PushResult result = new AccountClaims(system, f.broker, f.clock).push(f.beta.jwt(), Set.of(nats.serverId()), WAIT);
+            assertEquals(List.of(nats.serverId()), result.servers());
+            assertEquals(f.beta.accountPublicKey(), result.account());
+        }
+        try (Client user = connect(nats, f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults()))) {
+            assertEquals(Connection.Status.CONNECTED, user.connection().getStatus());
+        }
+        assertEquals(nats.config(), Files.readString(nats.workDir().resolve("nats.conf")), "the config file is unchanged");
+        assertFalse(nats.log().containsSince(mark, "Reloaded server configuration"), "the broker did not reload");
+    }
+
+    @Test
+    void retireClosesLiveConnectionsRefusesNewOnesAndKeepsTheData(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            claims.push(f.beta.jwt(), Set.of(nats.serverId()), WAIT);
+            try (Client provisioner = connect(nats, f.mint(f.beta, CredentialProfile.PROVISIONER, MintOptions.defaults()));
+                 Client agent = connect(nats, f.mint(f.beta, CredentialProfile.AGENT, MintOptions.builder().owner("o")
+                         .actor("a").lifecycleUid("abcdefghijklmnopqrstuvwxyz").allowPublish(List.of("general")).build()))) {
+                provisioner.connection().jetStreamManagement().addStream(StreamConfiguration.builder().name("CHAT_beta")
+                        .subjects("cotal.beta.chat.>").build());
+                agent.connection().publish("cotal.beta.chat.o.a.general", "kept".getBytes(StandardCharsets.UTF_8));
+                agent.connection().flush(WAIT);
+            }
+            CompletableFuture<ConnectionListener.Events> closed = new CompletableFuture<>();
+            Connection live = Nats.connect(ai.cotal.core.BrokerClients.options(nats,
+                    f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults())).connectionListener((conn, event) -> {
+                        if (event == ConnectionListener.Events.CLOSED || event == ConnectionListener.Events.DISCONNECTED) {
+                            closed.complete(event);
+                        }
+                    }).build());
+            long now = f.clock.instant().getEpochSecond();
+            String retired = AccountClaims.retire(f.broker, f.beta.jwt(), now);
+            claims.push(retired, Set.of(nats.serverId()), WAIT);
+            closed.get(1, TimeUnit.SECONDS);
+            live.close();
+            String refusal = refusedConnect(nats, f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults())).getMessage();
+            assertTrue(refusal.contains("Authorization Violation") || refusal.contains("maximum"), refusal);
+
+            claims.push(AccountClaims.reinstate(f.broker, retired, now + 1), Set.of(nats.serverId()), WAIT);
+            Creds after = f.mint(f.beta, CredentialProfile.PROVISIONER, MintOptions.builder()
+                    .clock(Clock.offset(f.clock, Duration.ofSeconds(2))).build());
+            try (Client provisioner = connect(nats, after)) {
+                assertEquals(1, provisioner.connection().jetStreamManagement().getStreamInfo("CHAT_beta")
+                        .getStreamState().getMsgCount(), "the space's messages stay through retire and reinstate");
+            }
+        }
+    }
+
+    @Test
+    void pushedClaimsSurviveARestartAndWinOverOlderPreloads(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        String retiredAlpha = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            claims.push(f.beta.jwt(), Set.of(nats.serverId()), WAIT);
+            claims.push(retiredAlpha, Set.of(nats.serverId()), WAIT);
+        }
+        nats.stop();
+        nats.restart();
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            assertEquals(f.beta.jwt(), claims.lookup(f.beta.accountPublicKey(), WAIT).orElseThrow());
+            assertEquals(NatsJwt.decode(retiredAlpha).jti(),
+                    NatsJwt.decode(claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow()).jti(),
+                    "the pushed retire claim, newer than the config's preload, is what the broker serves");
+        }
+        try (Client user = connect(nats, f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults()))) {
+            assertEquals(Connection.Status.CONNECTED, user.connection().getStatus());
+        }
+    }
+
+    @Test
+    void reconcilePushesWhatAFreshDirectoryLacksAndReportsTheRest(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            ReconcileReport first = claims.reconcile(List.of(f.alpha.jwt(), f.beta.jwt()), Set.of(nats.serverId()), WAIT);
+            assertEquals(List.of(f.beta.accountPublicKey()), first.pushed());
+            assertEquals(List.of(f.alpha.accountPublicKey()), first.unchanged());
+            assertTrue(claims.list(WAIT).contains(f.beta.accountPublicKey()));
+
+            ReconcileReport second = claims.reconcile(List.of(f.alpha.jwt()), Set.of(nats.serverId()), WAIT);
+            assertEquals(List.of(), second.pushed());
+            assertEquals(List.of(f.beta.accountPublicKey()), second.unexpected(), "reported, never deleted");
+            assertTrue(claims.lookup(f.beta.accountPublicKey(), WAIT).isPresent());
+        }
+    }
+}
