@@ -92,6 +92,21 @@ class ServerConfigTest {
     }
 
     @Test
+    void aRenderThatDisagreesWithTheBrokerPolicyIsRefused() {
+        BrokerPolicy fullPolicy = new BrokerPolicy(Transport.plaintext(),
+                java.util.Optional.of(new BrokerPolicy.FullResolver(500, Duration.ofMinutes(2))));
+        AccountResolver full = AccountResolver.full(Path.of("/r/jwts"), 500, Duration.ofMinutes(2));
+        options().policy(fullPolicy).resolver(full).build();
+        refused("resolver", () -> options().policy(fullPolicy).build());
+        refused("resolver", () -> options().policy(fullPolicy)
+                .resolver(AccountResolver.full(Path.of("/r/jwts"), 10, Duration.ofMinutes(2))).build());
+        BrokerPolicy memoryPolicy = new BrokerPolicy(Transport.plaintext(), java.util.Optional.empty());
+        refused("resolver", () -> options().policy(memoryPolicy).resolver(full).build());
+        refused("transport", () -> options().policy(memoryPolicy)
+                .transport(Transport.tlsRequired(Path.of("/c"), Path.of("/k"))).build());
+    }
+
+    @Test
     void quotesPathsSafely() {
         assertEquals("\"a\\\"b\\\\c\"", ServerConfig.quote("a\"b\\c"));
     }

@@ -1,0 +1,95 @@
+package ai.cotal.workspace.internal;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Set;
+
+/**
+ * Private files written so that a reader sees the old or the new content, never a mix: a 0600 temp
+ * file in the same 0700 directory, written and fsynced, renamed over the target, then the
+ * directory fsynced. Messages name paths, never contents.
+ */
+public final class AtomicFiles {
+    private static final Set<PosixFilePermission> DIR = PosixFilePermissions.fromString("rwx------");
+    private static final FileAttribute<Set<PosixFilePermission>> FILE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private AtomicFiles() {
+    }
+
+    /** Creates {@code dir} and missing parents below {@code top} with mode 0700; existing ones are left as they are. */
+    public static void ensureDirectory(Path top, Path dir) {
+        try {
+            Path relative = top.relativize(dir);
+            Path current = top;
+            Files.createDirectories(top);
+            for (Path part : relative) {
+                current = current.resolve(part);
+                if (Files.isSymbolicLink(current)) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, current + ": a symbolic link where a"
+                            + " private directory belongs");
+                }
+                if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
+                    try {
+                        Files.createDirectory(current, PosixFilePermissions.asFileAttribute(DIR));
+                        Files.setPosixFilePermissions(current, DIR); // umask may have narrowed the create mode
+                    } catch (FileAlreadyExistsException raced) {
+                        // Another writer created it first: fine, it is checked below.
+                    }
+                }
+                if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, current + ": not a directory");
+                }
+            }
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, dir + ": cannot create the directory (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    /** Replaces {@code file} with {@code data} atomically, mode 0600. The parent directory must exist. */
+    public static void write(Path file, byte[] data) {
+        Path dir = file.getParent();
+        Path temp = dir.resolve("." + file.getFileName() + "." + HexFormat.of().formatHex(nonce()) + ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(Files.createFile(temp, FILE), StandardOpenOption.WRITE)) {
+                ByteBuffer buffer = ByteBuffer.wrap(data);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                channel.force(true);
+            }
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+                directory.force(true);
+            }
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // The write already failed; the temp name is unique and harmless.
+            }
+            throw new CotalException(ErrorCode.UNAVAILABLE, file + ": cannot write (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    private static byte[] nonce() {
+        byte[] bytes = new byte[8];
+        RANDOM.nextBytes(bytes);
+        return bytes;
+    }
+}
