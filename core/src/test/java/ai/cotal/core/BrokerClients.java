@@ -26,6 +26,15 @@ public final class BrokerClients {
                 .storeDir(broker.storeDir()).extraAccounts(extra).build());
     }
 
+    /** A data-account user without permission limits: test setup only (e.g. altering a store behind the SDK's back). */
+    public static Creds unrestricted(ai.cotal.core.trust.SpaceAccountAuth space) {
+        ai.cotal.core.creds.Identity identity = ai.cotal.core.creds.Identity.create();
+        String jwt = ai.cotal.core.jwt.NatsJwt.encode(ai.cotal.core.jwt.ClaimSet.of(identity.id(), "test-unrestricted",
+                ai.cotal.core.jwt.UserClaim.of(null, null, space.accountPublicKey(), null), java.time.Instant.now()),
+                space.signing());
+        return new Creds(jwt, identity);
+    }
+
     /** A client whose permission violations complete the returned future. */
     public record Client(Connection connection, CompletableFuture<String> violation) implements AutoCloseable {
         @Override

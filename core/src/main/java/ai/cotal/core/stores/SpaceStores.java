@@ -1,0 +1,124 @@
+package ai.cotal.core.stores;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.trust.SpaceName;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Creates, then verifies, every authority store of a space (SPEC §6). Idempotent: a store that
+ * exists with the expected configuration is left alone. A store whose configuration drifted is
+ * refused loudly and left exactly as it is, never adopted or updated; an issued or accepted store
+ * from before bounded retention is refused with the recreation step. A broker older than 2.12 is
+ * refused before anything is created. Stateless; the caller owns the connection (a provisioner
+ * credential suffices).
+ */
+public final class SpaceStores {
+    private static final int STREAM_NOT_FOUND = 10059;
+    private static final int[] MINIMUM_BROKER = {2, 12};
+
+    private SpaceStores() {
+    }
+
+    /** Creates what is missing, verifies everything; returns the stream names, in creation order. */
+    public static List<String> setup(Connection connection, String space) {
+        SpaceName.check(space, "space");
+        requireBroker(connection);
+        JetStreamManagement jsm = management(connection);
+        List<String> names = new ArrayList<>();
+        for (StreamConfiguration expected : StoreSpecs.authority(space)) {
+            StreamConfiguration live = info(jsm, expected.getName())
+                    .map(StreamInfo::getConfiguration)
+                    .orElseGet(() -> create(jsm, expected));
+            verify(expected, live);
+            names.add(expected.getName());
+        }
+        return names;
+    }
+
+    /** Refuses unless {@code stream}'s live configuration is exactly {@code expected}. */
+    static void verify(StreamConfiguration expected, StreamConfiguration live) {
+        List<String> differences = StoreDrift.differences(expected, live);
+        if (differences.isEmpty()) {
+            return;
+        }
+        if (IssuedStores.predatesBoundedRetention(expected, live)) {
+            throw new IssuedStoreRetentionRefusal(expected.getName());
+        }
+        throw CotalException.failedPrecondition("store " + expected.getName() + " exists with another configuration ("
+                + String.join("; ", differences) + "); it is refused, not adopted: restore the expected configuration"
+                + " or remove the store deliberately");
+    }
+
+    static Optional<StreamInfo> info(JetStreamManagement jsm, String stream) {
+        try {
+            return Optional.of(jsm.getStreamInfo(stream));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw apiFailure("read the configuration of " + stream, e);
+        } catch (IOException e) {
+            throw unavailable("read the configuration of " + stream, e);
+        }
+    }
+
+    private static StreamConfiguration create(JetStreamManagement jsm, StreamConfiguration expected) {
+        try {
+            return jsm.addStream(expected).getConfiguration();
+        } catch (JetStreamApiException e) {
+            // Created by someone else between our read and our create: verify what is there now.
+            return info(jsm, expected.getName()).map(StreamInfo::getConfiguration)
+                    .orElseThrow(() -> apiFailure("create " + expected.getName(), e));
+        } catch (IOException e) {
+            throw unavailable("create " + expected.getName(), e);
+        }
+    }
+
+    static JetStreamManagement management(Connection connection) {
+        try {
+            return connection.jetStreamManagement();
+        } catch (IOException e) {
+            throw unavailable("open JetStream management", e);
+        }
+    }
+
+    /** Refuses a broker older than 2.12 (KV message TTL and the store flags need it). */
+    static void requireBroker(Connection connection) {
+        requireBroker(connection.getServerInfo().getVersion());
+    }
+
+    static void requireBroker(String version) {
+        String[] parts = version.split("[.-]");
+        try {
+            int major = Integer.parseInt(parts[0]);
+            int minor = Integer.parseInt(parts[1]);
+            if (major > MINIMUM_BROKER[0] || (major == MINIMUM_BROKER[0] && minor >= MINIMUM_BROKER[1])) {
+                return;
+            }
+        } catch (RuntimeException e) {
+            // Unparseable versions are refused below.
+        }
+        throw CotalException.failedPrecondition("nats-server " + version + " is too old for the space stores: 2.12 or"
+                + " newer is required");
+    }
+
+    static CotalException apiFailure(String what, JetStreamApiException e) {
+        ErrorCode code = e.getApiErrorCode() == 10003 || e.getErrorCode() == 403 ? ErrorCode.PERMISSION_DENIED
+                : ErrorCode.FAILED_PRECONDITION;
+        return new CotalException(code, "cannot " + what + ": the broker answered " + e.getApiErrorCode() + " ("
+                + e.getErrorDescription() + ")", e);
+    }
+
+    static CotalException unavailable(String what, IOException e) {
+        return new CotalException(ErrorCode.UNAVAILABLE, "cannot " + what + ": " + e.getMessage(), e);
+    }
+}

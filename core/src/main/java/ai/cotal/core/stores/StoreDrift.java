@@ -1,0 +1,58 @@
+package ai.cotal.core.stores;
+
+import io.nats.client.api.StreamConfiguration;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/** Compares a stream's live configuration with the expected one, field by field. */
+final class StoreDrift {
+    private record Field(String name, Function<StreamConfiguration, Object> read) {
+    }
+
+    private static final List<Field> FIELDS = List.of(
+            new Field("subjects", StreamConfiguration::getSubjects),
+            new Field("retention", StreamConfiguration::getRetentionPolicy),
+            new Field("storage", StreamConfiguration::getStorageType),
+            new Field("num_replicas", StreamConfiguration::getReplicas),
+            new Field("max_msgs", StreamConfiguration::getMaxMsgs),
+            new Field("max_bytes", StreamConfiguration::getMaxBytes),
+            new Field("max_msg_size", StreamConfiguration::getMaxMsgSize),
+            new Field("max_msgs_per_subject", StreamConfiguration::getMaxMsgsPerSubject),
+            new Field("max_age", c -> millis(c.getMaxAge())),
+            new Field("discard", StreamConfiguration::getDiscardPolicy),
+            new Field("discard_new_per_subject", StreamConfiguration::isDiscardNewPerSubject),
+            new Field("duplicate_window", c -> millis(c.getDuplicateWindow())),
+            new Field("allow_rollup_hdrs", StreamConfiguration::getAllowRollup),
+            new Field("deny_delete", StreamConfiguration::getDenyDelete),
+            new Field("deny_purge", StreamConfiguration::getDenyPurge),
+            new Field("allow_direct", StreamConfiguration::getAllowDirect),
+            new Field("mirror_direct", StreamConfiguration::getMirrorDirect),
+            new Field("allow_msg_ttl", StreamConfiguration::getAllowMessageTtl),
+            new Field("subject_delete_marker_ttl", c -> millis(c.getSubjectDeleteMarkerTtl())),
+            new Field("sealed", StreamConfiguration::getSealed),
+            new Field("mirror", c -> c.getMirror() == null ? "none" : "set"),
+            new Field("sources", c -> c.getSources() == null || c.getSources().isEmpty() ? "none" : "set"));
+
+    private StoreDrift() {
+    }
+
+    /** The fields whose live value differs from the expected one, as {@code name: live, expected x}. */
+    static List<String> differences(StreamConfiguration expected, StreamConfiguration live) {
+        List<String> out = new ArrayList<>();
+        for (Field field : FIELDS) {
+            Object want = field.read().apply(expected);
+            Object have = field.read().apply(live);
+            if (!Objects.equals(want, have)) {
+                out.add(field.name() + " is " + have + ", expected " + want);
+            }
+        }
+        return out;
+    }
+
+    private static long millis(Duration duration) {
+        return duration == null ? 0 : duration.toMillis();
+    }
+}
