@@ -75,6 +75,7 @@ final class ProfilePermissions {
             pub.add("$KV." + bucket + ".>");
             pub.add(JS + "STREAM.INFO.KV_" + bucket);
             pub.add(JS + "STREAM.MSG.GET.KV_" + bucket);
+            pub.add(JS + "DIRECT.GET.KV_" + bucket);
             pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
         }
         pub.add(JS + "STREAM.MSG.GET." + StoreNames.bucketStream("auth", scope.space()));
