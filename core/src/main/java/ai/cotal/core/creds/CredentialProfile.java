@@ -20,6 +20,10 @@ public enum CredentialProfile {
     ADMIN("admin", Lifetime.none(), false),
     /** One agent incarnation: its own subjects and durables; needs owner, actor and lifecycle uid. */
     AGENT("agent", Lifetime.none(), false),
+    /** Reads, snapshots and deletes exactly the issued and accepted streams (IssuedStores.recreate). */
+    ISSUED_STORE_RECREATE("issued-store-recreate", Lifetime.of(1_800, Lifetime.Renewal.ONE_SHOT), false),
+    /** Restores exactly the issued and accepted streams from a backup (IssuedStores.restore). */
+    ISSUED_STORE_RESTORE("issued-store-restore", Lifetime.of(1_800, Lifetime.Renewal.ONE_SHOT), false),
     /** Connects and proves it can; publishes nothing. */
     PROBE("probe", Lifetime.of(60, Lifetime.Renewal.ONE_SHOT), false),
     /** The only profile that deletes the space's streams. */

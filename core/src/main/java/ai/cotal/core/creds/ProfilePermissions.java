@@ -35,6 +35,9 @@ final class ProfilePermissions {
         return switch (profile) {
             case PROVISIONER -> provisioner(scope);
             case ISSUER -> issuer(scope);
+            case ISSUED_STORE_RECREATE -> issuedStores(scope, List.of("STREAM.INFO.", "STREAM.MSG.GET.", "STREAM.SNAPSHOT.",
+                    "STREAM.DELETE."), "$JS.SNAPSHOT.ACK.");
+            case ISSUED_STORE_RESTORE -> issuedStores(scope, List.of("STREAM.INFO.", "STREAM.RESTORE."), "$JS.SNAPSHOT.RESTORE.");
             case DELIVERY -> delivery(scope);
             case OBSERVER -> observer(scope, false);
             case ADMIN -> observer(scope, true);
@@ -79,6 +82,17 @@ final class ProfilePermissions {
             pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
         }
         pub.add(JS + "STREAM.MSG.GET." + StoreNames.bucketStream("auth", scope.space()));
+        return new Grants(Permission.allow(pub), Permission.allow(List.of(scope.inbox())));
+    }
+
+    /** The named API verbs, plus the snapshot flow subjects, on exactly the issued and accepted streams. */
+    private static Grants issuedStores(Scope scope, List<String> verbs, String flow) {
+        List<String> pub = new ArrayList<>();
+        for (String kind : List.of("issued", "accepted")) {
+            String stream = StoreNames.bucketStream(kind, scope.space());
+            verbs.forEach(verb -> pub.add(JS + verb + stream));
+            pub.add(flow + stream + ".>");
+        }
         return new Grants(Permission.allow(pub), Permission.allow(List.of(scope.inbox())));
     }
 
