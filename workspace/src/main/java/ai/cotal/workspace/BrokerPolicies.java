@@ -6,7 +6,6 @@ import ai.cotal.core.config.AccountResolver;
 import ai.cotal.core.config.BrokerPolicy;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.json.ClosedJson;
-import ai.cotal.workspace.internal.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -47,8 +46,8 @@ public final class BrokerPolicies {
         ResolverDocument resolver = policy.accountResolver().map(full -> new ResolverDocument("full", full.limit(),
                 full.interval().toSeconds())).orElse(null);
         Path file = root.resolve(FILE);
-        AtomicFiles.ensureDirectory(root, file.getParent());
-        AtomicFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, transport, resolver)));
+        PrivateFiles.ensureDirectory(root, file.getParent());
+        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, transport, resolver)));
     }
 
     /** The policy of the broker rooted at {@code root}; empty only when the file does not exist. */

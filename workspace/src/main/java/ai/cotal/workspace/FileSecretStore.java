@@ -5,16 +5,9 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretKey;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.secrets.SecretStoreIdentity;
-import ai.cotal.workspace.internal.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.FileSystemLoopException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -41,38 +34,18 @@ public final class FileSecretStore implements SecretStore {
 
     @Override
     public Optional<byte[]> get(String key) {
-        Path file = resolve(key);
-        try (SeekableByteChannel channel = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            long size = channel.size();
-            if (size > Integer.MAX_VALUE - 8) {
-                throw new CotalException(ErrorCode.RESOURCE_EXHAUSTED, "secret " + key + " is too large");
-            }
-            ByteBuffer buffer = ByteBuffer.allocate((int) size);
-            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-                // read it all
-            }
-            return Optional.of(buffer.array());
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (FileSystemLoopException e) {
-            throw symlink(key);
-        } catch (IOException e) {
-            if (Files.isSymbolicLink(file)) {
-                throw symlink(key);
-            }
-            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read secret " + key + " (" + e.getClass().getSimpleName() + ")", e);
-        }
+        return PrivateFiles.readNoFollow(resolve(key));
     }
 
     @Override
     public void put(String key, byte[] value) {
         Objects.requireNonNull(value, "value");
         Path file = resolve(key);
-        AtomicFiles.ensureDirectory(root, file.getParent());
+        PrivateFiles.ensureDirectory(root, file.getParent());
         if (Files.isSymbolicLink(file)) {
             throw symlink(key);
         }
-        AtomicFiles.write(file, value);
+        PrivateFiles.write(file, value);
     }
 
     @Override

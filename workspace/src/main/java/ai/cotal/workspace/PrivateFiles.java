@@ -1,4 +1,4 @@
-package ai.cotal.workspace.internal;
+package ai.cotal.workspace;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -19,17 +19,18 @@ import java.util.HexFormat;
 import java.util.Set;
 
 /**
- * Private files written so that a reader sees the old or the new content, never a mix: a 0600 temp
- * file in the same 0700 directory, written and fsynced, renamed over the target, then the
- * directory fsynced. Messages name paths, never contents.
+ * Private files: directories 0700, files 0600, written so that a reader sees the old or the new
+ * content, never a mix (a temp file in the same directory, written and fsynced, renamed over the
+ * target, then the directory fsynced), and read without following symbolic links. Messages name
+ * paths, never contents. Stateless and thread-safe.
  */
-public final class AtomicFiles {
+public final class PrivateFiles {
     private static final Set<PosixFilePermission> DIR = PosixFilePermissions.fromString("rwx------");
     private static final FileAttribute<Set<PosixFilePermission>> FILE =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private AtomicFiles() {
+    private PrivateFiles() {
     }
 
     /** Creates {@code dir} and missing parents below {@code top} with mode 0700; existing ones are left as they are. */
@@ -84,6 +85,25 @@ public final class AtomicFiles {
                 // The write already failed; the temp name is unique and harmless.
             }
             throw new CotalException(ErrorCode.UNAVAILABLE, file + ": cannot write (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    /** The file's bytes, or empty when it does not exist; a symbolic link is refused ({@code permission-denied}). */
+    public static java.util.Optional<byte[]> readNoFollow(Path file) {
+        try (java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(file, StandardOpenOption.READ,
+                LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(channel.size(), Integer.MAX_VALUE - 8));
+            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
+                // read it all
+            }
+            return java.util.Optional.of(buffer.array());
+        } catch (java.nio.file.NoSuchFileException e) {
+            return java.util.Optional.empty();
+        } catch (IOException e) {
+            if (Files.isSymbolicLink(file)) {
+                throw new CotalException(ErrorCode.PERMISSION_DENIED, file + ": a symbolic link is refused");
+            }
+            throw new CotalException(ErrorCode.UNAVAILABLE, file + ": cannot read (" + e.getClass().getSimpleName() + ")", e);
         }
     }
 

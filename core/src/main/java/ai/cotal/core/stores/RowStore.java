@@ -1,4 +1,4 @@
-package ai.cotal.core.issued;
+package ai.cotal.core.stores;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -15,21 +15,23 @@ import java.util.Optional;
 
 /**
  * Create-only and compare-and-set writes and first/last reads on one KV bucket's stream, without
- * the KV client's conveniences: a delete or purge marker is never "absent" here, it is corruption.
+ * the KV client's conveniences: a delete or purge marker is never "absent" here, it is corruption
+ * ({@code data-loss}). Reads go to the stream leader ({@code STREAM.MSG.GET}) when the bucket
+ * has no direct get. Thread-safe.
  */
-final class RowStore {
+public final class RowStore {
     private static final int WRONG_LAST_SEQUENCE = 10071;
     private static final int NO_MESSAGE = 10037;
 
     /** A stored row: its bytes and its stream sequence (the revision). */
-    record Row(byte[] data, long revision) {
+    public record Row(byte[] data, long revision) {
     }
 
     private final String bucket;
     private final JetStream js;
     private final JetStreamManagement jsm;
 
-    RowStore(Connection connection, String bucket) {
+    public RowStore(Connection connection, String bucket) {
         this.bucket = bucket;
         try {
             this.js = connection.jetStream();
@@ -39,7 +41,7 @@ final class RowStore {
         }
     }
 
-    String stream() {
+    public String stream() {
         return "KV_" + bucket;
     }
 
@@ -48,12 +50,12 @@ final class RowStore {
     }
 
     /** Writes {@code data} only when {@code key} has no message; returns the revision, or empty when taken. */
-    Optional<Long> create(String key, byte[] data) {
+    public Optional<Long> create(String key, byte[] data) {
         return write(key, data, 0);
     }
 
     /** Writes {@code data} only when {@code key}'s last message is {@code revision}; empty when it moved. */
-    Optional<Long> compareAndSet(String key, byte[] data, long revision) {
+    public Optional<Long> compareAndSet(String key, byte[] data, long revision) {
         return write(key, data, revision);
     }
 
@@ -73,12 +75,12 @@ final class RowStore {
     }
 
     /** The first message ever written on {@code key} (immutable rows). */
-    Optional<Row> first(String key) {
+    public Optional<Row> first(String key) {
         return read(key, true);
     }
 
     /** The last message on {@code key} (the attempt row). */
-    Optional<Row> last(String key) {
+    public Optional<Row> last(String key) {
         return read(key, false);
     }
 
@@ -87,7 +89,8 @@ final class RowStore {
             MessageInfo info = first ? jsm.getFirstMessage(stream(), subject(key)) : jsm.getLastMessage(stream(), subject(key));
             Headers headers = info.getHeaders();
             if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
-                throw IssuedRows.corrupt(key, "a delete or purge marker stands where a row belongs");
+                throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
+                        + " is corrupt: a delete or purge marker stands where a row belongs");
             }
             return Optional.of(new Row(info.getData() == null ? new byte[0] : info.getData(), info.getSeq()));
         } catch (JetStreamApiException e) {
