@@ -70,7 +70,8 @@ public final class AuthorityConnection implements AutoCloseable {
         Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
                 .authHandler(holder.handler(identity)).inboxPrefix("_INBOX_" + identity.publicKey())
                 .connectionName(role.connectionName(signer.space())).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
-                .connectionTimeout(Duration.ofSeconds(5)).connectionListener(holder);
+                .connectionTimeout(Duration.ofSeconds(5)).connectionListener(holder)
+                .errorListener(new ai.cotal.core.connect.LoggingErrorListener());
         if (role.planeCandidate()) {
             options.noReconnect();
         } else {

@@ -61,9 +61,7 @@ public final class NatsConnector {
         if (sslContext != null) {
             options.sslContext(sslContext);
         }
-        if (errorListener != null) {
-            options.errorListener(errorListener);
-        }
+        options.errorListener(errorListener != null ? errorListener : new LoggingErrorListener());
         return options;
     }
 

@@ -1,0 +1,198 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.workspace.PrivateFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The actor ledger of one space (SPEC §13.14): files under the state directory,
+ * {@code actors/<owner>.<actor>.json} (interactive) and {@code managed-actors/<owner>.<actor>.json}
+ * (managed), one closed JSON row per principal, written atomically at 0600 in 0700 directories.
+ * Every read is fresh and fails closed: a symbolic link, a wrong version, a row of the wrong kind
+ * for its directory, a row naming another principal, or the same principal in both directories
+ * denies. A missing directory is an empty ledger that denies everyone. Thread-safe for reads;
+ * one writer per state directory.
+ */
+public final class ActorLedger {
+    static final String INTERACTIVE = "actors";
+    static final String MANAGED = "managed-actors";
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final char[] UID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
+
+    private final Path stateDir;
+    private final Clock clock;
+
+    public ActorLedger(Path stateDir, Clock clock) {
+        this.stateDir = Objects.requireNonNull(stateDir, "stateDir").toAbsolutePath().normalize();
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** What a grant allows; every list explicit (possibly empty). */
+    public record Grant(List<String> scope, List<String> allowSubscribe, List<String> allowPublish, Optional<String> role,
+            Optional<String> parent, Optional<String> label) {
+        public static Grant of(List<String> scope, List<String> allowSubscribe, List<String> allowPublish) {
+            return new Grant(scope, allowSubscribe, allowPublish, Optional.empty(), Optional.empty(), Optional.empty());
+        }
+    }
+
+    private record Document(Integer ver, String owner, String actor, List<String> scope, List<String> allowSubscribe,
+            List<String> allowPublish, String role, String parent, String label, String tokenHash, String lifecycleUid,
+            String grantedAt) {
+    }
+
+    /** Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid. */
+    public ActorRow grantActor(String owner, String actor, Grant grant) {
+        return write(new ActorRow(ActorRow.Kind.INTERACTIVE, owner, actor, grant.scope(), grant.allowSubscribe(),
+                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), newUid(),
+                clock.instant().toString()));
+    }
+
+    /** Grants a managed actor with the SHA-256 hex of its actor token and its lifecycle uid. */
+    public ActorRow grantManagedActor(String owner, String actor, Grant grant, String tokenHash, String lifecycleUid) {
+        return write(new ActorRow(ActorRow.Kind.MANAGED, owner, actor, grant.scope(), grant.allowSubscribe(),
+                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.of(tokenHash), lifecycleUid,
+                clock.instant().toString()));
+    }
+
+    /** Removes the principal's row from whichever directory holds it; absent is fine. */
+    public void revoke(String owner, String actor) {
+        ActorRow.check(ActorRow.NAME, owner, "owner");
+        ActorRow.check(ActorRow.NAME, actor, "actor");
+        for (String dir : List.of(INTERACTIVE, MANAGED)) {
+            try {
+                Files.deleteIfExists(file(dir, owner, actor));
+            } catch (IOException e) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke " + owner + "." + actor, e);
+            }
+        }
+    }
+
+    /** The principal's row from either directory; empty when absent. Corrupt or ambiguous rows throw. */
+    public Optional<ActorRow> find(String owner, String actor) {
+        ActorRow.check(ActorRow.NAME, owner, "owner");
+        ActorRow.check(ActorRow.NAME, actor, "actor");
+        Optional<ActorRow> interactive = read(INTERACTIVE, ActorRow.Kind.INTERACTIVE, owner, actor);
+        Optional<ActorRow> managed = read(MANAGED, ActorRow.Kind.MANAGED, owner, actor);
+        if (interactive.isPresent() && managed.isPresent()) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, owner + "." + actor
+                    + " is in both the interactive and the managed ledger: denied until one is removed");
+        }
+        return interactive.or(() -> managed);
+    }
+
+    /**
+     * The ledger half of a connect: the row exists, the requested scope is within the row's and
+     * the lifecycle uid is the row's. Refusals are {@code permission-denied}.
+     */
+    public ActorRow authorizeConnect(ConnectAttempt attempt) {
+        ActorRow row;
+        try {
+            row = find(attempt.owner(), attempt.actor()).orElseThrow(() -> denied(attempt, "is not (or no longer) granted"));
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.PERMISSION_DENIED) {
+                throw e;
+            }
+            throw denied(attempt, "has an unreadable ledger row (" + e.getMessage() + ")");
+        }
+        for (String wanted : attempt.scope()) {
+            if (!row.scope().contains(wanted)) {
+                throw denied(attempt, "asks for scope '" + wanted + "' beyond its grant");
+            }
+        }
+        if (attempt.lifecycleUid() == null || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
+            throw denied(attempt, "presents another lifecycle uid than its grant (re-granted or revoked)");
+        }
+        return row;
+    }
+
+    /** True iff a row exists for the principal with exactly {@code lifecycleUid}; unreadable rows are not live. */
+    public boolean actorSourceIsLive(String owner, String actor, String lifecycleUid) {
+        try {
+            return find(owner, actor).map(row -> row.lifecycleUid().equals(lifecycleUid)).orElse(false);
+        } catch (CotalException e) {
+            return false;
+        }
+    }
+
+    private ActorRow write(ActorRow row) {
+        String other = row.kind() == ActorRow.Kind.INTERACTIVE ? MANAGED : INTERACTIVE;
+        if (Files.exists(file(other, row.owner(), row.actor()))) {
+            throw new CotalException(ErrorCode.ALREADY_EXISTS, row.principal() + " is already in the "
+                    + (other.equals(MANAGED) ? "managed" : "interactive") + " ledger: revoke it there first");
+        }
+        String dir = row.kind() == ActorRow.Kind.INTERACTIVE ? INTERACTIVE : MANAGED;
+        Path file = file(dir, row.owner(), row.actor());
+        PrivateFiles.ensureDirectory(stateDir, file.getParent());
+        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(), row.scope(),
+                row.allowSubscribe(), row.allowPublish(), row.role().orElse(null), row.parent().orElse(null),
+                row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(), row.grantedAt())));
+        if (Files.exists(file(other, row.owner(), row.actor()))) {
+            try {
+                Files.deleteIfExists(file); // the other ledger gained this principal meanwhile: undo our write
+            } catch (IOException ignored) {
+                // find() denies the ambiguous principal anyway.
+            }
+            throw new CotalException(ErrorCode.CONFLICT, row.principal() + " was granted in the other ledger meanwhile");
+        }
+        return row;
+    }
+
+    private Optional<ActorRow> read(String dir, ActorRow.Kind kind, String owner, String actor) {
+        Path file = file(dir, owner, actor);
+        Optional<byte[]> bytes = PrivateFiles.readNoFollow(file);
+        if (bytes.isEmpty()) {
+            return Optional.empty();
+        }
+        String name = dir + "/" + owner + "." + actor + ".json";
+        try {
+            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, name);
+            if (doc.ver() == null || doc.ver() != 1) {
+                throw CotalException.badRequest(name, "ver must be 1");
+            }
+            if (!owner.equals(doc.owner()) || !actor.equals(doc.actor())) {
+                throw CotalException.badRequest(name, "names another principal");
+            }
+            return Optional.of(new ActorRow(kind, doc.owner(), doc.actor(), doc.scope(), doc.allowSubscribe(),
+                    doc.allowPublish(), Optional.ofNullable(doc.role()), Optional.ofNullable(doc.parent()),
+                    Optional.ofNullable(doc.label()), Optional.ofNullable(doc.tokenHash()), doc.lifecycleUid(),
+                    doc.grantedAt()));
+        } catch (CotalException e) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "actor ledger row " + name + " is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    private Path file(String dir, String owner, String actor) {
+        return stateDir.resolve(dir).resolve(owner + "." + actor + ".json");
+    }
+
+    private static CotalException denied(ConnectAttempt attempt, String why) {
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
+    }
+
+    /** A fresh lifecycle uid: 160 random bits, 32 base32 characters. */
+    static String newUid() {
+        byte[] bytes = new byte[20];
+        RANDOM.nextBytes(bytes);
+        StringBuilder out = new StringBuilder(32);
+        int buffer = 0;
+        int bits = 0;
+        for (byte b : bytes) {
+            buffer = (buffer << 8) | (b & 0xff);
+            bits += 8;
+            while (bits >= 5) {
+                out.append(UID_ALPHABET[(buffer >>> (bits - 5)) & 31]);
+                bits -= 5;
+            }
+        }
+        return out.toString();
+    }
+}

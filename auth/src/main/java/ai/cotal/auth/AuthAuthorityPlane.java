@@ -1,0 +1,86 @@
+package ai.cotal.auth;
+
+import ai.cotal.auth.internal.AuthorityPlaneImpl;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The single owner of one space's authorization state in this process: it holds the space's
+ * plane claim, answers connect authorizations from the actor ledger and the credential rows,
+ * issues bearers and fences itself when it loses one of its scanner connections. Opened by the
+ * embedder with {@link #open(AuthPlaneOptions)} ({@code openAuthAuthorityPlane}) and closed by
+ * it; the plane never exits the process or installs signal handlers.
+ *
+ * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
+ * method refuses with {@code unavailable}.
+ */
+public interface AuthAuthorityPlane extends AutoCloseable {
+
+    /**
+     * Opens the plane: writer connection and store check, reader, barrier, two scanners, the plane
+     * claim, then activation. Any failure unwinds what was opened, in reverse, and throws; there is
+     * no degraded mode.
+     *
+     * @throws PlaneClaimRefusal when another plane holds the space or its state cannot be decided
+     */
+    static AuthAuthorityPlane open(AuthPlaneOptions options) {
+        return AuthorityPlaneImpl.open(options);
+    }
+
+    /** The space this plane owns. */
+    String space();
+
+    /** The generation and id of the claim this plane holds. */
+    ClaimInfo claim();
+
+    /** The plane claim this plane holds. */
+    record ClaimInfo(long generation, String claimId) {
+    }
+
+    /**
+     * Authorizes a connect: the actor's ledger row exists, the requested scope is within it, the
+     * lifecycle uid is the row's, and the named credential row is live for that principal.
+     *
+     * @throws ai.cotal.core.CotalException {@code permission-denied} naming the reason
+     */
+    ActorRow authorizeConnect(ConnectAttempt attempt);
+
+    /** Writes a credential row for a granted principal at its current lifecycle uid; returns its id. */
+    String mintConnectCredential(String owner, String actor, String lifecycleUid);
+
+    /** Removes a credential row: connects naming it are refused from now on. */
+    void revokeCredential(String credentialId);
+
+    /** The live credential ids, read by a sealed scan (the claim is checked before and after). */
+    List<String> listCredentials();
+
+    /** Signs a bearer with the space's issuer key. */
+    String issueBearer(BearerIssuer.Request request);
+
+    /** The issuer's JWKS document. */
+    String jwks();
+
+    /** The ledger of this space: grants and revocations. */
+    ActorLedger ledger();
+
+    /** True iff the principal's row exists at exactly {@code lifecycleUid}. */
+    boolean actorSourceIsLive(String owner, String actor, String lifecycleUid);
+
+    /** The space's IdP pin, when one was set. */
+    Optional<IdpPin> idpPin();
+
+    /** The owner token of an IdP subject (the owner secret comes from the secret store). */
+    String deriveOwner(String issuer, String subject);
+
+    /** Completes with the operator message when the plane fences itself after losing a scanner. */
+    CompletableFuture<String> fenced();
+
+    /**
+     * Refuses new calls, closes the reader and scanners, releases the claim, then the barrier and
+     * the writer. When the release cannot reach the broker it throws {@code release-unreachable}
+     * and keeps the barrier and the claim: call {@code close()} again once the broker is back.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,183 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.trust.SpaceSigner;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+
+/**
+ * Options of {@link AuthAuthorityPlane#open}, immutable and validated in {@link Builder#build()}:
+ * the broker URLs, the space, its state directory (actor ledger, IdP pin), the
+ * {@link SecretStore}, the data account's signer ({@code {pub, signingSeed}}), the clock, the
+ * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime
+ * (5 s to 24 h, default 15 min) and an optional TLS context.
+ */
+public final class AuthPlaneOptions {
+    /** The standing authority credential lifetime unless set. */
+    public static final Duration DEFAULT_STANDING_TTL = Duration.ofMinutes(15);
+
+    private final List<String> servers;
+    private final String space;
+    private final Path stateDir;
+    private final SecretStore secretStore;
+    private final SpaceSigner signer;
+    private final Clock clock;
+    private final Optional<LivenessOracle> livenessOracle;
+    private final Duration standingTtl;
+    private final Optional<SSLContext> sslContext;
+
+    private AuthPlaneOptions(Builder b) {
+        this.servers = List.copyOf(b.servers);
+        this.space = b.space;
+        this.stateDir = b.stateDir.toAbsolutePath().normalize();
+        this.secretStore = b.secretStore;
+        this.signer = b.signer;
+        this.clock = b.clock;
+        this.livenessOracle = Optional.ofNullable(b.livenessOracle);
+        this.standingTtl = b.standingTtl;
+        this.sslContext = Optional.ofNullable(b.sslContext);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public List<String> servers() {
+        return servers;
+    }
+
+    public String space() {
+        return space;
+    }
+
+    public Path stateDir() {
+        return stateDir;
+    }
+
+    public SecretStore secretStore() {
+        return secretStore;
+    }
+
+    public SpaceSigner signer() {
+        return signer;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+    public Optional<LivenessOracle> livenessOracle() {
+        return livenessOracle;
+    }
+
+    public Duration standingTtl() {
+        return standingTtl;
+    }
+
+    public Optional<SSLContext> sslContext() {
+        return sslContext;
+    }
+
+    /** Builds {@link AuthPlaneOptions}; {@link #build()} names the first bad option. */
+    public static final class Builder {
+        private List<String> servers = List.of();
+        private String space;
+        private Path stateDir;
+        private SecretStore secretStore;
+        private SpaceSigner signer;
+        private Clock clock = Clock.systemUTC();
+        private LivenessOracle livenessOracle;
+        private Duration standingTtl = DEFAULT_STANDING_TTL;
+        private SSLContext sslContext;
+
+        private Builder() {
+        }
+
+        public Builder servers(List<String> urls) {
+            this.servers = Objects.requireNonNull(urls, "servers");
+            return this;
+        }
+
+        public Builder server(String url) {
+            return servers(List.of(url));
+        }
+
+        public Builder space(String space) {
+            this.space = space;
+            return this;
+        }
+
+        /** The space's state directory, e.g. {@code CotalRoot.userAuthStateDir(root, space)}. */
+        public Builder stateDir(Path stateDir) {
+            this.stateDir = stateDir;
+            return this;
+        }
+
+        public Builder secretStore(SecretStore store) {
+            this.secretStore = store;
+            return this;
+        }
+
+        /** The data account's public key and signing key ({@code SpaceAuth.strip()}). */
+        public Builder signer(SpaceSigner signer) {
+            this.signer = signer;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder livenessOracle(LivenessOracle oracle) {
+            this.livenessOracle = oracle;
+            return this;
+        }
+
+        /** Lifetime of the standing authority credentials (5 s to 24 h); they renew at half-life. */
+        public Builder standingTtl(Duration ttl) {
+            this.standingTtl = ttl;
+            return this;
+        }
+
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = context;
+            return this;
+        }
+
+        public AuthPlaneOptions build() {
+            if (servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
+                throw CotalException.badRequest("servers", "at least one broker URL");
+            }
+            SpaceName.check(space, "space");
+            if (stateDir == null) {
+                throw CotalException.badRequest("stateDir", "the space's state directory is required");
+            }
+            if (secretStore == null) {
+                throw CotalException.badRequest("secretStore", "is required");
+            }
+            if (signer == null) {
+                throw CotalException.badRequest("signer", "the data account's signer is required");
+            }
+            if (!signer.space().equals(space)) {
+                throw CotalException.badRequest("signer", "belongs to space '" + signer.space() + "'");
+            }
+            if (clock == null) {
+                throw CotalException.badRequest("clock", "is required");
+            }
+            if (standingTtl == null || standingTtl.compareTo(Duration.ofSeconds(5)) < 0
+                    || standingTtl.compareTo(Duration.ofHours(24)) > 0) {
+                throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
+            }
+            return new AuthPlaneOptions(this);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package ai.cotal.auth;
+
+import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.workspace.SecretKeys;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jose.util.Base64URL;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
+
+/**
+ * Issues the space's bearers: EdDSA (Ed25519) JWTs with {@code iss = urn:cotal:auth:<space>},
+ * {@code aud = <space>}, {@code kid} = the RFC 7638 thumbprint of the signing key, a lifetime of
+ * at most 900 s, and the actor claim {@code act} naming the principal, its lifecycle uid and the
+ * credential row it may connect with. The keys live in the {@link SecretStore}
+ * ({@code space.<hex>/issuer.json}); {@link #jwks()} publishes their public halves.
+ * Thread-safe.
+ */
+public final class BearerIssuer {
+    /** The longest bearer this issuer signs. */
+    public static final Duration MAX_TTL = Duration.ofSeconds(900);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String space;
+    private final String issuer;
+    private final String kid;
+    private final Ed25519PrivateKeyParameters key;
+    private final OctetKeyPair publicJwk;
+    private final Clock clock;
+
+    private record KeyDocument(String kid, String d, String x) {
+        @Override
+        public String toString() {
+            return "KeyDocument[" + kid + "]";
+        }
+    }
+
+    private record Document(Integer ver, String issuer, String activeKid, List<KeyDocument> keys) {
+    }
+
+    /** What a bearer says. */
+    public record Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
+            Duration ttl, Optional<String> parent) {
+    }
+
+    private BearerIssuer(String space, Ed25519PrivateKeyParameters key, Clock clock) {
+        this.space = space;
+        this.issuer = issuerOf(space);
+        this.key = key;
+        this.clock = clock;
+        OctetKeyPair jwk = new OctetKeyPair.Builder(Curve.Ed25519, Base64URL.encode(key.generatePublicKey().getEncoded()))
+                .build();
+        try {
+            this.kid = jwk.computeThumbprint().toString();
+        } catch (JOSEException e) {
+            throw CotalException.internal("cannot compute the key thumbprint", e);
+        }
+        this.publicJwk = new OctetKeyPair.Builder(jwk).keyID(kid).build();
+    }
+
+    /** {@code urn:cotal:auth:<space>}. */
+    public static String issuerOf(String space) {
+        return "urn:cotal:auth:" + space;
+    }
+
+    /** The issuer of {@code space}, its key loaded from {@code store} or created and stored when absent. */
+    public static BearerIssuer loadOrCreate(SecretStore store, String space, Clock clock) {
+        String storeKey = SecretKeys.issuerKeysKey(space);
+        Optional<byte[]> bytes = store.get(storeKey);
+        if (bytes.isEmpty()) {
+            Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(RANDOM);
+            BearerIssuer created = new BearerIssuer(space, key, clock);
+            store.put(storeKey, ClosedJson.write(ClosedJson.cotal(), new Document(1, created.issuer, created.kid,
+                    List.of(new KeyDocument(created.kid, Base64URL.encode(key.getEncoded()).toString(),
+                            created.publicJwk.getX().toString())))));
+            return created;
+        }
+        try {
+            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, storeKey);
+            if (doc.ver() == null || doc.ver() != 1 || !issuerOf(space).equals(doc.issuer()) || doc.keys() == null) {
+                throw CotalException.badRequest(storeKey, "needs ver 1, this space's issuer and keys");
+            }
+            KeyDocument active = doc.keys().stream().filter(k -> k.kid().equals(doc.activeKid())).findFirst()
+                    .orElseThrow(() -> CotalException.badRequest(storeKey, "activeKid names no key"));
+            BearerIssuer loaded = new BearerIssuer(space, new Ed25519PrivateKeyParameters(
+                    new Base64URL(active.d()).decode(), 0), clock);
+            if (!loaded.kid.equals(active.kid()) || !loaded.publicJwk.getX().toString().equals(active.x())) {
+                throw CotalException.badRequest(storeKey, "the key does not match its kid");
+            }
+            return loaded;
+        } catch (CotalException | IllegalArgumentException e) {
+            throw new CotalException(ErrorCode.DATA_LOSS, storeKey + " is invalid: " + e.getMessage(), e);
+        }
+    }
+
+    /** Signs a bearer; its lifetime is {@code request.ttl()}, at most {@link #MAX_TTL}. */
+    public String issue(Request request) {
+        if (request.ttl() == null || request.ttl().isNegative() || request.ttl().isZero()
+                || request.ttl().compareTo(MAX_TTL) > 0) {
+            throw CotalException.badRequest("ttl", "must be 1 to 900 seconds");
+        }
+        Instant now = clock.instant();
+        Map<String, Object> act = new LinkedHashMap<>();
+        act.put("owner", request.owner());
+        act.put("actor", request.actor());
+        act.put("scope", request.scope());
+        request.parent().ifPresent(p -> act.put("parent", p));
+        act.put("lifecycleUid", request.lifecycleUid());
+        act.put("credentialId", request.credentialId());
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(request.owner()).issuer(issuer).audience(space)
+                .issueTime(Date.from(now)).notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plus(request.ttl())))
+                .claim("ver", 1).claim("scope", request.scope()).claim("act", act).build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.EdDSA).type(JOSEObjectType.JWT).keyID(kid).build(),
+                claims);
+        try {
+            jwt.sign(Ed25519Jws.signer(key));
+        } catch (JOSEException e) {
+            throw CotalException.internal("cannot sign a bearer", e);
+        }
+        return jwt.serialize();
+    }
+
+    /** The JWKS document (public keys only). */
+    public String jwks() {
+        return new JWKSet(publicJwk).toString(true);
+    }
+
+    public String issuer() {
+        return issuer;
+    }
+
+    public String keyId() {
+        return kid;
+    }
+
+    /** The public key, for verifiers in this process. */
+    public OctetKeyPair publicKey() {
+        return publicJwk;
+    }
+
+    @Override
+    public String toString() {
+        return "BearerIssuer[" + issuer + " kid=" + kid + "]";
+    }
+}

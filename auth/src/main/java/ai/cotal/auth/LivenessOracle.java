@@ -1,0 +1,40 @@
+package ai.cotal.auth;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Tells whether connections recorded in a plane claim still exist. The plane reclaims a claim
+ * held by another instance only when the oracle says both recorded connections are {@code GONE}
+ * under a complete sweep. Implementations never throw: any doubt is {@link State#UNKNOWN}.
+ * {@link ConnzLivenessOracle} is the default; embedders may supply their own.
+ */
+@FunctionalInterface
+public interface LivenessOracle {
+    /** What the oracle knows of one connection. */
+    enum State { LIVE, GONE, UNKNOWN }
+
+    /**
+     * @param states         one state per asked tuple
+     * @param completeSweep  true only when every connection of the account on every relevant
+     *                       server was seen
+     */
+    record Answer(Map<ConnTuple, State> states, boolean completeSweep) {
+        public Answer {
+            states = Map.copyOf(states);
+        }
+
+        /** Every tuple {@code UNKNOWN}, sweep incomplete. */
+        public static Answer unknown(List<ConnTuple> tuples) {
+            Map<ConnTuple, State> states = new java.util.HashMap<>();
+            tuples.forEach(t -> states.put(t, State.UNKNOWN));
+            return new Answer(states, false);
+        }
+
+        State of(ConnTuple tuple) {
+            return states.getOrDefault(tuple, State.UNKNOWN);
+        }
+    }
+
+    Answer check(List<ConnTuple> tuples);
+}

@@ -1,0 +1,60 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.json.ClosedJson;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Owner derivation: an IdP subject becomes an owner token without revealing it.
+ * {@code owner = "u_" + base32lower(first 16 bytes of HMAC-SHA256(secret, "cotal-owner-v1:" + input))},
+ * where for an IdP subject {@code input} is the JSON array {@code [issuer, subject]}. The secret
+ * is at least 32 bytes.
+ */
+public final class Owners {
+    private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
+
+    private Owners() {
+    }
+
+    /** The owner token of {@code subject} at {@code issuer}. */
+    public static String deriveOwnerForIdpSubject(byte[] secret, String issuer, String subject) {
+        if (issuer == null || issuer.isEmpty() || subject == null || subject.isEmpty()) {
+            throw CotalException.badRequest("subject", "issuer and subject must be non-empty");
+        }
+        return deriveOwnerToken(secret, new String(ClosedJson.write(ClosedJson.cotal(), List.of(issuer, subject)),
+                StandardCharsets.UTF_8));
+    }
+
+    /** {@code u_} + 26 lowercase base32 characters. */
+    public static String deriveOwnerToken(byte[] secret, String input) {
+        if (secret == null || secret.length < 32) {
+            throw CotalException.badRequest("ownerSecret", "must be at least 32 bytes");
+        }
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            byte[] digest = mac.doFinal(("cotal-owner-v1:" + input).getBytes(StandardCharsets.UTF_8));
+            StringBuilder out = new StringBuilder("u_");
+            int buffer = 0;
+            int bits = 0;
+            for (int i = 0; i < 16; i++) {
+                buffer = (buffer << 8) | (digest[i] & 0xff);
+                bits += 8;
+                while (bits >= 5) {
+                    out.append(ALPHABET[(buffer >>> (bits - 5)) & 31]);
+                    bits -= 5;
+                }
+            }
+            if (bits > 0) {
+                out.append(ALPHABET[(buffer << (5 - bits)) & 31]);
+            }
+            return out.toString();
+        } catch (GeneralSecurityException e) {
+            throw CotalException.internal("HmacSHA256 unavailable", e);
+        }
+    }
+}

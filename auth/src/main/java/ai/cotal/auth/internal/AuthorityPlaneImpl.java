@@ -1,0 +1,284 @@
+package ai.cotal.auth.internal;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.ConnzLivenessOracle;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.LivenessOracle;
+import ai.cotal.auth.Owners;
+import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.stores.RowStore;
+import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.stores.StoreNames;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The authority plane (SPEC §13.12-§13.14). See {@link AuthAuthorityPlane}. */
+public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
+    private static final Logger LOG = LoggerFactory.getLogger(AuthorityPlaneImpl.class);
+
+    private final AuthPlaneOptions options;
+    private final String space;
+    private final ScheduledExecutorService scheduler;
+    private final AuthorityConnection writer;
+    private final AuthorityConnection reader;
+    private final AuthorityConnection barrier;
+    private final AuthorityConnection ledgerScanner;
+    private final AuthorityConnection recordsScanner;
+    private final PlaneClaim claim;
+    private final ActorLedger ledger;
+    private final CredentialRows credentials;
+    private final BearerIssuer issuer;
+    private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    private volatile boolean closing;
+    private volatile boolean readersClosed;
+    private volatile boolean closed;
+
+    private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
+            AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection ledgerScanner,
+            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer) {
+        this.options = options;
+        this.space = options.space();
+        this.scheduler = scheduler;
+        this.writer = writer;
+        this.reader = reader;
+        this.barrier = barrier;
+        this.ledgerScanner = ledgerScanner;
+        this.recordsScanner = recordsScanner;
+        this.claim = claim;
+        this.issuer = issuer;
+        this.ledger = new ActorLedger(options.stateDir(), options.clock());
+        this.credentials = new CredentialRows(space, writer.connection(), reader.connection(), options.clock());
+    }
+
+    /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
+    public static AuthAuthorityPlane open(AuthPlaneOptions options) {
+        String space = options.space();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cotal-auth-plane-" + space);
+            thread.setDaemon(true);
+            return thread;
+        });
+        Deque<AutoCloseable> opened = new ArrayDeque<>();
+        CompletableFuture<String> renewalFailure = new CompletableFuture<>();
+        try {
+            AuthorityConnection writer = connect(options, AuthorityRole.WRITER, scheduler, renewalFailure, opened);
+            SpaceStores.setup(writer.connection(), space);
+            AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
+            AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
+            AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
+            AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
+                    opened);
+            LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
+                    space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
+            PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
+                    tuple(ledgerScanner), tuple(recordsScanner), oracle, options.clock());
+            // Unwind order: scanners first, then the release, then barrier, reader, writer.
+            AutoCloseable records = opened.pop();
+            AutoCloseable ledgerScan = opened.pop();
+            opened.push(claim::release);
+            opened.push(ledgerScan);
+            opened.push(records);
+            BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
+            AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, ledgerScanner,
+                    recordsScanner, claim, issuer);
+            ledgerScanner.gone().thenAccept(plane::fence);
+            recordsScanner.gone().thenAccept(plane::fence);
+            renewalFailure.thenAccept(plane::fence);
+            if (plane.fenced.isDone()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
+                        + "\" lost a scanner while opening; retry");
+            }
+            LOG.info("auth-plane: space {} opened with plane claim generation {}", space, claim.generation());
+            return plane;
+        } catch (RuntimeException e) {
+            unwind(opened, e);
+            scheduler.shutdownNow();
+            throw e;
+        }
+    }
+
+    private static AuthorityConnection connect(AuthPlaneOptions options, AuthorityRole role,
+            ScheduledExecutorService scheduler, CompletableFuture<String> renewalFailure, Deque<AutoCloseable> opened) {
+        AuthorityConnection connection = AuthorityConnection.open(options.servers(), options.signer(), role,
+                options.standingTtl(), options.clock(), scheduler, options.sslContext().orElse(null),
+                renewalFailure::complete);
+        opened.push(connection);
+        return connection;
+    }
+
+    private static ConnTuple tuple(AuthorityConnection connection) {
+        AuthorityConnection.Tuple t = connection.tuple();
+        return new ConnTuple(t.serverId(), t.cid(), t.userNkey());
+    }
+
+    private static void unwind(Deque<AutoCloseable> opened, RuntimeException cause) {
+        while (!opened.isEmpty()) {
+            try {
+                opened.pop().close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    /** The fatal latch: the first loss wins; a deliberate close never fences. */
+    private void fence(String why) {
+        if (closing) {
+            return;
+        }
+        synchronized (fenced) {
+            if (fenced.isDone()) {
+                return;
+            }
+            claim.fence();
+            String copy = "the auth service for space \"" + space + "\" stopped serving: " + why
+                    + "; it must be opened again";
+            LOG.error("auth-plane: {}", copy);
+            fenced.complete(copy);
+        }
+        ledgerScanner.close();
+        recordsScanner.close();
+    }
+
+    private void refuseIfUnavailable() {
+        if (fenced.isDone() || closing) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the auth service for space \"" + space + "\" is momentarily"
+                    + " unavailable (it detected a fault and is restarting); retry shortly");
+        }
+    }
+
+    @Override
+    public String space() {
+        return space;
+    }
+
+    @Override
+    public ClaimInfo claim() {
+        return new ClaimInfo(claim.generation(), claim.claimId());
+    }
+
+    @Override
+    public ActorRow authorizeConnect(ConnectAttempt attempt) {
+        refuseIfUnavailable();
+        ActorRow row = ledger.authorizeConnect(attempt);
+        credentials.requireLive(attempt);
+        return row;
+    }
+
+    @Override
+    public String mintConnectCredential(String owner, String actor, String lifecycleUid) {
+        refuseIfUnavailable();
+        ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "actor " + owner + "." + actor + " is not granted"));
+        if (!row.lifecycleUid().equals(lifecycleUid)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
+                    + ": lifecycle uid is not the grant's");
+        }
+        return credentials.mint(owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public void revokeCredential(String credentialId) {
+        refuseIfUnavailable();
+        credentials.revoke(credentialId);
+    }
+
+    @Override
+    public List<String> listCredentials() {
+        refuseIfUnavailable();
+        claim.assertHeld();
+        List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
+                AuthorityRole.LEDGER_CONSUMER);
+        claim.assertHeld();
+        return keys.stream().map(k -> k.substring("cred.".length())).toList();
+    }
+
+    @Override
+    public String issueBearer(BearerIssuer.Request request) {
+        refuseIfUnavailable();
+        return issuer.issue(request);
+    }
+
+    @Override
+    public String jwks() {
+        refuseIfUnavailable();
+        return issuer.jwks();
+    }
+
+    @Override
+    public ActorLedger ledger() {
+        refuseIfUnavailable();
+        return ledger;
+    }
+
+    @Override
+    public boolean actorSourceIsLive(String owner, String actor, String lifecycleUid) {
+        refuseIfUnavailable();
+        return ledger.actorSourceIsLive(owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public Optional<IdpPin> idpPin() {
+        refuseIfUnavailable();
+        return IdpPin.read(options.stateDir());
+    }
+
+    @Override
+    public String deriveOwner(String issuerName, String subject) {
+        refuseIfUnavailable();
+        return Owners.deriveOwnerForIdpSubject(OwnerSecret.loadOrCreate(options.secretStore(), space), issuerName, subject);
+    }
+
+    @Override
+    public CompletableFuture<String> fenced() {
+        return fenced;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closing = true;
+        if (!readersClosed) {
+            reader.close();
+            ledgerScanner.close();
+            recordsScanner.close();
+            readersClosed = true;
+        }
+        try {
+            claim.release();
+        } catch (PlaneClaimRefusal e) {
+            if (e.reason() == PlaneClaimRefusal.Reason.RELEASE_UNREACHABLE) {
+                throw e; // keep the barrier and the claim: close() may be called again
+            }
+            finish();
+            throw e;
+        }
+        finish();
+    }
+
+    private void finish() {
+        barrier.close();
+        writer.close();
+        scheduler.shutdownNow();
+        closed = true;
+        LOG.info("auth-plane: space {} closed", space);
+    }
+}

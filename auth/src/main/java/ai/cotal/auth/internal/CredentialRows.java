@@ -1,0 +1,121 @@
+package ai.cotal.auth.internal;
+
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.stores.StoreNames;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueOperation;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Clock;
+
+/**
+ * Credential rows {@code cred.<id>} in {@code cotal_auth_<space>}: {@code {version: 1, owner,
+ * actor, lifecycleUid, issuedAt}}. Written by the writer, read by the reader (leader reads); a
+ * bearer may connect only while the row it names is live for its principal and uid.
+ */
+final class CredentialRows {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
+
+    private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
+    }
+
+    private final String space;
+    private final Connection writer;
+    private final Connection reader;
+    private final Clock clock;
+
+    CredentialRows(String space, Connection writer, Connection reader, Clock clock) {
+        this.space = space;
+        this.writer = writer;
+        this.reader = reader;
+        this.clock = clock;
+    }
+
+    String mint(String owner, String actor, String lifecycleUid) {
+        String id = newId();
+        byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
+        try {
+            bucket(writer).create("cred." + id, row);
+            return id;
+        } catch (JetStreamApiException | IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+        }
+    }
+
+    void revoke(String id) {
+        checkId(id);
+        try {
+            bucket(writer).delete("cred." + id);
+        } catch (JetStreamApiException | IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke credential " + id, e);
+        }
+    }
+
+    void requireLive(ConnectAttempt attempt) {
+        String id = attempt.credentialId();
+        if (id == null || !id.matches("[a-z2-7]{26}")) {
+            throw denied(attempt, "names no valid credential");
+        }
+        if (reader.getStatus() != Connection.Status.CONNECTED) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
+                    + "\" is reconnecting; retry shortly");
+        }
+        KeyValueEntry entry;
+        try {
+            entry = bucket(reader).get("cred." + id);
+        } catch (JetStreamApiException | IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
+        }
+        if (entry == null || entry.getOperation() != KeyValueOperation.PUT) {
+            throw denied(attempt, "names a credential that was revoked or never issued");
+        }
+        Row row;
+        try {
+            row = ClosedJson.read(ClosedJson.cotal(), entry.getValue(), Row.class, "cred." + id);
+        } catch (CotalException e) {
+            throw denied(attempt, "names a corrupt credential row");
+        }
+        if (row.version() == null || row.version() != 1 || !attempt.owner().equals(row.owner())
+                || !attempt.actor().equals(row.actor()) || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
+            throw denied(attempt, "names a credential of another principal or lifecycle");
+        }
+    }
+
+    private KeyValue bucket(Connection connection) throws IOException {
+        return connection.keyValue(StoreNames.bucket("auth", space));
+    }
+
+    private static void checkId(String id) {
+        if (id == null || !id.matches("[a-z2-7]{26}")) {
+            throw CotalException.badRequest("credentialId", "must be 26 lowercase base32 characters");
+        }
+    }
+
+    private static CotalException denied(ConnectAttempt attempt, String why) {
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
+    }
+
+    private static String newId() {
+        byte[] bytes = new byte[17];
+        RANDOM.nextBytes(bytes);
+        StringBuilder out = new StringBuilder(26);
+        int buffer = 0;
+        int bits = 0;
+        for (byte b : bytes) {
+            buffer = (buffer << 8) | (b & 0xff);
+            bits += 8;
+            while (bits >= 5 && out.length() < 26) {
+                out.append(ALPHABET[(buffer >>> (bits - 5)) & 31]);
+                bits -= 5;
+            }
+        }
+        return out.toString();
+    }
+}

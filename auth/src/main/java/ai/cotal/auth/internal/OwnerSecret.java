@@ -1,0 +1,46 @@
+package ai.cotal.auth.internal;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.workspace.SecretKeys;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Optional;
+
+/** The owner-derivation secret: {@code {ver: 1, secretB64}} (32 bytes) at {@code space.<hex>/owner-secret.json}. */
+final class OwnerSecret {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private record Document(Integer ver, String secretB64) {
+        @Override
+        public String toString() {
+            return "OwnerSecret";
+        }
+    }
+
+    private OwnerSecret() {
+    }
+
+    static byte[] loadOrCreate(SecretStore store, String space) {
+        String key = SecretKeys.ownerSecretKey(space);
+        Optional<byte[]> bytes = store.get(key);
+        if (bytes.isEmpty()) {
+            byte[] secret = new byte[32];
+            RANDOM.nextBytes(secret);
+            store.put(key, ClosedJson.write(ClosedJson.cotal(), new Document(1, Base64.getEncoder().encodeToString(secret))));
+            return secret;
+        }
+        try {
+            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, key);
+            byte[] secret = Base64.getDecoder().decode(doc.secretB64() == null ? "" : doc.secretB64());
+            if (doc.ver() == null || doc.ver() != 1 || secret.length < 32) {
+                throw CotalException.badRequest(key, "needs ver 1 and at least 32 bytes");
+            }
+            return secret;
+        } catch (CotalException | IllegalArgumentException e) {
+            throw new CotalException(ErrorCode.DATA_LOSS, key + " is invalid", e);
+        }
+    }
+}

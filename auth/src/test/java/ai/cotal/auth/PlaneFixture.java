@@ -1,0 +1,60 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.BrokerAuth;
+import ai.cotal.core.trust.SpaceAccountAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.SecretKeys;
+import io.nats.client.Connection;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+
+/** A broker trust with one space, its secret store (with the observer credential) and plane options. */
+final class PlaneFixture {
+    final Clock clock = Clock.systemUTC();
+    final BrokerAuth broker = BrokerAuth.create("plane", clock);
+    final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
+    final InMemorySecretStore store = new InMemorySecretStore();
+    final Creds evictor = Creds.mintSystem(broker, Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
+            MintOptions.defaults());
+
+    PlaneFixture() {
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(broker, Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, space.accountPublicKey(), MintOptions.defaults()).text());
+    }
+
+    String config(NatsBroker nats) {
+        return ServerConfig.render(broker, List.of(space), ServerConfigOptions.builder().transport(Transport.plaintext())
+                .storeDir(nats.storeDir()).build());
+    }
+
+    AuthPlaneOptions.Builder options(NatsBroker nats, Path stateDir) {
+        return AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store)
+                .signer(new SpaceAuth(broker, space).strip()).clock(clock);
+    }
+
+    /** A data-account user without limits: test inspection only. */
+    Connection admin(NatsBroker nats) {
+        Identity identity = Identity.create();
+        String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-admin", UserClaim.of(null, null,
+                space.accountPublicKey(), null), clock.instant()), space.signing());
+        return NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label("test-admin").build().connect();
+    }
+
+    Connection system(NatsBroker nats, Creds creds) {
+        return NatsConnector.builder().server(nats.url()).creds(creds).label("test-system").build().connect();
+    }
+}
