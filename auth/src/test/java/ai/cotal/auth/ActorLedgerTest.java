@@ -1,0 +1,108 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ActorLedgerTest {
+    @TempDir
+    Path dir;
+
+    private ActorLedger ledger() {
+        return new ActorLedger(dir, Clock.systemUTC());
+    }
+
+    private static ActorLedger.Grant grant(String... scope) {
+        return ActorLedger.Grant.of(List.of(scope), List.of("general"), List.of("general"));
+    }
+
+    private static ConnectAttempt attempt(ActorRow row, String... scope) {
+        return new ConnectAttempt(row.owner(), row.actor(), List.of(scope), row.lifecycleUid(), null);
+    }
+
+    @Test
+    void grantsAreWrittenPrivatelyAndEveryRegrantMintsAFreshUid() throws Exception {
+        ActorRow first = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_owner.laptop.json");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
+        ActorRow second = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        assertNotEquals(first.lifecycleUid(), second.lifecycleUid());
+        CotalException stale = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(first, "chat")));
+        assertEquals(ErrorCode.PERMISSION_DENIED, stale.code());
+        ledger().authorizeConnect(attempt(second, "chat"));
+    }
+
+    @Test
+    void revokingAnActorMakesTheNextConnectFail() {
+        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ledger().authorizeConnect(attempt(row, "chat"));
+        ledger().revoke("u_owner", "laptop");
+        CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
+        assertTrue(e.getMessage().contains("not (or no longer) granted"), e.getMessage());
+        assertFalse(ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+    }
+
+    @Test
+    void aScopeBeyondTheGrantIsRefused() {
+        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat", "admin")));
+        assertTrue(e.getMessage().contains("admin"), e.getMessage());
+    }
+
+    @Test
+    void aCorruptRowDeniesOnlyItsActor() throws Exception {
+        ActorRow good = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow bad = ledger().grantActor("u_owner", "phone", grant("chat"));
+        Files.writeString(dir.resolve("actors/u_owner.phone.json"), "{\"ver\":1,\"owner\":\"u_owner\"");
+        assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(bad, "chat")));
+        ledger().authorizeConnect(attempt(good, "chat"));
+    }
+
+    @Test
+    void readsFailClosed() throws Exception {
+        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_owner.laptop.json");
+        String json = Files.readString(file);
+        Files.writeString(file, json.replace("\"actor\":\"laptop\"", "\"actor\":\"phone\""));
+        assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")), "another principal");
+        Files.writeString(file, json.replace("\"ver\":1", "\"ver\":2"));
+        assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")), "wrong version");
+        Files.writeString(file, json.replace("\"ver\":1", "\"ver\":1,\"tokenHash\":\"" + "a".repeat(64) + "\""));
+        assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")), "wrong kind");
+        Files.delete(file);
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere.json"), json);
+        Files.createSymbolicLink(file, elsewhere);
+        assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")), "symlink");
+    }
+
+    @Test
+    void theSamePrincipalInBothLedgersIsDenied() throws Exception {
+        ActorRow row = ledger().grantManagedActor("u_owner", "agent1", grant("chat"), "b".repeat(64),
+                "abcdefghijklmnopqrstuvwxyz");
+        assertThrows(CotalException.class, () -> ledger().grantActor("u_owner", "agent1", grant("chat")));
+        Files.createDirectories(dir.resolve("actors"));
+        Files.copy(dir.resolve("managed-actors/u_owner.agent1.json"), dir.resolve("actors/u_owner.agent1.json"));
+        CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
+        assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
+    }
+
+    @Test
+    void aMissingDirectoryIsAnEmptyLedgerThatDeniesEveryone() {
+        ActorLedger empty = new ActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
+        assertThrows(CotalException.class, () -> empty.authorizeConnect(new ConnectAttempt("u_x", "y", List.of(),
+                "abcdefghijklmnopqrstuvwxyz", null)));
+    }
+}

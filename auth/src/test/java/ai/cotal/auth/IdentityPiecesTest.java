@@ -1,0 +1,92 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jwt.SignedJWT;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Owner derivation, the IdP pin and bearers. */
+class IdentityPiecesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void ownerDerivationMatchesAnIndependentlyComputedVector() {
+        byte[] secret = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            secret[i] = (byte) i;
+        }
+        // python3: hmac.new(bytes(range(32)), b'cotal-owner-v1:["https://idp.example","user-123"]', sha256),
+        // first 16 bytes, base32, lowercase, unpadded
+        assertEquals("u_g34qewu4qwbgftozn4lar5yudu", Owners.deriveOwnerForIdpSubject(secret, "https://idp.example", "user-123"));
+        assertEquals(28, Owners.deriveOwnerToken(secret, "x").length());
+        assertThrows(CotalException.class, () -> Owners.deriveOwnerToken(new byte[31], "x"));
+    }
+
+    @Test
+    void theIdpPinAcceptsHttpsOrLoopbackAndRefusesRepinning() {
+        IdpPin pin = IdpPin.pin(dir, "https://idp.example.com/auth/");
+        assertEquals(new IdpPin("https://idp.example.com/auth", "https://idp.example.com", "https://idp.example.com",
+                "https://idp.example.com/auth/jwks"), pin);
+        assertEquals(Optional.of(pin), IdpPin.read(dir));
+        IdpPin.pin(dir, "https://idp.example.com/auth");
+        assertThrows(CotalException.class, () -> IdpPin.pin(dir, "https://other.example.com"));
+        assertEquals("http://127.0.0.1:8080/jwks", IdpPin.derive("http://127.0.0.1:8080").jwksUri());
+        for (String bad : new String[] {"http://idp.example.com", "http://localhost", "https://u:p@idp.example",
+                "https://idp.example?x=1", "ftp://idp.example", "not a url"}) {
+            assertThrows(CotalException.class, () -> IdpPin.derive(bad), bad);
+        }
+    }
+
+    @Test
+    void bearersAreEdDsaWithTheThumbprintKidAndVerifyAgainstTheJwks() throws Exception {
+        InMemorySecretStore store = new InMemorySecretStore();
+        BearerIssuer issuer = BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC());
+        assertEquals(issuer.keyId(), BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
+        String token = issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
+                "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty()));
+        SignedJWT jwt = SignedJWT.parse(token);
+        assertEquals("EdDSA", jwt.getHeader().getAlgorithm().getName());
+        assertEquals(issuer.keyId(), jwt.getHeader().getKeyID());
+        assertEquals("urn:cotal:auth:alpha", jwt.getJWTClaimsSet().getIssuer());
+        assertEquals(List.of("alpha"), jwt.getJWTClaimsSet().getAudience());
+        assertEquals(300, (jwt.getJWTClaimsSet().getExpirationTime().getTime() - jwt.getJWTClaimsSet().getIssueTime().getTime()) / 1000);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> act = (Map<String, Object>) jwt.getJWTClaimsSet().getClaim("act");
+        assertEquals("abcdefghijklmnopqrstuvwxyz", act.get("credentialId"));
+        OctetKeyPair key = (OctetKeyPair) JWKSet.parse(issuer.jwks()).getKeyByKeyId(issuer.keyId());
+        assertTrue(key.getD() == null, "the JWKS holds public keys only");
+        assertEquals(issuer.keyId(), key.computeThumbprint().toString());
+        assertTrue(jwt.verify(Ed25519Jws.verifier(key.getDecodedX())));
+        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of(), "x", "y",
+                Duration.ofSeconds(901), Optional.empty())));
+    }
+
+    @Test
+    void optionsAreValidatedAtBuild() {
+        AuthPlaneOptions.Builder base = AuthPlaneOptions.builder().server("nats://127.0.0.1:4222").space("alpha")
+                .stateDir(dir).secretStore(new InMemorySecretStore())
+                .signer(ai.cotal.core.trust.SpaceAuth.create("alpha", Clock.systemUTC()).strip());
+        base.build();
+        CotalException ttl = assertThrows(CotalException.class, () -> base.standingTtl(Duration.ofSeconds(4)).build());
+        assertTrue(ttl.getMessage().startsWith("standingTtl"), ttl.getMessage());
+        assertThrows(CotalException.class, () -> base.standingTtl(Duration.ofHours(25)).build());
+        base.standingTtl(Duration.ofMinutes(15));
+        CotalException other = assertThrows(CotalException.class, () -> base.space("beta").build());
+        assertTrue(other.getMessage().startsWith("signer"), other.getMessage());
+    }
+}

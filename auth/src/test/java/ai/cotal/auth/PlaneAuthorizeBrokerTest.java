@@ -1,0 +1,52 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** authorizeConnect through an open plane: ledger row plus live credential row. */
+@ExtendWith(NatsBrokerExtension.class)
+class PlaneAuthorizeBrokerTest {
+    private final PlaneFixture f = new PlaneFixture();
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void connectsNeedAGrantAndALiveCredentialRow(NatsBrokers brokers) {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            ActorRow row = plane.ledger().grantActor("u_owner", "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
+            String credential = plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid());
+            ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), credential);
+            assertEquals(row.lifecycleUid(), plane.authorizeConnect(attempt).lifecycleUid());
+            assertEquals(List.of(credential), plane.listCredentials());
+            assertTrue(plane.actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+
+            plane.revokeCredential(credential);
+            CotalException revoked = assertThrows(CotalException.class, () -> plane.authorizeConnect(attempt));
+            assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code());
+            assertEquals(List.of(), plane.listCredentials());
+
+            String fresh = plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid());
+            plane.authorizeConnect(new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
+            plane.ledger().revoke("u_owner", "laptop");
+            assertThrows(CotalException.class, () -> plane.authorizeConnect(new ConnectAttempt("u_owner", "laptop",
+                    List.of("chat"), row.lifecycleUid(), fresh)));
+            assertThrows(CotalException.class, () -> plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid()));
+            assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
+        }
+    }
+}
