@@ -44,6 +44,7 @@ public final class AuthorityConnection implements AutoCloseable {
     private final NKeyPair identity;
     private final Connection connection;
     private final CompletableFuture<String> gone = new CompletableFuture<>();
+    private final CompletableFuture<Void> reconnected = new CompletableFuture<>();
     private volatile ScheduledFuture<?> renewalTask;
     private volatile String jwt;
     private volatile boolean closing;
@@ -150,6 +151,11 @@ public final class AuthorityConnection implements AutoCloseable {
         return gone;
     }
 
+    /** Completes at the first reconnect (a standing connection's JWT expired or the broker came back). */
+    CompletableFuture<Void> reconnected() {
+        return reconnected;
+    }
+
     /** The JWT presented on the next (re)connect. */
     String currentJwt() {
         return jwt;
@@ -203,6 +209,9 @@ public final class AuthorityConnection implements AutoCloseable {
             AuthorityConnection self = owner;
             if (self == null || self.closing) {
                 return;
+            }
+            if (type == Events.RECONNECTED) {
+                self.reconnected.complete(null);
             }
             boolean lost = type == Events.CLOSED || (self.role.planeCandidate() && type == Events.DISCONNECTED);
             if (lost) {

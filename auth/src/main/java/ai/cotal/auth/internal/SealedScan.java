@@ -45,11 +45,12 @@ public final class SealedScan {
                 List<String> keys = new ArrayList<>();
                 ConsumerContext context = scanner.jetStream().getConsumerContext(stream, consumer);
                 for (int round = 0; round < MAX_ROUNDS; round++) {
-                    if (context.getConsumerInfo().getNumPending() == 0) {
+                    long pending = context.getConsumerInfo().getNumPending();
+                    if (pending == 0) {
                         return keys;
                     }
-                    try (FetchConsumer fetch = context.fetch(FetchConsumeOptions.builder().maxMessages(512)
-                            .expiresIn(2000).build())) {
+                    try (FetchConsumer fetch = context.fetch(FetchConsumeOptions.builder()
+                            .maxMessages((int) Math.min(512, pending)).expiresIn(2000).build())) {
                         Message message;
                         while ((message = fetch.nextMessage()) != null) {
                             if (!marker(message.getHeaders())) {
