@@ -27,22 +27,28 @@ final class CredentialRows {
     }
 
     private final String space;
-    private final Connection writer;
     private final Connection reader;
+    private final KeyValue writerBucket;
+    private final KeyValue readerBucket;
     private final Clock clock;
 
     CredentialRows(String space, Connection writer, Connection reader, Clock clock) {
         this.space = space;
-        this.writer = writer;
         this.reader = reader;
         this.clock = clock;
+        try {
+            this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
+            this.readerBucket = reader.keyValue(StoreNames.bucket("auth", space));
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
+        }
     }
 
     String mint(String owner, String actor, String lifecycleUid) {
         String id = newId();
         byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
         try {
-            bucket(writer).create("cred." + id, row);
+            writerBucket.create("cred." + id, row);
             return id;
         } catch (JetStreamApiException | IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
@@ -52,7 +58,7 @@ final class CredentialRows {
     void revoke(String id) {
         checkId(id);
         try {
-            bucket(writer).delete("cred." + id);
+            writerBucket.delete("cred." + id);
         } catch (JetStreamApiException | IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke credential " + id, e);
         }
@@ -69,7 +75,7 @@ final class CredentialRows {
         }
         KeyValueEntry entry;
         try {
-            entry = bucket(reader).get("cred." + id);
+            entry = readerBucket.get("cred." + id);
         } catch (JetStreamApiException | IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
         }
@@ -86,10 +92,6 @@ final class CredentialRows {
                 || !attempt.actor().equals(row.actor()) || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
             throw denied(attempt, "names a credential of another principal or lifecycle");
         }
-    }
-
-    private KeyValue bucket(Connection connection) throws IOException {
-        return connection.keyValue(StoreNames.bucket("auth", space));
     }
 
     private static void checkId(String id) {
