@@ -58,6 +58,21 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** Signs a bearer with the space's issuer key. */
     String issueBearer(BearerIssuer.Request request);
 
+    /** Verifies a bearer of this space ({@code unauthenticated} with the reason when it is refused). */
+    BearerClaims verifyBearer(String token);
+
+    /**
+     * The issued-caller path (SPEC §13.15): the accepted row of {@code connId} is written with a
+     * fresh generation the first time; a reconnect under the same connection id confirms it when
+     * the principal, uid and ceiling are the same; anything else must reconnect under a new id.
+     *
+     * @return the ceiling granted
+     */
+    ai.cotal.core.issued.Ceiling issueUserCaller(BearerClaims bearer, String connId, ai.cotal.core.issued.Ceiling ceiling);
+
+    /** Resolves an issued caller's accepted row, answering actor-ledger sources from this plane's ledger. */
+    ai.cotal.core.issued.IssuedAuthority.Resolved resolveIssued(String token);
+
     /** The issuer's JWKS document. */
     String jwks();
 

@@ -60,7 +60,12 @@ public final class BearerIssuer {
 
     /** What a bearer says. */
     public record Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-            Duration ttl, Optional<String> parent) {
+            Duration ttl, Optional<String> parent, Optional<String> view) {
+        /** A request without parent or view. */
+        public static Request of(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
+                Duration ttl) {
+            return new Request(owner, actor, scope, lifecycleUid, credentialId, ttl, Optional.empty(), Optional.empty());
+        }
     }
 
     private BearerIssuer(String space, Ed25519PrivateKeyParameters key, Clock clock) {
@@ -127,6 +132,7 @@ public final class BearerIssuer {
         request.parent().ifPresent(p -> act.put("parent", p));
         act.put("lifecycleUid", request.lifecycleUid());
         act.put("credentialId", request.credentialId());
+        request.view().ifPresent(v -> act.put("view", v));
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(request.owner()).issuer(issuer).audience(space)
                 .issueTime(Date.from(now)).notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plus(request.ttl())))
                 .claim("ver", 1).claim("scope", request.scope()).claim("act", act).build();

@@ -58,7 +58,7 @@ class IdentityPiecesTest {
         BearerIssuer issuer = BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC());
         assertEquals(issuer.keyId(), BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
         String token = issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
-                "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty()));
+                "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
         SignedJWT jwt = SignedJWT.parse(token);
         assertEquals("EdDSA", jwt.getHeader().getAlgorithm().getName());
         assertEquals(issuer.keyId(), jwt.getHeader().getKeyID());
@@ -73,7 +73,7 @@ class IdentityPiecesTest {
         assertEquals(issuer.keyId(), key.computeThumbprint().toString());
         assertTrue(jwt.verify(Ed25519Jws.verifier(key.getDecodedX())));
         assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of(), "x", "y",
-                Duration.ofSeconds(901), Optional.empty())));
+                Duration.ofSeconds(901), Optional.empty(), Optional.empty())));
     }
 
     @Test

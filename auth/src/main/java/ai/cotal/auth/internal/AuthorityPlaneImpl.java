@@ -4,7 +4,9 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.ConnTuple;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.ConnzLivenessOracle;
@@ -14,6 +16,10 @@ import ai.cotal.auth.Owners;
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
+import ai.cotal.core.issued.Source;
 import ai.cotal.core.stores.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.stores.StoreNames;
@@ -38,6 +44,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection writer;
     private final AuthorityConnection reader;
     private final AuthorityConnection barrier;
+    private final AuthorityConnection issuerConnection;
+    private final IssuedAuthority issued;
+    private final BearerVerifier bearers;
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
@@ -50,7 +59,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private volatile boolean closed;
 
     private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
-            AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection ledgerScanner,
+            AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
+            AuthorityConnection ledgerScanner,
             AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer) {
         this.options = options;
         this.space = options.space();
@@ -58,12 +68,15 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.writer = writer;
         this.reader = reader;
         this.barrier = barrier;
+        this.issuerConnection = issuerConnection;
         this.ledgerScanner = ledgerScanner;
         this.recordsScanner = recordsScanner;
         this.claim = claim;
         this.issuer = issuer;
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         this.credentials = new CredentialRows(space, writer.connection(), reader.connection(), options.clock());
+        this.issued = IssuedAuthority.bind(issuerConnection.connection(), space, this::composedSourceIsLive, options.clock());
+        this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
@@ -81,6 +94,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             SpaceStores.setup(writer.connection(), space);
             AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
             AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
+            AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);
             AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
             AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
                     opened);
@@ -95,7 +109,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             opened.push(ledgerScan);
             opened.push(records);
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
-            AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, ledgerScanner,
+            AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
+                    ledgerScanner,
                     recordsScanner, claim, issuer);
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
@@ -216,6 +231,63 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
+    public BearerClaims verifyBearer(String token) {
+        refuseIfUnavailable();
+        return bearers.verify(token);
+    }
+
+    @Override
+    public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
+        refuseIfUnavailable();
+        String token = IssuedAuthority.acceptedToken(connId);
+        Optional<IssuedRef> existing = issued.accepted(token);
+        if (existing.isEmpty()) {
+            IssuedRef ref = new IssuedRef(space, bearer.owner(), bearer.actor(), bearer.lifecycleUid(),
+                    IssuedAuthority.newGeneration());
+            Source source = new Source(space, actorsBucket(), "actor." + bearer.owner() + "." + bearer.actor() + "."
+                    + bearer.lifecycleUid());
+            issued.release(issued.stage(ref, List.of(source), ceiling, Optional.empty()), token);
+            return ceiling;
+        }
+        IssuedRef ref = existing.get();
+        if (!ref.owner().equals(bearer.owner()) || !ref.actor().equals(bearer.actor())
+                || !ref.uid().equals(bearer.lifecycleUid())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "this connection id was issued to another principal or"
+                    + " lifecycle: reconnect under a new nonce");
+        }
+        try {
+            issued.confirm(token, ceiling);
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.CONFLICT) {
+                throw new CotalException(ErrorCode.PERMISSION_DENIED, "the permissions changed since this connection id"
+                        + " was issued: reconnect under a new nonce");
+            }
+            throw e;
+        }
+        return ceiling;
+    }
+
+    @Override
+    public IssuedAuthority.Resolved resolveIssued(String token) {
+        refuseIfUnavailable();
+        return issued.resolve(token);
+    }
+
+    /** The bucket name actor-ledger sources carry: {@code cotal_actors_<token>}. */
+    private String actorsBucket() {
+        return "cotal_actors_" + ai.cotal.core.trust.SpaceName.token(space);
+    }
+
+    /** Actor-ledger sources are answered from this plane's ledger; every other source is not live. */
+    private boolean composedSourceIsLive(Source source) {
+        if (!source.space().equals(space) || !source.bucket().equals(actorsBucket())) {
+            return false;
+        }
+        String[] parts = source.key().split("\\.");
+        return parts.length == 4 && parts[0].equals("actor") && ledger.actorSourceIsLive(parts[1], parts[2], parts[3]);
+    }
+
+    @Override
     public String jwks() {
         refuseIfUnavailable();
         return issuer.jwks();
@@ -276,6 +348,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
 
     private void finish() {
         barrier.close();
+        issuerConnection.close();
         writer.close();
         scheduler.shutdownNow();
         closed = true;

@@ -21,7 +21,9 @@ public enum AuthorityRole {
     /** The records scanner: one literal consumer on the records store. A plane candidate. */
     RECORDS_SCANNER("records-scan"),
     /** Read-only discovery for service-endpoint invocations. */
-    DISCOVERY("ep-discovery");
+    DISCOVERY("ep-discovery"),
+    /** Writes issued-authority evidence and accepted rows for issued callers. */
+    ISSUER("auth-issuer");
 
     private static final String JS = "$JS.API.";
     /** The one consumer name each scanner may create. */
@@ -71,6 +73,16 @@ public enum AuthorityRole {
                     String admission = StoreNames.bucketStream("admission", space);
                     pub.add(JS + "STREAM.INFO." + admission);
                     pub.add(JS + "STREAM.MSG.GET." + admission);
+                }
+            }
+            case ISSUER -> {
+                for (String kind : List.of("issued", "accepted")) {
+                    String bucket = StoreNames.bucket(kind, space);
+                    pub.add("$KV." + bucket + ".>");
+                    pub.add(JS + "STREAM.INFO.KV_" + bucket);
+                    pub.add(JS + "STREAM.MSG.GET.KV_" + bucket);
+                    pub.add(JS + "DIRECT.GET.KV_" + bucket);
+                    pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
                 }
             }
             case LEDGER_SCANNER -> pub.addAll(scan(auth, LEDGER_CONSUMER));

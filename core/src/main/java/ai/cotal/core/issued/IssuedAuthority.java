@@ -194,6 +194,15 @@ public final class IssuedAuthority {
         throw new CotalException(ErrorCode.CONFLICT, attemptKey + " keeps moving; retry the revoke");
     }
 
+    /** The issuance an accepted row names, or empty when the token has no row. */
+    public Optional<IssuedRef> accepted(String token) {
+        checkToken(token);
+        if (accepted.first(IssuedRows.acceptedKey(token)).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(acceptedRef(token));
+    }
+
     private IssuedRef acceptedRef(String token) {
         checkToken(token);
         String key = IssuedRows.acceptedKey(token);

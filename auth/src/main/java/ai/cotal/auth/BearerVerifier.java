@@ -1,0 +1,151 @@
+package ai.cotal.auth;
+
+import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.core.CotalException;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.text.ParseException;
+import java.time.Clock;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Verifies the space's bearers (SPEC §13.14): JWS {@code EdDSA} only, no embedded or remote keys
+ * in the header ({@code jku}, {@code jwk}, {@code x5u}, {@code x5c}), the issuer's own key by
+ * {@code kid}, {@code iss = urn:cotal:auth:<space>}, {@code aud} exactly the space, {@code exp},
+ * {@code iat} and {@code nbf} present with a lifetime of at most 900 s and 5 s tolerance,
+ * {@code ver: 1}, a derived owner as {@code sub} equal to {@code act.owner}, a well-formed actor.
+ * Every refusal is {@code unauthenticated} with the reason. Immutable and thread-safe.
+ */
+public final class BearerVerifier {
+    private static final long SKEW = 5;
+    private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
+    private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
+            "credentialId", "view");
+
+    private final String space;
+    private final String issuer;
+    private final OctetKeyPair key;
+    private final Clock clock;
+
+    public BearerVerifier(String space, OctetKeyPair issuerKey, Clock clock) {
+        this.space = Objects.requireNonNull(space, "space");
+        this.issuer = BearerIssuer.issuerOf(space);
+        this.key = Objects.requireNonNull(issuerKey, "issuerKey");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    public BearerClaims verify(String token) {
+        SignedJWT jwt;
+        try {
+            jwt = SignedJWT.parse(token == null ? "" : token);
+        } catch (ParseException e) {
+            throw refused("not a JWS");
+        }
+        JWSHeader header = jwt.getHeader();
+        if (!JWSAlgorithm.EdDSA.equals(header.getAlgorithm()) && !JWSAlgorithm.Ed25519.equals(header.getAlgorithm())) {
+            throw refused("alg must be EdDSA");
+        }
+        if (header.getJWKURL() != null || header.getJWK() != null || header.getX509CertURL() != null
+                || header.getX509CertChain() != null) {
+            throw refused("the header must not carry or point to keys");
+        }
+        if (!key.getKeyID().equals(header.getKeyID())) {
+            throw refused("kid names no key of this issuer");
+        }
+        try {
+            if (!jwt.verify(Ed25519Jws.verifier(key.getDecodedX()))) {
+                throw refused("signature does not verify");
+            }
+            return claims(jwt.getJWTClaimsSet());
+        } catch (JOSEException | ParseException e) {
+            throw refused("unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    private BearerClaims claims(JWTClaimsSet claims) throws ParseException {
+        if (!issuer.equals(claims.getIssuer())) {
+            throw refused("iss is not " + issuer);
+        }
+        if (claims.getAudience() == null || !claims.getAudience().equals(List.of(space))) {
+            throw refused("aud is not exactly the space");
+        }
+        long now = clock.instant().getEpochSecond();
+        long exp = seconds(claims.getExpirationTime(), "exp");
+        long iat = seconds(claims.getIssueTime(), "iat");
+        long nbf = seconds(claims.getNotBeforeTime(), "nbf");
+        if (iat > now + SKEW || nbf > now + SKEW) {
+            throw refused("iat or nbf is in the future");
+        }
+        if (exp <= now - SKEW) {
+            throw refused("expired");
+        }
+        if (exp - iat > BearerIssuer.MAX_TTL.toSeconds() || exp > now + BearerIssuer.MAX_TTL.toSeconds() + SKEW) {
+            throw refused("lives longer than 900 s");
+        }
+        Object ver = claims.getClaim("ver");
+        if (!(ver instanceof Number n) || n.longValue() != 1) {
+            throw refused("ver must be 1");
+        }
+        String owner = claims.getSubject();
+        if (owner == null || !OWNER.matcher(owner).matches()) {
+            throw refused("sub is not a derived owner");
+        }
+        Map<String, Object> act = claims.getJSONObjectClaim("act");
+        if (act == null || !ACT_FIELDS.containsAll(act.keySet())) {
+            throw refused("act is missing or has unknown fields");
+        }
+        if (!owner.equals(act.get("owner"))) {
+            throw refused("act.owner differs from sub");
+        }
+        String actor = text(act, "actor");
+        if (!NAME.matcher(actor).matches()) {
+            throw refused("act.actor is malformed");
+        }
+        List<String> scope = strings(act.get("scope"), "act.scope");
+        List<String> topScope = claims.getStringListClaim("scope");
+        if (topScope != null && !topScope.equals(scope)) {
+            throw refused("scope differs from act.scope");
+        }
+        Optional<String> parent = Optional.ofNullable((String) act.get("parent"));
+        Optional<String> view = Optional.ofNullable((String) act.get("view"));
+        return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
+                iat, exp);
+    }
+
+    private static long seconds(Date date, String name) {
+        if (date == null) {
+            throw refused(name + " is required");
+        }
+        return date.getTime() / 1000;
+    }
+
+    private static String text(Map<String, Object> act, String field) {
+        Object value = act.get(field);
+        if (!(value instanceof String s) || s.isEmpty()) {
+            throw refused("act." + field + " is required");
+        }
+        return s;
+    }
+
+    private static List<String> strings(Object value, String field) {
+        if (!(value instanceof List<?> list) || !list.stream().allMatch(String.class::isInstance)) {
+            throw refused(field + " must be a list of strings");
+        }
+        return list.stream().map(String.class::cast).toList();
+    }
+
+    private static CotalException refused(String reason) {
+        return CotalException.unauthenticated("bearer refused: " + reason);
+    }
+}
