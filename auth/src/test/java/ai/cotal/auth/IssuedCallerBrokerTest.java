@@ -1,0 +1,76 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import io.nats.client.Message;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The issued manager-caller view: one generation per nonce, a changed ceiling needs a new nonce. */
+@ExtendWith(NatsBrokerExtension.class)
+class IssuedCallerBrokerTest {
+    private final CalloutFixture f = new CalloutFixture();
+
+    @TempDir
+    Path stateDir;
+
+    private String bearer(AuthAuthorityPlane plane, ActorRow row, String credential, List<String> scope) {
+        return plane.issueBearer(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", scope, row.lifecycleUid(),
+                credential, Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+    }
+
+    private static long messages(Connection admin, String stream) throws Exception {
+        return admin.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount();
+    }
+
+    @Test
+    void aReconnectUnderTheSameNonceConfirmsTheSameGeneration(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
+             Connection admin = f.plane.admin(nats)) {
+            ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
+            String credential = plane.mintConnectCredential(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
+            String chatOnly = bearer(plane, row, credential, List.of("chat"));
+            String nonce = "ibx-caller-000001";
+            String token = IssuedAuthority.acceptedToken(nonce);
+            try (CalloutFixture.Client client = f.connect(nats, chatOnly, nonce)) {
+                Message row1 = client.connection().request("$JS.API.DIRECT.GET.KV_cotal_accepted_alpha.$KV.cotal_accepted_alpha"
+                        + ".accepted.v1." + token, new byte[0], Duration.ofSeconds(5));
+                assertTrue(new String(row1.getData(), StandardCharsets.UTF_8).contains("\"generation\""),
+                        "the caller reads its own accepted row");
+            }
+            long evidence = messages(admin, "KV_cotal_issued_alpha");
+            assertEquals(1, messages(admin, "KV_cotal_accepted_alpha"));
+            String generation = plane.resolveIssued(token).ref().generation();
+
+            try (CalloutFixture.Client again = f.connect(nats, chatOnly, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, again.connection().getStatus());
+            }
+            assertEquals(evidence, messages(admin, "KV_cotal_issued_alpha"), "no new evidence: the generation is confirmed");
+            assertEquals(generation, plane.resolveIssued(token).ref().generation());
+
+            String wider = bearer(plane, row, credential, List.of("chat", "ops"));
+            f.refused(nats, wider, nonce);
+            try (CalloutFixture.Client fresh = f.connect(nats, wider, "ibx-caller-000002")) {
+                assertEquals(Connection.Status.CONNECTED, fresh.connection().getStatus());
+            }
+            assertEquals(2, messages(admin, "KV_cotal_accepted_alpha"));
+            plane.ledger().revoke(CalloutFixture.OWNER, "laptop");
+            assertEquals(ai.cotal.core.ErrorCode.PERMISSION_DENIED, org.junit.jupiter.api.Assertions.assertThrows(
+                    ai.cotal.core.CotalException.class, () -> plane.resolveIssued(token)).code(),
+                    "issued resolution answers the actor-ledger source from the plane's ledger");
+        }
+    }
+}
