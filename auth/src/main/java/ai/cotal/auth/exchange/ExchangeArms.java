@@ -1,0 +1,168 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The two exchange arms (SPEC §13.17). Human: an IdP JWT, verified against the pinned IdP's keys,
+ * becomes a bearer for an interactive row of the derived owner. Agent: an actor token, compared
+ * by hash in constant time with a managed row, becomes a short bearer; every agent failure reads
+ * the same. Each success writes a fresh credential row the bearer names.
+ */
+final class ExchangeArms {
+    static final String AGENT_REFUSAL = "agent exchange refused: unknown agent or wrong secret";
+    private static final long SKEW = 5;
+    private static final Duration AGENT_TTL = Duration.ofSeconds(300);
+
+    /** The request body: closed; exactly one of {@code idpToken} and {@code actorToken}. */
+    record Request(String idpToken, String owner, String actor, String actorToken, Long ttlSec, String view) {
+    }
+
+    /** The response body. */
+    record Response(String token, String owner, long exp) {
+    }
+
+    private final AuthAuthorityPlane plane;
+    private final JwksSource jwks;
+    private final Clock clock;
+
+    ExchangeArms(AuthAuthorityPlane plane, JwksSource jwks, Clock clock) {
+        this.plane = plane;
+        this.jwks = jwks;
+        this.clock = clock;
+    }
+
+    Response exchange(Request request) {
+        return request.idpToken() != null ? human(request) : agent(request);
+    }
+
+    private Response human(Request request) {
+        IdpPin pin = plane.idpPin().orElseThrow(() -> refused("no identity provider is pinned for this space"));
+        JWTClaimsSet idp = verifyIdp(request.idpToken(), pin);
+        String owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
+        String actor = request.actor();
+        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
+            throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
+        }
+        ActorRow row = plane.ledger().find(owner, actor).orElseThrow(() -> refused("actor " + actor + " is not granted"));
+        if (row.kind() != ActorRow.Kind.INTERACTIVE) {
+            throw refused("actor " + actor + " is a managed agent: use its actor token");
+        }
+        long idpLeft = idp.getExpirationTime().getTime() / 1000 - clock.instant().getEpochSecond();
+        long ttl = Math.min(Math.min(request.ttlSec() == null ? 900 : request.ttlSec(), BearerIssuer.MAX_TTL.toSeconds()),
+                idpLeft);
+        if (ttl <= 0) {
+            throw refused("the identity proof has no time left");
+        }
+        return issue(row, Duration.ofSeconds(ttl), request.view());
+    }
+
+    private Response agent(Request request) {
+        Optional<ActorRow> found;
+        try {
+            found = request.owner() == null || request.actor() == null ? Optional.empty()
+                    : plane.ledger().find(request.owner(), request.actor());
+        } catch (CotalException e) {
+            found = Optional.empty();
+        }
+        byte[] presented = sha256Hex(request.actorToken() == null ? "" : request.actorToken());
+        byte[] expected = found.flatMap(ActorRow::tokenHash).map(h -> h.getBytes(StandardCharsets.US_ASCII))
+                .orElse(new byte[64]);
+        boolean match = MessageDigest.isEqual(presented, expected);
+        if (found.isEmpty() || found.get().kind() != ActorRow.Kind.MANAGED || !match || request.view() != null) {
+            throw refused(AGENT_REFUSAL);
+        }
+        long ttl = Math.min(request.ttlSec() == null ? AGENT_TTL.toSeconds() : request.ttlSec(), AGENT_TTL.toSeconds());
+        return issue(found.get(), Duration.ofSeconds(ttl), null);
+    }
+
+    private Response issue(ActorRow row, Duration ttl, String view) {
+        if (view != null && !view.equals("manager-caller")) {
+            throw new CotalException(ErrorCode.BAD_REQUEST, "view: unknown view");
+        }
+        String credential = plane.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
+        String token = plane.issueBearer(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(), row.lifecycleUid(),
+                credential, ttl, row.parent(), Optional.ofNullable(view)));
+        return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
+    }
+
+    private JWTClaimsSet verifyIdp(String token, IdpPin pin) {
+        try {
+            SignedJWT jwt = SignedJWT.parse(token);
+            JWSHeader header = jwt.getHeader();
+            if (!JWSAlgorithm.EdDSA.equals(header.getAlgorithm()) && !JWSAlgorithm.Ed25519.equals(header.getAlgorithm())) {
+                throw refused("identity proof: alg must be EdDSA");
+            }
+            if (header.getJWKURL() != null || header.getJWK() != null || header.getX509CertURL() != null
+                    || header.getX509CertChain() != null) {
+                throw refused("identity proof: the header must not carry or point to keys");
+            }
+            JWK key = header.getKeyID() == null ? null : jwks.keys(URI.create(pin.jwksUri())).getKeyByKeyId(header.getKeyID());
+            if (!(key instanceof OctetKeyPair okp) || !Curve.Ed25519.equals(okp.getCurve())) {
+                throw refused("identity proof: kid names no Ed25519 key of the pinned provider");
+            }
+            if (!jwt.verify(Ed25519Jws.verifier(okp.getDecodedX()))) {
+                throw refused("identity proof: signature does not verify");
+            }
+            JWTClaimsSet claims = jwt.getJWTClaimsSet();
+            long now = clock.instant().getEpochSecond();
+            if (!pin.issuer().equals(claims.getIssuer())) {
+                throw refused("identity proof: iss is not the pinned issuer");
+            }
+            if (claims.getAudience() == null || !claims.getAudience().equals(List.of(pin.audience()))) {
+                throw refused("identity proof: aud is not exactly the pinned audience");
+            }
+            if (claims.getExpirationTime() == null || claims.getIssueTime() == null) {
+                throw refused("identity proof: exp and iat are required");
+            }
+            if (claims.getIssueTime().getTime() / 1000 > now + SKEW) {
+                throw refused("identity proof: iat is in the future");
+            }
+            if (claims.getExpirationTime().getTime() / 1000 <= now) {
+                throw refused("identity proof: expired");
+            }
+            if (claims.getSubject() == null || claims.getSubject().isEmpty()) {
+                throw refused("identity proof: sub is required");
+            }
+            return claims;
+        } catch (CotalException e) {
+            throw e;
+        } catch (Exception e) {
+            throw refused("identity proof: unreadable");
+        }
+    }
+
+    private static byte[] sha256Hex(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)))
+                    .getBytes(StandardCharsets.US_ASCII);
+        } catch (NoSuchAlgorithmException e) {
+            throw CotalException.internal("SHA-256 unavailable", e);
+        }
+    }
+
+    static CotalException refused(String reason) {
+        return CotalException.unauthenticated(reason);
+    }
+}

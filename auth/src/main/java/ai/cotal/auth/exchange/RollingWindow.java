@@ -1,0 +1,30 @@
+package ai.cotal.auth.exchange;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/** Counts events in a rolling window; {@link #record()} says whether the limit is now exceeded. Thread-safe. */
+final class RollingWindow {
+    private final int limit;
+    private final long windowMillis;
+    private final Clock clock;
+    private final Deque<Long> events = new ArrayDeque<>();
+
+    RollingWindow(int limit, Duration window, Clock clock) {
+        this.limit = limit;
+        this.windowMillis = window.toMillis();
+        this.clock = clock;
+    }
+
+    /** Records one event; true when more than {@code limit} fell inside the window. */
+    synchronized boolean record() {
+        long now = clock.millis();
+        while (!events.isEmpty() && events.peekFirst() <= now - windowMillis) {
+            events.removeFirst();
+        }
+        events.addLast(now);
+        return events.size() > limit;
+    }
+}

@@ -1,0 +1,246 @@
+package ai.cotal.auth.exchange;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The exchange faces' route matrix against an open plane on the real broker. */
+@ExtendWith(NatsBrokerExtension.class)
+class TokenExchangeBrokerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final Clock clock = Clock.systemUTC();
+    private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
+    private final InMemorySecretStore store = new InMemorySecretStore();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private TestIdp idp;
+    private AuthAuthorityPlane plane;
+    private String owner;
+
+    @TempDir
+    Path stateDir;
+
+    @BeforeEach
+    void open(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
+                ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
+                .secretStore(store).signer(auth.strip()).build());
+        idp = new TestIdp();
+        IdpPin pin = IdpPin.pin(stateDir, idp.url());
+        owner = plane.deriveOwner(pin.issuer(), "alice");
+        plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor("u_abcdefghijklmnopqrstuvwxyz", "agent1", ActorLedger.Grant.of(List.of(), List.of(),
+                List.of()), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
+                        "agent-secret".getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+    }
+
+    @AfterEach
+    void close() {
+        idp.close();
+        plane.close();
+    }
+
+    private TokenExchange start(ExchangeOptions.Builder options) {
+        return TokenExchange.start(options.plane(plane).stateDir(stateDir).build());
+    }
+
+    private String capability() throws Exception {
+        return JSON.readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE))).path("capability").asText();
+    }
+
+    private HttpResponse<String> post(String url, String body, String capability, String type) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + "/exchange"))
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (type != null) {
+            request.header("Content-Type", type);
+        }
+        if (capability != null) {
+            request.header("Authorization", "Bearer " + capability);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> loopback(TokenExchange exchange, String body) throws Exception {
+        return post(exchange.loopbackUrl(), body, capability(), "application/json");
+    }
+
+    private static JsonNode json(HttpResponse<String> response) throws Exception {
+        return JSON.readTree(response.body());
+    }
+
+    @Test
+    void humanAndAgentArmsIssueBearersThePlaneAccepts() throws Exception {
+        try (TokenExchange exchange = start(ExchangeOptions.builder())) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                    stateDir.resolve(TokenExchange.DISCOVERY_FILE))));
+            HttpResponse<String> human = loopback(exchange, "{\"idpToken\":\"" + idp.token("alice", 600)
+                    + "\",\"actor\":\"laptop\",\"ttlSec\":120}");
+            assertEquals(200, human.statusCode(), human.body());
+            assertEquals(owner, json(human).path("owner").asText());
+            var claims = plane.verifyBearer(json(human).path("token").asText());
+            assertEquals("laptop", claims.actor());
+            assertTrue(claims.expiresAt() - claims.issuedAt() <= 120);
+            plane.authorizeConnect(claims.attempt());
+
+            HttpResponse<String> agent = loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\","
+                    + "\"actorToken\":\"agent-secret\",\"ttlSec\":3600}");
+            assertEquals(200, agent.statusCode(), agent.body());
+            var agentClaims = plane.verifyBearer(json(agent).path("token").asText());
+            assertEquals(300, agentClaims.expiresAt() - agentClaims.issuedAt(), "agent bearers live at most 300 s");
+
+            String wrong = json(loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\","
+                    + "\"actorToken\":\"nope\"}")).path("error").asText();
+            String unknown = json(loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"ghost\","
+                    + "\"actorToken\":\"agent-secret\"}")).path("error").asText();
+            assertEquals(wrong, unknown, "every agent failure reads the same");
+            assertEquals(ExchangeArms.AGENT_REFUSAL, wrong);
+
+            HttpResponse<String> foreignAudience = loopback(exchange, "{\"idpToken\":\"" + idp.token("alice", idp.url(),
+                    "https://elsewhere.example", 600) + "\",\"actor\":\"laptop\"}");
+            assertEquals(401, foreignAudience.statusCode());
+            assertTrue(json(foreignAudience).path("error").asText().contains("aud"), foreignAudience.body());
+        }
+    }
+
+    @Test
+    void theRouteMatrix() throws Exception {
+        try (TokenExchange exchange = start(ExchangeOptions.builder())) {
+            String url = exchange.loopbackUrl();
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(url + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            assertTrue(health.body().contains("urn:cotal:auth:alpha"));
+            HttpResponse<String> jwks = http.send(HttpRequest.newBuilder(URI.create(url + "/jwks")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals("max-age=300", jwks.headers().firstValue("Cache-Control").orElse(""));
+            assertFalse(jwks.headers().map().keySet().stream().anyMatch(h -> h.toLowerCase().startsWith("access-control")),
+                    "no CORS headers");
+            assertEquals(404, http.send(HttpRequest.newBuilder(URI.create(url + "/exchange/")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(405, http.send(HttpRequest.newBuilder(URI.create(url + "/exchange")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(403, http.send(HttpRequest.newBuilder(URI.create(url + "/exchange")).header("Origin", "https://evil")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(415, post(url, "{}", capability(), "text/plain").statusCode());
+            assertEquals(401, post(url, "{}", null, "application/json").statusCode());
+            assertEquals(401, post(url, "{}", "wrong", "application/json").statusCode());
+            assertEquals(413, post(url, "{\"x\":\"" + "a".repeat(TokenExchange.MAX_BODY) + "\"}", capability(),
+                    "application/json").statusCode());
+            assertEquals(400, post(url, "{not json", capability(), "application/json").statusCode());
+            assertEquals(400, post(url, "{\"idpToken\":\"a\",\"actorToken\":\"b\"}", capability(), "application/json")
+                    .statusCode());
+            assertEquals(400, post(url, "{\"idpToken\":\"a\",\"surprise\":1}", capability(), "application/json").statusCode());
+            assertEquals(400, post(url, "{\"idpToken\":\"a\",\"ttlSec\":-5}", capability(), "application/json").statusCode());
+        }
+    }
+
+    @Test
+    void refusalsAreThrottledAndSuccessesNeverAre() throws Exception {
+        try (TokenExchange exchange = start(ExchangeOptions.builder())) {
+            String bad = "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\",\"actorToken\":\"nope\"}";
+            for (int i = 0; i < 30; i++) {
+                assertEquals(401, loopback(exchange, bad).statusCode());
+            }
+            assertEquals(429, loopback(exchange, bad).statusCode());
+            String good = "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\",\"actorToken\":\"agent-secret\"}";
+            assertEquals(200, loopback(exchange, good).statusCode(), "a success is never throttled");
+            for (int i = 0; i < 30; i++) {
+                assertEquals(401, post(exchange.loopbackUrl(), good, "wrong", "application/json").statusCode());
+            }
+            assertEquals(429, post(exchange.loopbackUrl(), good, "wrong", "application/json").statusCode());
+        }
+    }
+
+    @Test
+    void thePublicFaceIsBoundedInFlightAndInTime() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        HttpJwksSource real = new HttpJwksSource(clock);
+        JwksSource slow = uri -> {
+            entered.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return real.keys(uri);
+        };
+        InetSocketAddress anyPort = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(anyPort).jwks(slow).maxInFlight(1)
+                .deadline(Duration.ofSeconds(5)))) {
+            String url = exchange.publicUrl().orElseThrow();
+            String body = "{\"idpToken\":\"" + idp.token("alice", 600) + "\",\"actor\":\"laptop\"}";
+            CompletableFuture<HttpResponse<String>> first = http.sendAsync(HttpRequest.newBuilder(URI.create(url + "/exchange"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(entered.await(10, TimeUnit.SECONDS));
+            HttpResponse<String> busy = post(url, body, null, "application/json");
+            assertEquals(503, busy.statusCode());
+            assertTrue(busy.body().contains("busy"), busy.body());
+            release.countDown();
+            assertEquals(200, first.get(10, TimeUnit.SECONDS).statusCode(), "the public face needs no capability");
+        }
+        CountDownLatch never = new CountDownLatch(1);
+        JwksSource stuck = uri -> {
+            try {
+                never.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "interrupted");
+        };
+        try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(anyPort).jwks(stuck)
+                .deadline(Duration.ofMillis(300)))) {
+            HttpResponse<String> late = post(exchange.publicUrl().orElseThrow(), "{\"idpToken\":\"" + idp.token("alice", 600)
+                    + "\",\"actor\":\"laptop\"}", null, "application/json");
+            assertEquals(503, late.statusCode());
+            assertTrue(late.body().contains("deadline"), late.body());
+        }
+    }
+}
