@@ -22,8 +22,17 @@ import org.slf4j.LoggerFactory;
 public final class AuthCallout implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuthCallout.class);
 
+    /** Requests are answered by this many threads; the dispatcher only hands them over. */
+    private static final int WORKERS = 4;
+
     private final Connection connection;
     private final CalloutHandler handler;
+    private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(WORKERS,
+            r -> {
+                Thread thread = new Thread(r, "cotal-auth-callout");
+                thread.setDaemon(true);
+                return thread;
+            });
 
     private AuthCallout(Connection connection, CalloutHandler handler) {
         this.connection = connection;
@@ -51,6 +60,14 @@ public final class AuthCallout implements AutoCloseable {
 
     private void onMessage(Message message) {
         try {
+            workers.execute(() -> answer(message));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("auth-callout: closing; a request gets no answer");
+        }
+    }
+
+    private void answer(Message message) {
+        try {
             Optional<byte[]> answer = handler.handle(message);
             answer.ifPresent(bytes -> connection.publish(message.getReplyTo(), bytes));
         } catch (RuntimeException e) {
@@ -65,6 +82,7 @@ public final class AuthCallout implements AutoCloseable {
 
     @Override
     public void close() {
+        workers.shutdownNow();
         try {
             connection.close();
         } catch (InterruptedException e) {

@@ -27,8 +27,12 @@ public final class XKeyPair {
     private static final int TAG = 16;
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    private static final int SHARED_CACHE = 1024;
+
     private final byte[] privateKey;
     private final String publicKey;
+    /** Box keys per peer: a server keeps its curve key, so each request would otherwise redo X25519 twice. */
+    private final java.util.Map<String, byte[]> shared = new java.util.concurrent.ConcurrentHashMap<>();
 
     private XKeyPair(byte[] privateKey) {
         this.privateKey = privateKey;
@@ -66,7 +70,7 @@ public final class XKeyPair {
     public byte[] seal(byte[] message, String recipient) {
         byte[] nonce = new byte[NONCE];
         RANDOM.nextBytes(nonce);
-        byte[] boxed = box(message, nonce, NKeyCodec.decodePublic(recipient, KeyType.CURVE, "recipient"));
+        byte[] boxed = boxWithKey(message, nonce, boxKey(recipient, "recipient"));
         byte[] out = new byte[VERSION.length + NONCE + boxed.length];
         System.arraycopy(VERSION, 0, out, 0, VERSION.length);
         System.arraycopy(nonce, 0, out, VERSION.length, NONCE);
@@ -86,12 +90,33 @@ public final class XKeyPair {
         }
         byte[] nonce = Arrays.copyOfRange(sealed, VERSION.length, VERSION.length + NONCE);
         byte[] boxed = Arrays.copyOfRange(sealed, VERSION.length + NONCE, sealed.length);
-        return unbox(boxed, nonce, NKeyCodec.decodePublic(sender, KeyType.CURVE, "sender"));
+        return unboxWithKey(boxed, nonce, boxKey(sender, "sender"));
     }
 
-    /** NaCl crypto_box: tag(16) || ciphertext. */
+    private byte[] boxKey(String peer, String field) {
+        byte[] key = shared.get(peer);
+        if (key == null) {
+            key = sharedKey(NKeyCodec.decodePublic(peer, KeyType.CURVE, field));
+            if (shared.size() >= SHARED_CACHE) {
+                shared.clear();
+            }
+            shared.put(peer, key);
+        }
+        return key.clone();
+    }
+
+    /** NaCl crypto_box with the peer's public key: tag(16) || ciphertext. */
     byte[] box(byte[] message, byte[] nonce, byte[] theirPublic) {
-        XSalsa20Engine stream = stream(sharedKey(theirPublic), nonce);
+        return boxWithKey(message, nonce, sharedKey(theirPublic));
+    }
+
+    /** NaCl crypto_box_open with the peer's public key. */
+    byte[] unbox(byte[] boxed, byte[] nonce, byte[] theirPublic) {
+        return unboxWithKey(boxed, nonce, sharedKey(theirPublic));
+    }
+
+    private static byte[] boxWithKey(byte[] message, byte[] nonce, byte[] key) {
+        XSalsa20Engine stream = stream(key, nonce);
         byte[] polyKey = new byte[32];
         stream.processBytes(new byte[32], 0, 32, polyKey, 0);
         byte[] out = new byte[TAG + message.length];
@@ -104,9 +129,9 @@ public final class XKeyPair {
         return out;
     }
 
-    /** NaCl crypto_box_open; refuses a wrong tag before decrypting anything. */
-    byte[] unbox(byte[] boxed, byte[] nonce, byte[] theirPublic) {
-        XSalsa20Engine stream = stream(sharedKey(theirPublic), nonce);
+    /** crypto_box_open with a box key; refuses a wrong tag before decrypting anything. */
+    private static byte[] unboxWithKey(byte[] boxed, byte[] nonce, byte[] key) {
+        XSalsa20Engine stream = stream(key, nonce);
         byte[] polyKey = new byte[32];
         stream.processBytes(new byte[32], 0, 32, polyKey, 0);
         int length = boxed.length - TAG;

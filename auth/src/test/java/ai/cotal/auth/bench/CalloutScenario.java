@@ -1,0 +1,139 @@
+package ai.cotal.auth.bench;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthCallout;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.CalloutOptions;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.BackendChoice;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.SecretKeys;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * Scenario: connects per second through the auth callout (sentinel credential + bearer, sealed
+ * request, plane authorization, minted user) with 8 client threads, against static-JWT connects
+ * per second with 8 threads on the same broker in the same run. Each connect is followed by a
+ * close. Prints rates, the ratio and p50/p99 connect latency.
+ */
+public final class CalloutScenario {
+    private static final int THREADS = 8;
+
+    private CalloutScenario() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int perThread = args.length > 0 ? Integer.parseInt(args[0]) : 150;
+        Clock clock = Clock.systemUTC();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        InMemorySecretStore store = new InMemorySecretStore();
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
+                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                        .extraAccounts(List.of(callout.jwt())).build()));
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
+                     .stateDir(Files.createTempDirectory("callout-scenario")).secretStore(store).signer(auth.strip()).build());
+             AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
+                     .plane(plane).signer(auth.strip()).build())) {
+            String owner = "u_abcdefghijklmnopqrstuvwxyz";
+            ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"), List.of("general"),
+                    List.of("general")));
+            String credential = plane.mintConnectCredential(owner, "bench", row.lifecycleUid());
+            String bearer = plane.issueBearer(BearerIssuer.Request.of(owner, "bench", List.of("chat"), row.lifecycleUid(),
+                    credential, Duration.ofMinutes(15)));
+            Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
+            AtomicLong nonces = new AtomicLong();
+            IntFunction<Options> calloutConnect = i -> {
+                String nonce = "ibxbench" + nonces.incrementAndGet();
+                return base(nats).authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
+                        .connectionName(nonce).inboxPrefix("_INBOX_" + nonce).build();
+            };
+            IntFunction<Options> staticConnect = i -> base(nats).authHandler(staticCreds.authHandler())
+                    .inboxPrefix(staticCreds.inboxPrefix()).build();
+            run(staticConnect, 20);
+            run(calloutConnect, 20);
+            long[] floor = run(staticConnect, perThread);
+            double floorRate = rate(floor);
+            long[] measured = run(calloutConnect, perThread);
+            double rate = rate(measured);
+            System.out.println("\n| path (8 threads) | connects/s | p50 ms | p99 ms | ratio to floor |");
+            System.out.println("|---|---|---|---|---|");
+            row("static user JWT (floor)", floor, floorRate, floorRate);
+            row("auth callout (sentinel + bearer)", measured, rate, floorRate);
+        }
+    }
+
+    private static Options.Builder base(NatsBroker nats) {
+        return new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
+                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).errorListener(new ai.cotal.core.connect.LoggingErrorListener());
+    }
+
+    /** Wall time per connect in nanos; the rate is computed from the wall time of the whole run. */
+    private static long wall;
+
+    private static long[] run(IntFunction<Options> options, int perThread) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        List<Future<long[]>> futures = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            futures.add(pool.submit(() -> {
+                long[] times = new long[perThread];
+                for (int i = 0; i < perThread; i++) {
+                    long begin = System.nanoTime();
+                    Connection connection = Nats.connect(options.apply(i));
+                    times[i] = System.nanoTime() - begin;
+                    connection.close();
+                }
+                return times;
+            }));
+        }
+        long[] all = new long[THREADS * perThread];
+        int n = 0;
+        for (Future<long[]> future : futures) {
+            for (long t : future.get()) {
+                all[n++] = t;
+            }
+        }
+        wall = System.nanoTime() - start;
+        pool.shutdown();
+        return all;
+    }
+
+    private static double rate(long[] times) {
+        return times.length / (wall / 1e9);
+    }
+
+    private static void row(String name, long[] times, double rate, double floorRate) {
+        long[] sorted = times.clone();
+        Arrays.sort(sorted);
+        System.out.printf("| %s | %.0f | %.2f | %.2f | %.2fx |%n", name, rate, sorted[sorted.length / 2] / 1e6,
+                sorted[(int) Math.ceil(sorted.length * 0.99) - 1] / 1e6, rate / floorRate);
+    }
+}
