@@ -42,13 +42,14 @@ import java.util.function.IntFunction;
  * close. Prints rates, the ratio and p50/p99 connect latency.
  */
 public final class CalloutScenario {
-    private static final int THREADS = 8;
+    private static int THREADS = 8;
 
     private CalloutScenario() {
     }
 
     public static void main(String[] args) throws Exception {
         int perThread = args.length > 0 ? Integer.parseInt(args[0]) : 150;
+        THREADS = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
@@ -83,7 +84,7 @@ public final class CalloutScenario {
             double floorRate = rate(floor);
             long[] measured = run(calloutConnect, perThread);
             double rate = rate(measured);
-            System.out.println("\n| path (8 threads) | connects/s | p50 ms | p99 ms | ratio to floor |");
+            System.out.println("\n| path (" + THREADS + " threads) | connects/s | p50 ms | p99 ms | ratio to floor |");
             System.out.println("|---|---|---|---|---|");
             row("static user JWT (floor)", floor, floorRate, floorRate);
             row("auth callout (sentinel + bearer)", measured, rate, floorRate);
