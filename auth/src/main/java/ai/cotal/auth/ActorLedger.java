@@ -3,6 +3,7 @@ package ai.cotal.auth;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.keys.NKeyCodec;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,6 @@ public final class ActorLedger {
     static final String INTERACTIVE = "actors";
     static final String MANAGED = "managed-actors";
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final char[] UID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
 
     private final Path stateDir;
     private final Clock clock;
@@ -182,17 +182,6 @@ public final class ActorLedger {
     static String newUid() {
         byte[] bytes = new byte[20];
         RANDOM.nextBytes(bytes);
-        StringBuilder out = new StringBuilder(32);
-        int buffer = 0;
-        int bits = 0;
-        for (byte b : bytes) {
-            buffer = (buffer << 8) | (b & 0xff);
-            bits += 8;
-            while (bits >= 5) {
-                out.append(UID_ALPHABET[(buffer >>> (bits - 5)) & 31]);
-                bits -= 5;
-            }
-        }
-        return out.toString();
+        return NKeyCodec.base32(bytes).toLowerCase(java.util.Locale.ROOT);
     }
 }

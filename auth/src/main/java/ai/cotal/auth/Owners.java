@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.List;
@@ -15,8 +16,6 @@ import javax.crypto.spec.SecretKeySpec;
  * is at least 32 bytes.
  */
 public final class Owners {
-    private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
-
     private Owners() {
     }
 
@@ -38,21 +37,7 @@ public final class Owners {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
             byte[] digest = mac.doFinal(("cotal-owner-v1:" + input).getBytes(StandardCharsets.UTF_8));
-            StringBuilder out = new StringBuilder("u_");
-            int buffer = 0;
-            int bits = 0;
-            for (int i = 0; i < 16; i++) {
-                buffer = (buffer << 8) | (digest[i] & 0xff);
-                bits += 8;
-                while (bits >= 5) {
-                    out.append(ALPHABET[(buffer >>> (bits - 5)) & 31]);
-                    bits -= 5;
-                }
-            }
-            if (bits > 0) {
-                out.append(ALPHABET[(buffer << (5 - bits)) & 31]);
-            }
-            return out.toString();
+            return "u_" + NKeyCodec.base32(java.util.Arrays.copyOf(digest, 16)).toLowerCase(java.util.Locale.ROOT);
         } catch (GeneralSecurityException e) {
             throw CotalException.internal("HmacSHA256 unavailable", e);
         }

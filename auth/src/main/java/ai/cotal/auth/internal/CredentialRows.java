@@ -4,6 +4,7 @@ import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.keys.NKeyCodec;
 import ai.cotal.core.stores.StoreNames;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -21,7 +22,6 @@ import java.time.Clock;
  */
 final class CredentialRows {
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
 
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
@@ -104,20 +104,10 @@ final class CredentialRows {
         return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
     }
 
+    /** 130 random bits: 26 lowercase base32 characters. */
     private static String newId() {
         byte[] bytes = new byte[17];
         RANDOM.nextBytes(bytes);
-        StringBuilder out = new StringBuilder(26);
-        int buffer = 0;
-        int bits = 0;
-        for (byte b : bytes) {
-            buffer = (buffer << 8) | (b & 0xff);
-            bits += 8;
-            while (bits >= 5 && out.length() < 26) {
-                out.append(ALPHABET[(buffer >>> (bits - 5)) & 31]);
-                bits -= 5;
-            }
-        }
-        return out.toString();
+        return NKeyCodec.base32(bytes).toLowerCase(java.util.Locale.ROOT).substring(0, 26);
     }
 }
