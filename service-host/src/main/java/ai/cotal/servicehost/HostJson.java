@@ -1,0 +1,174 @@
+package ai.cotal.servicehost;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Closed JSON for the contract: unknown fields, duplicate keys, trailing tokens, wrong types, any
+ * scalar coercion, floats for integers and integers beyond 2^53-1 are refused as
+ * {@code bad-request} naming the field; messages never quote the input. Requests are
+ * {@code {"kind": "...", ...fields}}. Thread-safe.
+ */
+public final class HostJson {
+    private static final ObjectMapper JSON = mapper();
+    private static final Map<String, Class<? extends HostRequest>> KINDS = Map.ofEntries(
+            Map.entry("register", HostRequest.Register.class), Map.entry("decide", HostRequest.Decide.class),
+            Map.entry("revoke", HostRequest.Revoke.class), Map.entry("name-bind", HostRequest.NameBind.class),
+            Map.entry("caller-grant", HostRequest.CallerGrant.class),
+            Map.entry("caller-revoke", HostRequest.CallerRevoke.class),
+            Map.entry("caller-read", HostRequest.CallerRead.class), Map.entry("caller-list", HostRequest.CallerList.class),
+            Map.entry("instance-read", HostRequest.InstanceRead.class),
+            Map.entry("instance-list", HostRequest.InstanceList.class),
+            Map.entry("proposal-read", HostRequest.ProposalRead.class),
+            Map.entry("operation-read", HostRequest.OperationRead.class), Map.entry("name-read", HostRequest.NameRead.class));
+
+    private HostJson() {
+    }
+
+    private static ObjectMapper mapper() {
+        ObjectMapper mapper = JsonMapper.builder()
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .serializationInclusion(JsonInclude.Include.NON_NULL)
+                .build();
+        for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean,
+                LogicalType.Textual, LogicalType.Enum}) {
+            for (CoercionInputShape shape : new CoercionInputShape[] {CoercionInputShape.String, CoercionInputShape.Integer,
+                    CoercionInputShape.Float, CoercionInputShape.Boolean, CoercionInputShape.EmptyString}) {
+                boolean natural = (type == LogicalType.Integer && shape == CoercionInputShape.Integer)
+                        || (type == LogicalType.Float && shape == CoercionInputShape.Float)
+                        || (type == LogicalType.Boolean && shape == CoercionInputShape.Boolean)
+                        || ((type == LogicalType.Textual || type == LogicalType.Enum) && shape == CoercionInputShape.String);
+                mapper.coercionConfigFor(type).setCoercion(shape, natural ? CoercionAction.TryConvert : CoercionAction.Fail);
+            }
+        }
+        return mapper;
+    }
+
+    /** Parses a request: {@code kind} selects the closed record. */
+    public static HostRequest parseRequest(byte[] json) {
+        JsonNode node = tree(json, "request");
+        return parseRequest(node);
+    }
+
+    /** Parses a request from an already read tree (e.g. the {@code request} of a route body). */
+    public static HostRequest parseRequest(JsonNode node) {
+        if (!(node instanceof ObjectNode object)) {
+            throw ContractException.badRequest("request", "must be an object");
+        }
+        JsonNode kind = object.get("kind");
+        Class<? extends HostRequest> type = kind != null && kind.isTextual() ? KINDS.get(kind.asText()) : null;
+        if (type == null) {
+            throw ContractException.badRequest("request.kind", "unknown kind");
+        }
+        checkIntegers(object, "request");
+        ObjectNode fields = object.deepCopy();
+        fields.remove("kind");
+        return convert(fields, type, "request");
+    }
+
+    /** Writes a request with {@code kind} first. */
+    public static byte[] writeRequest(HostRequest request) {
+        ObjectNode node = JSON.createObjectNode().put("kind", request.kind());
+        node.setAll((ObjectNode) JSON.valueToTree(request));
+        return bytes(node);
+    }
+
+    public static HostResult parseResult(byte[] json) {
+        JsonNode node = tree(json, "result");
+        checkIntegers(node, "result");
+        return convert(node, HostResult.class, "result");
+    }
+
+    public static byte[] writeResult(HostResult result) {
+        return bytes(result);
+    }
+
+    static JsonNode tree(byte[] json, String what) {
+        try {
+            JsonNode node = JSON.readTree(json);
+            if (node == null || node.isMissingNode()) {
+                throw ContractException.badRequest(what, "empty");
+            }
+            return node;
+        } catch (IOException e) {
+            throw ContractException.badRequest(what, "malformed JSON");
+        }
+    }
+
+    static byte[] bytes(Object value) {
+        try {
+            return JSON.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new ContractException("internal", "cannot write " + value.getClass().getSimpleName(), e);
+        }
+    }
+
+    private static <T> T convert(JsonNode node, Class<T> type, String what) {
+        try {
+            return JSON.treeToValue(node, type);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof ContractException c) {
+                    throw c;
+                }
+            }
+            if (e instanceof UnrecognizedPropertyException u) {
+                throw ContractException.badRequest(what + path(u), "unknown field");
+            }
+            if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+                throw ContractException.badRequest(what + path(m), "missing, of the wrong type, or invalid");
+            }
+            throw ContractException.badRequest(what, "invalid");
+        }
+    }
+
+    /** Refuses integers outside 0..2^53-1 anywhere in the tree (they would not survive a JavaScript peer). */
+    private static void checkIntegers(JsonNode node, String path) {
+        if (node.isIntegralNumber() && (!node.canConvertToLong() || node.asLong() < -Grammar.MAX_SAFE
+                || node.asLong() > Grammar.MAX_SAFE)) {
+            throw ContractException.badRequest(path, "integer beyond 2^53-1");
+        }
+        if (node.isFloatingPointNumber()) {
+            throw ContractException.badRequest(path, "must be an integer");
+        }
+        node.fields().forEachRemaining(e -> checkIntegers(e.getValue(), path + "." + e.getKey()));
+        if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                checkIntegers(node.get(i), path + "[" + i + "]");
+            }
+        }
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder out = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                out.append('.').append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                out.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,67 @@
+package ai.cotal.servicehost;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The answer to a host request (SPEC §13.1). {@code operationId} is present once a binding exists
+ * or may exist ({@code pending}, {@code held}, {@code refused}, {@code completed},
+ * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases still owed
+ * as far as this invocation saw (absent never means nothing is owed). {@code denyNew} appears on
+ * revoke results only with evidence. Payload fields carry the kind's views. Immutable.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record HostResult(Status status, String operationId, Completion completion, List<String> debt, DenyNew denyNew,
+        Long approvedGateRevision, String reason, Views.Instance instance, List<Views.Instance> instances, String cursor,
+        Views.Proposal proposal, Views.Operation operation, Views.Name name, Views.Grant grant, List<Views.Grant> grants) {
+
+    /** What happened. */
+    public enum Status { pending, held, refused, denied, completed, granted, unsupported }
+
+    /** Whether a completed result was applied now or returned from storage. */
+    public enum Completion { applied, stored }
+
+    /** Evidence about deny-new on a revoke. */
+    public enum DenyNew {
+        @JsonProperty("in-effect") IN_EFFECT,
+        @JsonProperty("unknown") UNKNOWN,
+        @JsonProperty("landed") LANDED
+    }
+
+    public HostResult {
+        if (status == null) {
+            throw ContractException.badRequest("status", "is required");
+        }
+        Grammar.optional(Grammar.OPERATION_ID, operationId, "operationId");
+        if (status == Status.denied && operationId != null) {
+            throw ContractException.badRequest("operationId", "a denied result names no operation");
+        }
+        if ((status == Status.pending || status == Status.refused || status == Status.completed
+                || status == Status.granted) && operationId == null && operation == null && proposal == null
+                && instance == null && instances == null && name == null && grant == null && grants == null) {
+            throw ContractException.badRequest("operationId", "a " + status + " result of a write names its operation");
+        }
+        if ((status == Status.completed) != (completion != null)) {
+            throw ContractException.badRequest("completion", "present exactly on completed results");
+        }
+        if (debt != null) {
+            debt = List.copyOf(debt);
+            for (int i = 0; i < debt.size(); i++) {
+                Grammar.check(Grammar.REQUEST_ID, debt.get(i), "debt[" + i + "]");
+            }
+        }
+        if (approvedGateRevision != null) {
+            Grammar.revision(approvedGateRevision, "approvedGateRevision");
+        }
+        instances = instances == null ? null : List.copyOf(instances);
+        grants = grants == null ? null : List.copyOf(grants);
+        Grammar.optional(Grammar.CURSOR, cursor, "cursor");
+    }
+
+    /** A result with only a status (and a reason). */
+    public static HostResult of(Status status, String operationId, String reason) {
+        return new HostResult(status, operationId, null, null, null, null, reason, null, null, null, null, null, null, null,
+                null);
+    }
+}

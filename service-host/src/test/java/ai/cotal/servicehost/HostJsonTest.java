@@ -1,0 +1,91 @@
+package ai.cotal.servicehost;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HostJsonTest {
+    private static final String RID = "req-0123456789abcdef";
+    private static final String IID = "abcdefghijklmnopqrstuvwxyz";
+
+    private static HostRequest parse(String json) {
+        return HostJson.parseRequest(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static ContractException refused(String json) {
+        ContractException e = assertThrows(ContractException.class, () -> parse(json));
+        assertEquals("bad-request", e.code());
+        return e;
+    }
+
+    @Test
+    void everyKindRoundTrips() {
+        List<HostRequest> requests = List.of(
+                new HostRequest.Register(RID, "weather", IID, "sha256:" + "a".repeat(64), List.of("invoke")),
+                new HostRequest.Decide(RID, "weather", IID, HostRequest.Decision.approve),
+                new HostRequest.Revoke(RID, "weather", IID),
+                new HostRequest.NameBind(RID, "forecast", "weather", "dns:forecast.example", 0),
+                new HostRequest.CallerGrant(RID, "weather", IID, new HostRequest.Grantee("u_abcdefghijklmnopqrstuvwxyz",
+                        "laptop"), List.of("invoke")),
+                new HostRequest.CallerRevoke(RID, "weather", IID, "abcdefghijklmnopqrstuvwxyz"),
+                new HostRequest.CallerRead("weather", IID, "abcdefghijklmnopqrstuvwxyz"),
+                new HostRequest.CallerList("weather", IID, null, 10),
+                new HostRequest.InstanceRead("weather", IID), new HostRequest.InstanceList("Y3Vyc29y", 100),
+                new HostRequest.ProposalRead("abcdefghijklmnopqrstuvwxyz"),
+                new HostRequest.OperationRead("abcdefghijklmnopqrstuvwxyz"), new HostRequest.NameRead("forecast"));
+        for (HostRequest request : requests) {
+            byte[] bytes = HostJson.writeRequest(request);
+            assertTrue(new String(bytes, StandardCharsets.UTF_8).startsWith("{\"kind\":\"" + request.kind() + "\""));
+            assertEquals(request, HostJson.parseRequest(bytes));
+            assertArrayEquals(bytes, HostJson.writeRequest(HostJson.parseRequest(bytes)), "identical bytes");
+        }
+    }
+
+    @Test
+    void closedParsingRefusesEverythingOutOfGrammar() {
+        refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"extra\":1}");
+        refused("{\"kind\":\"teleport\"}");
+        refused("{\"kind\":\"revoke\",\"requestId\":\"short\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID + "\"}");
+        refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"Weather.Service\",\"instanceId\":\"" + IID + "\"}");
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+                + "\"expectedRevision\":9007199254740993}");
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+                + "\"expectedRevision\":\"0\"}");
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+                + "\"expectedRevision\":0.5}");
+        refused("{\"kind\":\"decide\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"decision\":\"maybe\"}");
+        refused("{\"kind\":\"instance-list\",\"limit\":101}");
+        refused("{\"kind\":\"instance-read\",\"endpoint\":\"weather\",\"endpoint\":\"other\",\"instanceId\":\"" + IID + "\"}");
+        refused("{\"kind\":\"caller-grant\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"grantee\":{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"a\"},\"capabilities\":[\"journal-read\"]}");
+        refused("{\"kind\":\"caller-grant\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"grantee\":{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"a\"},\"capabilities\":[\"any\"]}");
+        ContractException named = refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\"}");
+        assertTrue(named.getMessage().startsWith("instanceId"), named.getMessage());
+        refused("{\"kind\":\"revoke\"} trailing");
+    }
+
+    @Test
+    void resultsFollowTheStatusRules() {
+        HostResult pending = HostResult.of(HostResult.Status.pending, "abcdefghijklmnopqrstuvwxyz", null);
+        assertEquals(pending, HostJson.parseResult(HostJson.writeResult(pending)));
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.denied, "abcdefghijklmnopqrstuvwxyz", null));
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.pending, null, null));
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.completed, "abcdefghijklmnopqrstuvwxyz", null));
+        HostResult revoke = new HostResult(HostResult.Status.completed, "abcdefghijklmnopqrstuvwxyz",
+                HostResult.Completion.applied, List.of(RID), HostResult.DenyNew.IN_EFFECT, null, null, null, null, null, null,
+                null, null, null, null);
+        String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"denyNew\":\"in-effect\""), json);
+        assertEquals(revoke, HostJson.parseResult(json.getBytes(StandardCharsets.UTF_8)));
+        assertThrows(ContractException.class, () -> HostJson.parseResult("{\"status\":\"held\",\"surprise\":true}"
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+}
