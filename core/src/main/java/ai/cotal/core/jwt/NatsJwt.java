@@ -169,15 +169,6 @@ public final class NatsJwt {
         return (ClaimSet<C>) claims;
     }
 
-    /** The claims of a token without checking its signature: for diagnostics only, never for trust. */
-    public static JsonNode peek(String token) {
-        String[] parts = token == null ? new String[0] : token.split("\\.", -1);
-        if (parts.length != 3) {
-            throw CotalException.badRequest("jwt", "not three dot-separated parts");
-        }
-        return ClosedJson.tree(JSON, base64("jwt.claims", parts[1]), "jwt.claims");
-    }
-
     private static void checkSubject(ClaimType type, String sub) {
         if (sub == null || sub.isEmpty()) {
             throw CotalException.badRequest("sub", "missing");

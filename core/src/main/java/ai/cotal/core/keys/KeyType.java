@@ -37,14 +37,4 @@ public enum KeyType {
         }
         return null;
     }
-
-    /** The type whose public keys start with {@code letter}, or null. */
-    public static KeyType ofLetter(char letter) {
-        for (KeyType type : values()) {
-            if (type.letter == letter) {
-                return type;
-            }
-        }
-        return null;
-    }
 }
