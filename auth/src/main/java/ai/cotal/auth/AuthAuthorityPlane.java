@@ -88,6 +88,28 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The owner token of an IdP subject (the owner secret comes from the secret store). */
     String deriveOwner(String issuer, String subject);
 
+    /** How long an in-process host call may take when the caller names no deadline. */
+    java.time.Duration DEFAULT_HOST_DEADLINE = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Answers a service-endpoint host request (SPEC §13.1) for a granter the caller has already
+     * authenticated, within {@link #DEFAULT_HOST_DEADLINE}.
+     *
+     * @throws ai.cotal.core.CotalException {@code failed-precondition} when the plane was opened
+     *         without service endpoints; {@code unavailable} once it fenced or began closing
+     */
+    default ai.cotal.servicehost.HostResult serviceEndpointHost(Granter granter,
+            ai.cotal.servicehost.HostRequest request) {
+        return serviceEndpointHost(granter, request, java.time.Instant.now().plus(DEFAULT_HOST_DEADLINE));
+    }
+
+    /**
+     * Answers a service-endpoint host request by {@code deadline}: the invocation's effect
+     * connection expires at that deadline rounded up to the whole second and is never renewed.
+     */
+    ai.cotal.servicehost.HostResult serviceEndpointHost(Granter granter, ai.cotal.servicehost.HostRequest request,
+            java.time.Instant deadline);
+
     /** Completes with the operator message when the plane fences itself after losing a scanner. */
     CompletableFuture<String> fenced();
 

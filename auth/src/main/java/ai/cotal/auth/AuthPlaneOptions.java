@@ -32,6 +32,7 @@ public final class AuthPlaneOptions {
     private final Optional<LivenessOracle> livenessOracle;
     private final Duration standingTtl;
     private final Optional<SSLContext> sslContext;
+    private final boolean serviceEndpoints;
 
     private AuthPlaneOptions(Builder b) {
         this.servers = List.copyOf(b.servers);
@@ -43,6 +44,12 @@ public final class AuthPlaneOptions {
         this.livenessOracle = Optional.ofNullable(b.livenessOracle);
         this.standingTtl = b.standingTtl;
         this.sslContext = Optional.ofNullable(b.sslContext);
+        this.serviceEndpoints = b.serviceEndpoints;
+    }
+
+    /** True when the plane hosts the service-endpoint operations (off by default). */
+    public boolean serviceEndpoints() {
+        return serviceEndpoints;
     }
 
     public static Builder builder() {
@@ -97,6 +104,7 @@ public final class AuthPlaneOptions {
         private LivenessOracle livenessOracle;
         private Duration standingTtl = DEFAULT_STANDING_TTL;
         private SSLContext sslContext;
+        private boolean serviceEndpoints;
 
         private Builder() {
         }
@@ -145,6 +153,16 @@ public final class AuthPlaneOptions {
         /** Lifetime of the standing authority credentials (5 s to 24 h); they renew at half-life. */
         public Builder standingTtl(Duration ttl) {
             this.standingTtl = ttl;
+            return this;
+        }
+
+        /**
+         * Hosts the service-endpoint operations ({@code serviceEndpoints: {startup: {kind: "normal"}}}):
+         * the plane opens a read-only discovery connection and answers
+         * {@link AuthAuthorityPlane#serviceEndpointHost}. Off by default.
+         */
+        public Builder serviceEndpoints(boolean enabled) {
+            this.serviceEndpoints = enabled;
             return this;
         }
 

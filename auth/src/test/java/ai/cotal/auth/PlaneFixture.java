@@ -23,38 +23,38 @@ import java.time.Clock;
 import java.util.List;
 
 /** A broker trust with one space, its secret store (with the observer credential) and plane options. */
-final class PlaneFixture {
-    final Clock clock = Clock.systemUTC();
-    final BrokerAuth broker = BrokerAuth.create("plane", clock);
-    final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
-    final InMemorySecretStore store = new InMemorySecretStore();
-    final Creds evictor = Creds.mintSystem(broker, Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
+public final class PlaneFixture {
+    public final Clock clock = Clock.systemUTC();
+    public final BrokerAuth broker = BrokerAuth.create("plane", clock);
+    public final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
+    public final InMemorySecretStore store = new InMemorySecretStore();
+    public final Creds evictor = Creds.mintSystem(broker, Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
             MintOptions.defaults());
 
-    PlaneFixture() {
+    public PlaneFixture() {
         store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(broker, Identity.create(),
                 CredentialProfile.MEMBERSHIP_OBSERVER, space.accountPublicKey(), MintOptions.defaults()).text());
     }
 
-    String config(NatsBroker nats) {
+    public String config(NatsBroker nats) {
         return ServerConfig.render(broker, List.of(space), ServerConfigOptions.builder().transport(Transport.plaintext())
                 .storeDir(nats.storeDir()).build());
     }
 
-    AuthPlaneOptions.Builder options(NatsBroker nats, Path stateDir) {
+    public AuthPlaneOptions.Builder options(NatsBroker nats, Path stateDir) {
         return AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store)
                 .signer(new SpaceAuth(broker, space).strip()).clock(clock);
     }
 
     /** A data-account user without limits: test inspection only. */
-    Connection admin(NatsBroker nats) {
+    public Connection admin(NatsBroker nats) {
         Identity identity = Identity.create();
         String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-admin", UserClaim.of(null, null,
                 space.accountPublicKey(), null), clock.instant()), space.signing());
         return NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label("test-admin").build().connect();
     }
 
-    Connection system(NatsBroker nats, Creds creds) {
+    public Connection system(NatsBroker nats, Creds creds) {
         return NatsConnector.builder().server(nats.url()).creds(creds).label("test-system").build().connect();
     }
 }

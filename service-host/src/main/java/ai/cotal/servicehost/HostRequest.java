@@ -72,13 +72,17 @@ public sealed interface HostRequest {
         }
     }
 
-    /** Bind a name to an endpoint, once ({@code expectedRevision} must be 0 to bind). */
-    record NameBind(String requestId, String name, String endpoint, String claimReference, long expectedRevision)
-            implements Mutating {
+    /**
+     * Bind a name to an endpoint of one owner, once ({@code expectedRevision} must be 0 to bind).
+     * The host checks no domain control: verify {@code claimReference} before binding.
+     */
+    record NameBind(String requestId, String name, String endpoint, String owner, String claimReference,
+            long expectedRevision) implements Mutating {
         public NameBind {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
             Grammar.check(Grammar.LABEL, name, "name");
             Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.check(Grammar.OWNER, owner, "owner");
             Grammar.check(Grammar.CLAIM, claimReference, "claimReference");
             Grammar.revision(expectedRevision, "expectedRevision");
         }

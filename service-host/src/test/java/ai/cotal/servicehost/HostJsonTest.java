@@ -29,7 +29,7 @@ class HostJsonTest {
                 new HostRequest.Register(RID, "weather", IID, "sha256:" + "a".repeat(64), List.of("invoke")),
                 new HostRequest.Decide(RID, "weather", IID, HostRequest.Decision.approve),
                 new HostRequest.Revoke(RID, "weather", IID),
-                new HostRequest.NameBind(RID, "forecast", "weather", "dns:forecast.example", 0),
+                new HostRequest.NameBind(RID, "forecast", "weather", "u_" + "a".repeat(26), "dns:forecast.example", 0),
                 new HostRequest.CallerGrant(RID, "weather", IID, new HostRequest.Grantee("u_abcdefghijklmnopqrstuvwxyz",
                         "laptop"), List.of("invoke")),
                 new HostRequest.CallerRevoke(RID, "weather", IID, "abcdefghijklmnopqrstuvwxyz"),
@@ -53,11 +53,11 @@ class HostJsonTest {
         refused("{\"kind\":\"teleport\"}");
         refused("{\"kind\":\"revoke\",\"requestId\":\"short\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID + "\"}");
         refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"Weather.Service\",\"instanceId\":\"" + IID + "\"}");
-        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"owner\":\"u_aaaaaaaaaaaaaaaaaaaaaaaaaa\",\"claimReference\":\"c\","
                 + "\"expectedRevision\":9007199254740993}");
-        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"owner\":\"u_aaaaaaaaaaaaaaaaaaaaaaaaaa\",\"claimReference\":\"c\","
                 + "\"expectedRevision\":\"0\"}");
-        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"claimReference\":\"c\","
+        refused("{\"kind\":\"name-bind\",\"requestId\":\"" + RID + "\",\"name\":\"n\",\"endpoint\":\"e\",\"owner\":\"u_aaaaaaaaaaaaaaaaaaaaaaaaaa\",\"claimReference\":\"c\","
                 + "\"expectedRevision\":0.5}");
         refused("{\"kind\":\"decide\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
                 + "\",\"decision\":\"maybe\"}");

@@ -23,7 +23,12 @@ import ai.cotal.core.issued.Source;
 import ai.cotal.core.stores.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.stores.StoreNames;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -53,6 +58,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final ActorLedger ledger;
     private final CredentialRows credentials;
     private final BearerIssuer issuer;
+    private final AuthorityConnection discovery;
+    private final ServiceEndpointEngine endpoints;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
@@ -61,7 +68,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
             AuthorityConnection ledgerScanner,
-            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer) {
+            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery) {
         this.options = options;
         this.space = options.space();
         this.scheduler = scheduler;
@@ -77,6 +84,10 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.credentials = new CredentialRows(space, writer.connection(), reader.connection(), options.clock());
         this.issued = IssuedAuthority.bind(issuerConnection.connection(), space, this::composedSourceIsLive, options.clock());
         this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
+        this.discovery = discovery;
+        this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
+                options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
+                options.clock(), ledger, discovery.connection(), claim::assertHeld, () -> fenced.isDone() || closing));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
@@ -95,6 +106,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
             AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
             AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);
+            AuthorityConnection discovery = options.serviceEndpoints()
+                    ? connect(options, AuthorityRole.DISCOVERY, scheduler, renewalFailure, opened) : null;
             AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
             AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
                     opened);
@@ -111,7 +124,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
-                    recordsScanner, claim, issuer);
+                    recordsScanner, claim, issuer, discovery);
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             renewalFailure.thenAccept(plane::fence);
@@ -318,6 +331,27 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
+    public HostResult serviceEndpointHost(Granter granter, HostRequest request, Instant deadline) {
+        if (endpoints == null) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
+                    + "\" was opened without service endpoints (AuthPlaneOptions.serviceEndpoints)");
+        }
+        if (granter == null || request == null || deadline == null) {
+            throw CotalException.badRequest(granter == null ? "granter" : request == null ? "request" : "deadline",
+                    "is required");
+        }
+        if (closing) {
+            refuseIfUnavailable();
+        }
+        return endpoints.invoke(granter, request, deadline); // a fenced plane's engine answers held (or unavailable for reads)
+    }
+
+    /** The engine, for the embedder-facing route and tests in this module; null when service endpoints are off. */
+    public ServiceEndpointEngine serviceEndpointEngine() {
+        return endpoints;
+    }
+
+    @Override
     public CompletableFuture<String> fenced() {
         return fenced;
     }
@@ -329,6 +363,10 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         }
         closing = true;
         if (!readersClosed) {
+            if (endpoints != null) {
+                endpoints.close();
+                discovery.close();
+            }
             reader.close();
             ledgerScanner.close();
             recordsScanner.close();

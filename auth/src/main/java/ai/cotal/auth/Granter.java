@@ -1,0 +1,52 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import java.util.regex.Pattern;
+
+/**
+ * Who asks the service-endpoint host (SPEC §13.1). The host authenticates nobody: the embedder
+ * passes a granter it has already authenticated (the stock route derives it from an IdP proof).
+ * An {@link Owner} acts through one of its actors and must hold a current interactive ledger row
+ * for every write; an {@link Operator} is named by an audit id and is the only granter that binds
+ * names or revokes another owner's instance.
+ */
+public sealed interface Granter {
+    /** A line for audit logs: never a secret. */
+    String audit();
+
+    /** An owner {@code u_…} acting as {@code actor}. */
+    record Owner(String owner, String actor) implements Granter {
+        private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
+        private static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
+
+        public Owner {
+            if (owner == null || !OWNER.matcher(owner).matches()) {
+                throw CotalException.badRequest("granter.owner", "must match u_[a-z2-7]{26}");
+            }
+            if (actor == null || !ACTOR.matcher(actor).matches()) {
+                throw CotalException.badRequest("granter.actor", "must match [A-Za-z0-9_]{1,64}");
+            }
+        }
+
+        @Override
+        public String audit() {
+            return "owner " + owner + "." + actor;
+        }
+    }
+
+    /** The space's operator, named for audit by {@code auditId} (the proved subject). */
+    record Operator(String auditId) implements Granter {
+        private static final Pattern AUDIT = Pattern.compile("[\\x21-\\x7e]{1,128}");
+
+        public Operator {
+            if (auditId == null || !AUDIT.matcher(auditId).matches()) {
+                throw CotalException.badRequest("granter.auditId", "must be 1 to 128 printable characters without spaces");
+            }
+        }
+
+        @Override
+        public String audit() {
+            return "operator " + auditId;
+        }
+    }
+}

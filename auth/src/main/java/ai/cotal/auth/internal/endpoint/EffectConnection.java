@@ -1,0 +1,213 @@
+package ai.cotal.auth.internal.endpoint;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.connect.LoggingErrorListener;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.trust.SpaceSigner;
+import io.nats.client.AuthHandler;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.net.ssl.SSLContext;
+
+/**
+ * One invocation's effect registry connection (SPEC §13.1 step e): a user JWT that may publish only
+ * {@code $KV.<bucket>.<key>} for the keys in scope and subscribe only its inbox, with
+ * {@code exp = ceil(deadline_ms / 1000)}. It never renews or reconnects: once it is lost the
+ * invocation is fenced and no later step writes. Thread-safe.
+ */
+final class EffectConnection implements AutoCloseable {
+    private static final int WRONG_LAST_SEQUENCE = 10071;
+
+    /** The connection is gone (closed by the broker, expired or kicked): the invocation is fenced. */
+    static final class Lost extends RuntimeException {
+        Lost(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    private final Connection connection;
+    private final JetStream js;
+    private final String bucket;
+    private final Set<String> scope;
+    private final long exp;
+    private volatile String lost;
+    private final java.util.concurrent.CompletableFuture<String> gone = new java.util.concurrent.CompletableFuture<>();
+
+    private EffectConnection(Connection connection, JetStream js, String bucket, Set<String> scope, long exp) {
+        this.connection = connection;
+        this.js = js;
+        this.bucket = bucket;
+        this.scope = scope;
+        this.exp = exp;
+    }
+
+    /** {@code ceil(deadline_ms / 1000)}: the JWT never outlives the invocation's original deadline. */
+    static long expiry(Instant deadline) {
+        return Math.floorDiv(deadline.toEpochMilli() + 999, 1000);
+    }
+
+    /** The user JWT for {@code scope}: publish exactly the scoped keys, subscribe the inbox. */
+    static String credential(SpaceSigner signer, String bucket, Set<String> scope, NKeyPair identity, Instant now,
+            Instant deadline) {
+        List<String> publish = new ArrayList<>();
+        for (String key : new TreeSet<>(scope)) {
+            publish.add("$KV." + bucket + "." + key);
+        }
+        UserClaim body = UserClaim.of(Permission.allow(publish),
+                Permission.allow(List.of("_INBOX_" + identity.publicKey() + ".>")), signer.accountPublicKey(), null);
+        return NatsJwt.encode(ClaimSet.of(identity.publicKey(), "cotal:ep-effect:" + signer.space(), body, now)
+                .withExp(expiry(deadline)), signer.signing());
+    }
+
+    static EffectConnection open(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket,
+            Set<String> scope, Instant now, Instant deadline) {
+        NKeyPair identity = NKeyPair.create(KeyType.USER);
+        String jwt = credential(signer, bucket, scope, identity, now, deadline);
+        Duration remaining = Duration.between(now, deadline);
+        if (remaining.toMillis() < 1) {
+            throw new Lost("the invocation's deadline passed before its effect connection opened");
+        }
+        Holder holder = new Holder();
+        Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
+                .authHandler(new AuthHandler() {
+                    @Override
+                    public byte[] sign(byte[] nonce) {
+                        return identity.sign(nonce);
+                    }
+
+                    @Override
+                    public char[] getID() {
+                        return identity.publicKey().toCharArray();
+                    }
+
+                    @Override
+                    public char[] getJWT() {
+                        return jwt.toCharArray();
+                    }
+                })
+                .inboxPrefix("_INBOX_" + identity.publicKey()).connectionName("cotal:ep-effect:" + signer.space())
+                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).noReconnect().connectionListener(holder)
+                .connectionTimeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5))
+                .errorListener(new LoggingErrorListener());
+        if (ssl != null) {
+            options.sslContext(ssl);
+        }
+        Connection connection;
+        try {
+            connection = Nats.connect(options.build());
+        } catch (IOException e) {
+            throw new Lost("the effect connection could not open (" + e.getMessage() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Lost("interrupted while opening the effect connection");
+        }
+        JetStream js;
+        try {
+            js = connection.jetStream(JetStreamOptions.builder().requestTimeout(remaining).build());
+        } catch (IOException e) {
+            closeQuietly(connection);
+            throw new Lost("the effect connection has no JetStream context");
+        }
+        EffectConnection effect = new EffectConnection(connection, js, bucket, Set.copyOf(scope), expiry(deadline));
+        holder.owner = effect;
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            effect.lost = "the effect connection was lost while opening";
+        }
+        return effect;
+    }
+
+    Set<String> scope() {
+        return scope;
+    }
+
+    long exp() {
+        return exp;
+    }
+
+    /** Completes when the connection is lost (disconnected or closed, by the broker or by us). */
+    java.util.concurrent.CompletableFuture<String> gone() {
+        return gone;
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    boolean lost() {
+        return lost != null || connection.getStatus() != Connection.Status.CONNECTED;
+    }
+
+    /**
+     * Publishes {@code data} on {@code key} when its last subject sequence is {@code expected}
+     * ({@code 0}: no message at all). Empty when the key moved. Throws {@link Lost} when the
+     * connection is gone or the outcome cannot be known; the caller must then write nothing more.
+     */
+    java.util.Optional<Long> publish(String key, byte[] data, long expected) {
+        if (lost()) {
+            throw new Lost(lost == null ? "the effect connection is gone" : lost);
+        }
+        try {
+            PublishAck ack = js.publish("$KV." + bucket + "." + key, data,
+                    PublishOptions.builder().expectedLastSubjectSequence(expected).build());
+            return java.util.Optional.of(ack.getSeqno());
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                return java.util.Optional.empty();
+            }
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "service endpoints: the broker refused a write to "
+                    + key + " (" + e.getApiErrorCode() + ")", e);
+        } catch (IOException e) {
+            lost = "a write's outcome is unknown (" + e.getMessage() + ")";
+            throw new Lost(lost);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(connection);
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final class Holder implements ConnectionListener {
+        volatile EffectConnection owner;
+
+        @Override
+        public void connectionEvent(Connection conn, Events type) {
+            EffectConnection self = owner;
+            if (self != null && (type == Events.DISCONNECTED || type == Events.CLOSED)) {
+                if (self.lost == null) {
+                    self.lost = "the effect connection was lost (" + type + ")";
+                }
+                self.gone.complete(self.lost);
+            }
+        }
+    }
+}

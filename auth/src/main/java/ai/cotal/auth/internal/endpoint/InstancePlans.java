@@ -1,0 +1,239 @@
+package ai.cotal.auth.internal.endpoint;
+
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult.DenyNew;
+import ai.cotal.servicehost.HostResult.Status;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** Register, decide and revoke (SPEC §13.1 step 4): the instance lifecycle. */
+final class InstancePlans {
+    private final Planner planner;
+    private final Discovery discovery;
+    private final java.util.function.Supplier<Hooks> hooks;
+
+    InstancePlans(Planner planner, Discovery discovery, java.util.function.Supplier<Hooks> hooks) {
+        this.planner = planner;
+        this.discovery = discovery;
+        this.hooks = hooks;
+    }
+
+    /** The instance as discovered: its gate and the proposal the gate names. */
+    private record Target(Discovery.Seen gateSeen, Rows.Gate gate, Discovery.Seen propSeen, Rows.Proposal prop) {
+        static Target read(Snapshot s, String endpoint, String instanceId) {
+            Discovery.Seen gateSeen = s.seen(Rows.gate(endpoint, instanceId));
+            Rows.Gate gate = s.row(gateSeen.key(), Rows.Gate.class);
+            Discovery.Seen propSeen = gate == null ? null : Planner.live(s, Rows.prop(gate.operationId()));
+            Rows.Proposal prop = gate == null ? null : s.row(propSeen.key(), Rows.Proposal.class);
+            return new Target(gateSeen, gate, propSeen, prop);
+        }
+
+        /** Visible to {@code owner} (null: the operator sees every instance). */
+        boolean visibleTo(String owner) {
+            return prop != null && (owner == null || prop.owner().equals(owner));
+        }
+    }
+
+    Plan register(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.Register r) {
+        String e = r.endpoint();
+        String i = r.instanceId();
+        String opId = b.operationId();
+        if (b.terminal()) {
+            Rows.Proposal prop = s.row(Rows.prop(opId), Rows.Proposal.class);
+            return planner.stored(s, b, o -> terminal(b.op(), opId, opId, prop, o));
+        }
+        Target t = Target.read(s, e, i);
+        if (!b.bound() && (t.gateSeen().tombstone() || t.gate() != null)) {
+            return Planner.denied("the instance is already registered");
+        }
+        Plan p = planner.begin(inv, s, b, e, i);
+        if (p.answer != null) {
+            return p;
+        }
+        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        List<String> releases = List.of(r.requestId());
+        if (t.gate() != null && !t.gate().operationId().equals(opId)) {
+            String why = "another request registered the instance";
+            planner.settle(p, s, inv, b, op, "refused", why, e, i, releases);
+            p.answer = o -> Answers.of(Status.refused).operation(opId).reason(why).debt(Planner.debt(p, o)).build();
+            return p;
+        }
+        String propKey = Rows.prop(opId);
+        Discovery.Seen propSeen = Planner.live(s, propKey);
+        Rows.Proposal stored = s.row(propKey, Rows.Proposal.class);
+        if (stored != null) {
+            p.revisions.put(propKey, propSeen.revision());
+        }
+        Rows.Proposal prop = stored != null ? stored : new Rows.Proposal(Rows.V, e, i, inv.owner(), r.contractDigest(),
+                r.callerCeiling(), "pending", null);
+        if (stored == null) {
+            p.create(propKey, prop, "proposal");
+        }
+        if (t.gate() == null) {
+            Planner.live(s, t.gateSeen().key());
+            p.create(t.gateSeen().key(), revs -> Rows.write(new Rows.Gate(Rows.V, "frozen", 1, revs.get(propKey), opId, null)),
+                    "gate");
+        }
+        p.answer = o -> Answers.of(Status.pending).operation(opId).proposal(Planner.proposalView(opId, prop)).build();
+        return p;
+    }
+
+    /**
+     * The answer of a terminal operation (a replay): {@code refused} with its reason, else
+     * {@code completed stored}; {@code proposalOp} names the proposal shown, if any.
+     */
+    static ai.cotal.servicehost.HostResult terminal(Rows.Operation op, String opId, String proposalOp, Rows.Proposal prop,
+            Plan.Outcome o) {
+        return terminalAnswer(op, opId).proposal(prop == null || proposalOp == null ? null
+                : Planner.proposalView(proposalOp, prop)).build();
+    }
+
+    static Answers terminalAnswer(Rows.Operation op, String opId) {
+        Answers a = "refused".equals(op.state()) ? Answers.of(Status.refused).operation(opId).reason(op.reason())
+                : Answers.completed(opId, false);
+        return a;
+    }
+
+    Plan decide(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.Decide r) {
+        String e = r.endpoint();
+        String i = r.instanceId();
+        String opId = b.operationId();
+        Target t = Target.read(s, e, i);
+        String regOpId = t.gate() == null ? null : t.gate().operationId();
+        if (b.terminal()) {
+            return planner.stored(s, b, o -> terminal(b.op(), opId, regOpId, t.prop(), o));
+        }
+        if (!t.visibleTo(inv.owner())) {
+            return unreachable(inv, s, b, e, i, "no such instance");
+        }
+        Plan p = planner.begin(inv, s, b, e, i);
+        if (p.answer != null) {
+            return p;
+        }
+        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        Discovery.Seen regSeen = Planner.live(s, Rows.op(regOpId));
+        Rows.Operation regOp = s.row(regSeen.key(), Rows.Operation.class);
+        Discovery.Seen apprSeen = Planner.live(s, Rows.appr(e, i));
+        Rows.Approval appr = s.row(apprSeen.key(), Rows.Approval.class);
+        Rows.Proposal prop = t.prop();
+        List<String> releases = regOp == null ? List.of(r.requestId()) : List.of(r.requestId(), regOp.requestId());
+        String decided = appr != null ? "approved" : prop.state();
+        boolean approve = r.decision() == HostRequest.Decision.approve;
+        if (!decided.equals("pending") && !decided.equals(approve ? "approved" : "refused")) {
+            String why = "the proposal was already " + decided;
+            planner.settle(p, s, inv, b, op, "refused", why, e, i, releases);
+            p.answer = o -> Answers.of(Status.refused).operation(opId).reason(why).debt(Planner.debt(p, o))
+                    .proposal(Planner.proposalView(regOpId, prop)).build();
+            return p;
+        }
+        Rows.Proposal after;
+        if (approve) {
+            String uid = appr != null ? appr.assignmentUid() : inv.mintedUid;
+            String approvedBy = appr != null ? appr.approvedBy() : opId;
+            if (appr == null) {
+                byte[] canonical = Rows.write(prop.to("pending", null));
+                String digest = Invocation.sha256((new String(canonical, StandardCharsets.UTF_8) + "\napprove")
+                        .getBytes(StandardCharsets.UTF_8));
+                p.create(apprSeen.key(), new Rows.Approval(Rows.V, digest, prop.callerCeiling(), regOpId, uid, opId),
+                        "approval");
+            }
+            if (t.gate().state().equals("frozen")) {
+                p.cas(t.gateSeen(), t.gate().to("open", uid), "gate-open");
+            }
+            Discovery.Seen asgSeen = Planner.live(s, Rows.asg(prop.owner(), e, i));
+            if (!asgSeen.present()) {
+                p.create(asgSeen.key(), new Rows.Assignment(Rows.V, uid, "active"), "assign");
+            }
+            after = prop.state().equals("pending") ? prop.to("approved", approvedBy) : prop;
+            if (prop.state().equals("pending")) {
+                p.cas(t.propSeen(), after, "proposal");
+            }
+            if (regOp != null && !regOp.terminal()) {
+                p.cas(regSeen, regOp.settle("completed", List.of(regOp.requestId()), null, planner.now()), "register");
+            }
+            planner.settle(p, s, inv, b, op, "completed", null, e, i, releases);
+            p.answer = o -> Answers.completed(opId, approvedBy.equals(opId)).gateRevision(o.tags().get("gate-open"))
+                    .debt(Planner.debt(p, o)).proposal(Planner.proposalView(regOpId, after)).build();
+            return p;
+        }
+        after = prop.state().equals("pending") ? prop.to("refused", opId) : prop;
+        String refusedBy = after.decidedBy();
+        if (prop.state().equals("pending")) {
+            p.cas(t.propSeen(), after, "proposal");
+        }
+        if (t.gate().state().equals("frozen")) {
+            p.cas(t.gateSeen(), t.gate().to("retired", null), "gate-retire");
+        }
+        if (regOp != null && !regOp.terminal()) {
+            p.cas(regSeen, regOp.settle("refused", List.of(regOp.requestId()), "the owner refused the proposal",
+                    planner.now()), "register");
+        }
+        planner.settle(p, s, inv, b, op, "completed", null, e, i, releases);
+        p.answer = o -> Answers.completed(opId, opId.equals(refusedBy)).debt(Planner.debt(p, o))
+                .proposal(Planner.proposalView(regOpId, after)).build();
+        return p;
+    }
+
+    Plan revoke(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.Revoke r) {
+        String e = r.endpoint();
+        String i = r.instanceId();
+        String opId = b.operationId();
+        Target t = Target.read(s, e, i);
+        Discovery.Seen asgSeen = t.prop() == null ? null : Planner.live(s, Rows.asg(t.prop().owner(), e, i));
+        Rows.Assignment asg = asgSeen == null ? null : s.row(asgSeen.key(), Rows.Assignment.class);
+        if (b.terminal()) {
+            return planner.stored(s, b, o -> terminalAnswer(b.op(), opId).denyNew(asg != null && asg.state().equals("fenced")
+                    ? DenyNew.LANDED : null).build());
+        }
+        if (!t.visibleTo(inv.owner()) || asg == null) {
+            return unreachable(inv, s, b, e, i, "no approved instance");
+        }
+        Plan p = planner.begin(inv, s, b, e, i);
+        if (p.answer != null) {
+            return p;
+        }
+        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        boolean landed = asg.state().equals("fenced") && !inv.wrote.containsKey("fence");
+        if (asg.state().equals("active")) {
+            p.cas(asgSeen, new Rows.Assignment(Rows.V, asg.uid(), "fenced"), "fence");
+        }
+        Rows.Gate gate = t.gate();
+        if (asg.uid().equals(gate.assignment()) && !gate.state().equals("retired")) {
+            p.cas(t.gateSeen(), gate.to("retired", gate.assignment()), "gate-retire");
+        }
+        planner.settle(p, s, inv, b, op, "completed", null, e, i, List.of(r.requestId()));
+        p.answer = o -> Answers.completed(opId, o.tags().containsKey("fence"))
+                .denyNew(landed ? DenyNew.LANDED : gateEvidence(e, i, asg.uid())).debt(Planner.debt(p, o)).build();
+        return p;
+    }
+
+    /** The deny-new evidence of a gate read after the fence: unknown when it failed or names another assignment. */
+    private DenyNew gateEvidence(String endpoint, String instanceId, String uid) {
+        try {
+            hooks.get().beforeGateRead(endpoint, instanceId);
+            Discovery.Seen seen = discovery.read(Rows.gate(endpoint, instanceId));
+            Rows.Gate gate = seen.present() ? Rows.read(seen.data(), Rows.Gate.class, seen.key()) : null;
+            if (gate == null || !uid.equals(gate.assignment())) {
+                return DenyNew.UNKNOWN;
+            }
+            return gate.state().equals("retired") ? DenyNew.IN_EFFECT : DenyNew.UNKNOWN;
+        } catch (RuntimeException e) {
+            return DenyNew.UNKNOWN;
+        }
+    }
+
+    /** A target that is absent (or foreign): denied when unbound; a bound request settles refused. */
+    private Plan unreachable(Invocation inv, Snapshot s, Planner.Bound b, String e, String i, String why) {
+        if (!b.bound()) {
+            return Planner.denied(why);
+        }
+        Plan p = planner.begin(inv, s, b, e, i);
+        if (p.answer != null) {
+            return p;
+        }
+        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        planner.settle(p, s, inv, b, op, "refused", why, e, i, List.of(inv.request.requestId()));
+        p.answer = o -> Answers.of(Status.refused).operation(b.operationId()).reason(why).debt(Planner.debt(p, o)).build();
+        return p;
+    }
+}

@@ -1,0 +1,90 @@
+package ai.cotal.auth.internal.endpoint;
+
+import ai.cotal.servicehost.HostResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * What one pass of an invocation will write, computed from one discovery snapshot: an ordered list
+ * of create-only, compare-and-set and verify steps (SPEC §13.1 write order), and how to answer
+ * once they are done. A plan without steps answers at once and writes nothing.
+ */
+final class Plan {
+    enum Mode { CREATE, CAS, VERIFY }
+
+    /** One write. {@code bytes} sees the revisions written so far by this plan (key to revision). */
+    record Step(String key, Mode mode, Function<Map<String, Long>, byte[]> bytes, String tag) {
+    }
+
+    /** What this invocation's executed steps produced, over all its passes: the revision each tag wrote. */
+    record Outcome(Map<String, Long> tags) {
+        boolean wrote(String tag) {
+            return tags.containsKey(tag);
+        }
+    }
+
+    final List<Step> steps = new ArrayList<>();
+    final Map<String, Long> revisions = new HashMap<>();
+    /** The operation this plan names, null when the request can never bind. */
+    String operationId;
+    /** True when the binding was already stored at discovery. */
+    boolean bound;
+    /** Request ids whose capacity release this plan owes (for debt when it cannot finish). */
+    List<String> releases = List.of();
+    Function<Outcome, HostResult> answer;
+
+    static Plan answer(String operationId, boolean bound, HostResult result) {
+        Plan plan = new Plan();
+        plan.operationId = operationId;
+        plan.bound = bound;
+        plan.answer = outcome -> result;
+        return plan;
+    }
+
+    void create(String key, Function<Map<String, Long>, byte[]> bytes, String tag) {
+        steps.add(new Step(key, Mode.CREATE, bytes, tag));
+    }
+
+    void create(String key, Rows.Versioned row, String tag) {
+        byte[] data = Rows.write(row);
+        create(key, r -> data, tag);
+    }
+
+    /** Compare-and-set at {@code seen}'s revision (or at the revision an earlier step wrote). */
+    void cas(Discovery.Seen seen, Rows.Versioned row, String tag) {
+        revisions.putIfAbsent(seen.key(), seen.revision());
+        byte[] data = Rows.write(row);
+        steps.add(new Step(seen.key(), Mode.CAS, r -> data, tag));
+    }
+
+    /** A write of {@code key} that creates it when discovery found it fresh, else a CAS. */
+    void put(Discovery.Seen seen, Rows.Versioned row, String tag) {
+        if (seen.present()) {
+            cas(seen, row, tag);
+        } else {
+            create(seen.key(), row, tag);
+        }
+    }
+
+    /** Re-reads {@code seen}'s key right before the next step; a moved revision restarts the pass. */
+    void verify(Discovery.Seen seen) {
+        steps.add(new Step(seen.key(), Mode.VERIFY, r -> null, null));
+        revisions.putIfAbsent(seen.key(), seen.revision());
+    }
+
+    /** The keys this plan writes: the scope its effect connection is granted. */
+    Set<String> keys() {
+        Set<String> keys = new LinkedHashSet<>();
+        for (Step step : steps) {
+            if (step.mode() != Mode.VERIFY) {
+                keys.add(step.key());
+            }
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,143 @@
+package ai.cotal.auth.internal.endpoint;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.keys.NKeyCodec;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The service-endpoint host's records and keys in {@code cotal_auth_<token>} (SPEC §13.1). Every
+ * record is closed camelCase JSON with {@code v: 1}; a stored row that does not parse is
+ * {@code data-loss}, never a caller error.
+ */
+final class Rows {
+    static final int V = 1;
+    /** At most this many distinct request ids are admitted per instance. */
+    static final int CAPACITY = 64;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Rows() {
+    }
+
+    static String req(String requestId) {
+        return "svc.req." + requestId;
+    }
+
+    static String op(String operationId) {
+        return "svc.op." + operationId;
+    }
+
+    static String cap(String endpoint, String instanceId) {
+        return "svc.cap." + endpoint + "." + instanceId;
+    }
+
+    static String prop(String operationId) {
+        return "svc.prop." + operationId;
+    }
+
+    static String gate(String endpoint, String instanceId) {
+        return "epgate." + endpoint + "." + instanceId;
+    }
+
+    static String appr(String endpoint, String instanceId) {
+        return "svc.appr." + endpoint + "." + instanceId;
+    }
+
+    static String asg(String owner, String endpoint, String instanceId) {
+        return "svc.asg." + owner + "." + endpoint + "." + instanceId;
+    }
+
+    static String name(String name) {
+        return "svc.name." + name;
+    }
+
+    static String grant(String endpoint, String instanceId, String grantId) {
+        return "svc.grant." + endpoint + "." + instanceId + "." + grantId;
+    }
+
+    /** A fresh operation id (also a grant id or an assignment uid): 128 random bits, 26 base32 characters. */
+    static String newId() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return NKeyCodec.base32(bytes).toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code svc.req.<requestId>}: binds a request id to its operation, create-only. */
+    record Binding(int v, String requestId, String kind, String requestDigest, String operationId) implements Versioned {
+    }
+
+    /** {@code svc.op.<operationId>}: {@code state} is {@code open}, then {@code completed|refused|granted}. */
+    record Operation(int v, String kind, String requestId, String endpoint, String instanceId, String state,
+            List<String> debt, String reason, String createdAt, String updatedAt) implements Versioned {
+        boolean terminal() {
+            return !"open".equals(state);
+        }
+
+        Operation settle(String to, List<String> owed, String why, String now) {
+            return new Operation(V, kind, requestId, endpoint, instanceId, to, owed, why, createdAt, now);
+        }
+    }
+
+    /** {@code svc.cap.<endpoint>.<instanceId>}: distinct ids admitted (never decreases) and those still held. */
+    record Capacity(int v, long admitted, List<String> held) implements Versioned {
+    }
+
+    /** {@code svc.prop.<operationId>}: a register operation's proposal. */
+    record Proposal(int v, String endpoint, String instanceId, String owner, String contractDigest,
+            List<String> callerCeiling, String state, String decidedBy) implements Versioned {
+        Proposal to(String state, String decidedBy) {
+            return new Proposal(V, endpoint, instanceId, owner, contractDigest, callerCeiling, state, decidedBy);
+        }
+    }
+
+    /** {@code epgate.<endpoint>.<instanceId>}: {@code frozen -> open -> retired} ({@code frozen -> retired} on refusal). */
+    record Gate(int v, String state, long generation, long registrationRevision, String operationId, String assignment) implements Versioned {
+        Gate to(String state, String assignment) {
+            return new Gate(V, state, generation + 1, registrationRevision, operationId, assignment);
+        }
+    }
+
+    /** {@code svc.appr.<endpoint>.<instanceId>}: create-only; names the assignment uid every helper uses. */
+    record Approval(int v, String approvalDigest, List<String> callerCeiling, String proposal, String assignmentUid,
+            String approvedBy) implements Versioned {
+    }
+
+    /** {@code svc.asg.<owner>.<endpoint>.<instanceId>}: {@code active -> fenced}. */
+    record Assignment(int v, String uid, String state) implements Versioned {
+    }
+
+    /** {@code svc.name.<name>}: create-only, never updated, transferred or released. */
+    record NameBinding(int v, String endpoint, String owner, String claimReference, String requestDigest) implements Versioned {
+    }
+
+    /** {@code svc.grant.<endpoint>.<instanceId>.<grantId>}: {@code active -> revoked}. */
+    record CallerGrant(int v, String owner, String actor, List<String> capabilities, List<String> parentRefs,
+            String state) implements Versioned {
+    }
+
+    /** Every record carries its schema version. */
+    interface Versioned {
+        int v();
+    }
+
+    static byte[] write(Versioned row) {
+        return ClosedJson.write(ClosedJson.cotal(), row);
+    }
+
+    static <T extends Versioned> T read(byte[] data, Class<T> type, String key) {
+        T row;
+        try {
+            row = ClosedJson.read(ClosedJson.cotal(), data, type, key);
+        } catch (CotalException e) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the service-endpoint record " + key + " is corrupt ("
+                    + e.getMessage() + ")", e);
+        }
+        if (row.v() != V) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the service-endpoint record " + key + " has an unknown version");
+        }
+        return row;
+    }
+}

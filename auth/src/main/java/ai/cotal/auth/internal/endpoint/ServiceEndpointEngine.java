@@ -1,0 +1,224 @@
+package ai.cotal.auth.internal.endpoint;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import io.nats.client.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLContext;
+
+/**
+ * The service-endpoint host engine (SPEC §13.1), internal to the authority plane: it shares the
+ * plane's claim hold check, fatal latch, data account and actor ledger. One invocation: the early
+ * {@code held} checks (no key read), discovery on the read-only connection, a plan, then an effect
+ * connection confined to exactly the planned keys, with passes repeated after a lost race until
+ * the deadline. Thread-safe; {@link #close()} refuses new calls and waits for those in flight.
+ */
+public final class ServiceEndpointEngine implements AutoCloseable {
+    /** How the engine reaches the plane it belongs to. */
+    public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
+            ActorLedger ledger, Connection discovery, Runnable assertClaimHeld, BooleanSupplier tripped) {
+    }
+
+    private final Wiring wiring;
+    private final Discovery discovery;
+    private final Planner planner;
+    private final Reads reads;
+    private volatile Hooks hooks = Hooks.NONE;
+    private final Object gate = new Object();
+    private int inFlight;
+    private boolean closing;
+
+    public ServiceEndpointEngine(Wiring wiring) {
+        this.wiring = wiring;
+        this.discovery = new Discovery(wiring.discovery(), wiring.bucket());
+        this.planner = new Planner(wiring.clock(), discovery, wiring.ledger(), this::hooks);
+        this.reads = new Reads(discovery);
+    }
+
+    private Hooks hooks() {
+        return hooks;
+    }
+
+    void hooks(Hooks hooks) {
+        this.hooks = hooks;
+    }
+
+    Discovery discovery() {
+        return discovery;
+    }
+
+    /**
+     * Answers one request for {@code granter} (authenticated by the caller) by {@code deadline}.
+     *
+     * @throws CotalException {@code unavailable} once closing, or when a read cannot reach the broker
+     */
+    public HostResult invoke(Granter granter, HostRequest request, Instant deadline) {
+        synchronized (gate) {
+            if (closing) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is closing; retry on the"
+                        + " plane that takes over");
+            }
+            inFlight++;
+        }
+        try {
+            return answer(granter, request, deadline);
+        } finally {
+            synchronized (gate) {
+                inFlight--;
+                gate.notifyAll();
+            }
+        }
+    }
+
+    private HostResult answer(Granter granter, HostRequest request, Instant deadline) {
+        if (!request.mutating()) {
+            if (wiring.tripped().getAsBoolean()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is momentarily unavailable"
+                        + " (the plane stopped serving); retry shortly");
+            }
+            return reads.read(granter, request);
+        }
+        if (wiring.tripped().getAsBoolean()) {
+            return Answers.held(null, "tripped");
+        }
+        String role = roleProblem(granter, request);
+        if (role != null) {
+            return Answers.denied(role);
+        }
+        if (granter instanceof Granter.Owner o) {
+            Optional<ActorRow> row;
+            try {
+                row = wiring.ledger().find(o.owner(), o.actor());
+            } catch (CotalException e) {
+                row = Optional.empty();
+            }
+            if (row.isEmpty() || row.get().kind() != ActorRow.Kind.INTERACTIVE) {
+                return Answers.held(null, "granter");
+            }
+        }
+        try {
+            wiring.assertClaimHeld().run();
+        } catch (PlaneClaimRefusal e) {
+            return Answers.held(null, "claim");
+        }
+        return run(new Invocation((HostRequest.Mutating) request, granter, deadline));
+    }
+
+    /** Who may ask for what; a request from the wrong kind of granter can never bind. */
+    private static String roleProblem(Granter granter, HostRequest request) {
+        boolean operator = granter instanceof Granter.Operator;
+        if (request instanceof HostRequest.NameBind) {
+            return operator ? null : "only the operator binds names";
+        }
+        if (request instanceof HostRequest.Revoke) {
+            return null;
+        }
+        return operator ? "only the instance's owner may " + request.kind() : null;
+    }
+
+    private HostResult run(Invocation inv) {
+        EffectConnection effect = null;
+        Plan plan = null;
+        try {
+            while (true) {
+                if (!wiring.clock().instant().isBefore(inv.deadline)) {
+                    return unfinished(inv, plan, "deadline");
+                }
+                plan = planner.plan(inv, new Snapshot(discovery));
+                if (plan.steps.isEmpty()) {
+                    return plan.answer.apply(new Plan.Outcome(inv.wrote));
+                }
+                Set<String> keys = plan.keys();
+                if (effect == null) {
+                    hooks.afterDiscovery(inv.request, keys);
+                    wiring.assertClaimHeld().run();
+                    effect = EffectConnection.open(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(), keys,
+                            wiring.clock().instant(), inv.deadline);
+                } else if (!effect.scope().containsAll(keys)) {
+                    return unfinished(inv, plan, "scope-mismatch");
+                }
+                if (execute(plan, effect, inv)) {
+                    return plan.answer.apply(new Plan.Outcome(inv.wrote));
+                }
+            }
+        } catch (EffectConnection.Lost e) {
+            return unfinished(inv, plan, "fenced");
+        } catch (PlaneClaimRefusal e) {
+            return unfinished(inv, plan, "claim");
+        } finally {
+            if (effect != null) {
+                effect.close();
+            }
+        }
+    }
+
+    /**
+     * {@code held} with the reason, naming the operation once a binding exists or may exist; when
+     * the operation was settled here but its release was not, the debt.
+     */
+    private static HostResult unfinished(Invocation inv, Plan plan, String reason) {
+        boolean mayBeBound = plan != null && (plan.bound || inv.wrote.containsKey("bind") || inv.attemptedBind);
+        List<String> debt = plan != null && inv.wrote.containsKey("settle") && !inv.wrote.containsKey("release")
+                ? plan.releases : List.of();
+        return Answers.of(HostResult.Status.held).operation(mayBeBound ? plan.operationId : null).reason(reason)
+                .debt(debt).build();
+    }
+
+    /** Runs the plan's steps in order; false when a key moved (the next pass rediscovers). */
+    private boolean execute(Plan plan, EffectConnection effect, Invocation inv) {
+        Map<String, Long> revisions = new HashMap<>(plan.revisions);
+        for (Plan.Step step : plan.steps) {
+            hooks.beforeStep(step.key(), step.tag(), effect);
+            if (step.mode() == Plan.Mode.VERIFY) {
+                Discovery.Seen now = discovery.read(step.key());
+                if (!now.present() || now.revision() != revisions.get(step.key())) {
+                    return false;
+                }
+                continue;
+            }
+            if ("bind".equals(step.tag())) {
+                inv.attemptedBind = true;
+            }
+            long expected = step.mode() == Plan.Mode.CREATE ? 0 : revisions.getOrDefault(step.key(), 0L);
+            Optional<Long> written = effect.publish(step.key(), step.bytes().apply(revisions), expected);
+            if (written.isEmpty()) {
+                return false;
+            }
+            revisions.put(step.key(), written.get());
+            if (step.tag() != null) {
+                inv.wrote.put(step.tag(), written.get());
+            }
+        }
+        return true;
+    }
+
+    /** Refuses new calls and waits for every call already in flight (each is deadline-bounded). */
+    @Override
+    public void close() {
+        synchronized (gate) {
+            closing = true;
+            while (inFlight > 0) {
+                try {
+                    gate.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package ai.cotal.auth.internal.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.internal.AuthorityPlaneImpl;
+import ai.cotal.core.stores.StoreNames;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/** A broker, a plane with service endpoints on, two owners with interactive rows, an operator, and inspection. */
+final class EndpointFixture implements AutoCloseable {
+    static final String OWNER = "u_" + "a".repeat(26);
+    static final String OTHER = "u_" + "b".repeat(26);
+    static final String CONTRACT = "sha256:" + "c".repeat(64);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    final PlaneFixture f = new PlaneFixture();
+    final NatsBroker nats;
+    final AuthAuthorityPlane plane;
+    final ServiceEndpointEngine engine;
+    final Connection admin;
+    final Granter.Owner owner = new Granter.Owner(OWNER, "laptop");
+    final Granter.Owner other = new Granter.Owner(OTHER, "laptop");
+    final Granter.Operator operator = new Granter.Operator("ops@example.test");
+    final String bucket = StoreNames.bucket("auth", "alpha");
+
+    EndpointFixture(NatsBrokers brokers, Path stateDir) {
+        nats = brokers.start(f::config);
+        plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
+        for (String o : List.of(OWNER, OTHER)) {
+            plane.ledger().grantActor(o, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        }
+        engine = ((AuthorityPlaneImpl) plane).serviceEndpointEngine();
+        admin = f.admin(nats);
+    }
+
+    HostResult call(Granter granter, HostRequest request) {
+        return plane.serviceEndpointHost(granter, request);
+    }
+
+    static String rid() {
+        return "req-" + random("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 24);
+    }
+
+    static String iid() {
+        return random("abcdefghijklmnopqrstuvwxyz0123456789", 26);
+    }
+
+    private static String random(String alphabet, int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
+        }
+        return b.toString();
+    }
+
+    HostRequest.Register register(String endpoint, String instanceId) {
+        return new HostRequest.Register(rid(), endpoint, instanceId, CONTRACT, List.of("ask", "stream"));
+    }
+
+    HostRequest.Decide approve(String endpoint, String instanceId) {
+        return new HostRequest.Decide(rid(), endpoint, instanceId, HostRequest.Decision.approve);
+    }
+
+    /** Registers and approves an instance of {@code granter}; returns the register operation id. */
+    String approved(Granter.Owner granter, String endpoint, String instanceId) {
+        HostResult registered = call(granter, register(endpoint, instanceId));
+        assertEquals(HostResult.Status.pending, registered.status(), "register: " + registered.reason());
+        HostResult decided = call(granter, approve(endpoint, instanceId));
+        assertEquals(HostResult.Status.completed, decided.status(), "approve: " + decided.reason());
+        return registered.operationId();
+    }
+
+    /** The auth stream's last sequence: unchanged means nothing was written. */
+    long lastSequence() {
+        try {
+            return admin.jetStreamManagement().getStreamInfo("KV_" + bucket).getStreamState().getLastSequence();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Writes {@code json} at {@code key} behind the engine's back (the unrestricted test admin). */
+    long put(String key, String json) {
+        try {
+            return admin.jetStream().publish("$KV." + bucket + "." + key, json.getBytes(StandardCharsets.UTF_8)).getSeqno();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A KV delete marker at {@code key}, as {@code kv.delete} writes it. */
+    void delete(String key) {
+        try {
+            Headers headers = new Headers().put("KV-Operation", "DEL");
+            admin.jetStream().publish(NatsMessage.builder().subject("$KV." + bucket + "." + key).headers(headers)
+                    .data(new byte[0]).build());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The last value at {@code key} as text (null when absent). */
+    String get(String key) {
+        Discovery.Seen seen = engine.discovery().read(key);
+        return seen.present() ? new String(seen.data(), StandardCharsets.UTF_8) : null;
+    }
+
+    /** Kicks a client connection through the system account (the broker closes it). */
+    void kick(long cid) {
+        try (Connection system = f.system(nats, f.evictor)) {
+            system.request("$SYS.REQ.SERVER." + nats.serverId() + ".KICK",
+                    ("{\"cid\":" + cid + "}").getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    Instant soon() {
+        return Instant.now().plusSeconds(10);
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            plane.close();
+        } finally {
+            admin.close();
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package ai.cotal.auth.internal.endpoint;
+
+import static ai.cotal.auth.internal.endpoint.EndpointFixture.OWNER;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import ai.cotal.servicehost.HostJson;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.HostResult.Completion;
+import ai.cotal.servicehost.HostResult.DenyNew;
+import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every host operation's happy path and replay against a real broker (SPEC §13.1). */
+@ExtendWith(NatsBrokerExtension.class)
+class HostOperationsBrokerTest {
+    @TempDir
+    Path stateDir;
+
+    /** The stored twin of an applied result: what a replay must answer, byte for byte. */
+    private static byte[] storedTwin(HostResult r) {
+        return HostJson.writeResult(new HostResult(Status.completed, r.operationId(), Completion.stored, r.debt(),
+                r.denyNew(), null, r.reason(), r.instance(), r.instances(), r.cursor(), r.proposal(), r.operation(),
+                r.name(), r.grant(), r.grants()));
+    }
+
+    /** Answers {@code request} again and proves it wrote nothing and answered the same operation. */
+    private static HostResult replay(EndpointFixture x, ai.cotal.auth.Granter g, HostRequest request, HostResult first) {
+        long before = x.lastSequence();
+        HostResult again = x.call(g, request);
+        assertEquals(before, x.lastSequence(), "a replay of a finished request writes nothing");
+        assertEquals(first.operationId(), again.operationId());
+        return again;
+    }
+
+    @Test
+    void everyOperationAppliesOnceAndReplaysAsStored(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            HostRequest.Register register = x.register("weather", iid);
+            HostResult pending = x.call(x.owner, register);
+            assertEquals(Status.pending, pending.status());
+            assertNotNull(pending.operationId());
+            assertEquals("pending", pending.proposal().state());
+            assertEquals(OWNER, pending.proposal().owner());
+            HostResult pendingAgain = replay(x, x.owner, register, pending);
+            assertArrayEquals(HostJson.writeResult(pending), HostJson.writeResult(pendingAgain));
+            HostResult proposal = x.call(x.owner, new HostRequest.ProposalRead(pending.operationId()));
+            assertEquals(pending.proposal(), proposal.proposal());
+            assertEquals("frozen", x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance().gate().state());
+
+            HostRequest.Decide approve = x.approve("weather", iid);
+            HostResult approved = x.call(x.owner, approve);
+            assertEquals(Status.completed, approved.status());
+            assertEquals(Completion.applied, approved.completion());
+            assertNotNull(approved.approvedGateRevision(), "this invocation observed its own gate CAS");
+            assertEquals("approved", approved.proposal().state());
+            HostResult approvedAgain = replay(x, x.owner, approve, approved);
+            assertEquals(Completion.stored, approvedAgain.completion());
+            assertNull(approvedAgain.approvedGateRevision(), "a stored approval reports no gate revision it did not see");
+            assertArrayEquals(storedTwin(approved), HostJson.writeResult(approvedAgain));
+
+            HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
+            assertEquals("approved", view.instance().registrationState());
+            assertEquals("open", view.instance().gate().state());
+            assertEquals(approved.approvedGateRevision(), view.instance().gate().revision());
+            assertEquals("active", view.instance().assignment());
+            assertNotNull(view.instance().approvalDigest());
+            HostResult registerOp = x.call(x.owner, new HostRequest.OperationRead(pending.operationId()));
+            assertEquals("completed", registerOp.operation().state());
+            assertEquals(List.of(), registerOp.operation().debt(), "the decide released the register's slot");
+            HostResult registerDone = replay(x, x.owner, register, pending);
+            assertEquals(Completion.stored, registerDone.completion());
+
+            HostRequest.NameBind bind = new HostRequest.NameBind(EndpointFixture.rid(), "forecast", "weather", OWNER,
+                    "dns:forecast.example", 0);
+            HostResult bound = x.call(x.operator, bind);
+            assertEquals(Completion.applied, bound.completion(), String.valueOf(bound.reason()));
+            assertEquals("dns:forecast.example", bound.name().claimReference());
+            assertArrayEquals(storedTwin(bound), HostJson.writeResult(replay(x, x.operator, bind, bound)));
+            assertEquals(bound.name(), x.call(x.owner, new HostRequest.NameRead("forecast")).name());
+
+            HostRequest.CallerGrant grant = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
+                    new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
+            HostResult granted = x.call(x.owner, grant);
+            assertEquals(Status.granted, granted.status(), String.valueOf(granted.reason()));
+            assertEquals(3, x.get(Rows.grant("weather", iid, granted.grant().grantId())).split("parentRefs")[1]
+                    .split(",\"state")[0].split(",").length, "a grant records its three parent references");
+            HostResult grantedAgain = replay(x, x.owner, grant, granted);
+            assertEquals(Completion.stored, grantedAgain.completion());
+            assertEquals(granted.grant(), grantedAgain.grant());
+            String grantId = granted.grant().grantId();
+            assertEquals(granted.grant(), x.call(x.owner, new HostRequest.CallerRead("weather", iid, grantId)).grant());
+            assertEquals(List.of(granted.grant()), x.call(x.owner, new HostRequest.CallerList("weather", iid, null, null))
+                    .grants());
+
+            HostRequest.CallerRevoke unGrant = new HostRequest.CallerRevoke(EndpointFixture.rid(), "weather", iid, grantId);
+            HostResult unGranted = x.call(x.owner, unGrant);
+            assertEquals(Completion.applied, unGranted.completion());
+            assertEquals("revoked", unGranted.grant().state());
+            assertArrayEquals(storedTwin(unGranted), HostJson.writeResult(replay(x, x.owner, unGrant, unGranted)));
+
+            HostRequest.Revoke revoke = new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid);
+            HostResult revoked = x.call(x.owner, revoke);
+            assertEquals(Completion.applied, revoked.completion());
+            assertEquals(DenyNew.IN_EFFECT, revoked.denyNew(), "the gate read after the CAS shows deny-new");
+            HostResult revokedAgain = replay(x, x.owner, revoke, revoked);
+            assertEquals(Completion.stored, revokedAgain.completion());
+            assertEquals(DenyNew.LANDED, revokedAgain.denyNew());
+            HostResult after = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
+            assertEquals("revoked", after.instance().registrationState());
+            assertEquals("retired", after.instance().gate().state());
+        }
+    }
+
+    @Test
+    void refusedDecisionsAndWrongGrantersNeverBind(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            HostResult pending = x.call(x.owner, x.register("weather", iid));
+            long before = x.lastSequence();
+            for (HostResult denied : List.of(
+                    x.call(x.operator, x.register("weather", EndpointFixture.iid())),
+                    x.call(x.other, x.approve("weather", iid)),
+                    x.call(x.owner, x.approve("weather", EndpointFixture.iid())),
+                    x.call(x.owner, new HostRequest.NameBind(EndpointFixture.rid(), "n", "weather", OWNER, "c", 0)),
+                    x.call(x.operator, new HostRequest.NameBind(EndpointFixture.rid(), "n", "weather", OWNER, "c", 1)),
+                    x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid)),
+                    x.call(x.other, new HostRequest.InstanceRead("weather", iid)))) {
+                assertEquals(Status.denied, denied.status(), String.valueOf(denied.reason()));
+                assertNull(denied.operationId(), "a denied result names no operation");
+            }
+            assertEquals(before, x.lastSequence(), "denied requests wrote nothing");
+
+            HostRequest.Decide refuse = new HostRequest.Decide(EndpointFixture.rid(), "weather", iid,
+                    HostRequest.Decision.refuse);
+            HostResult refused = x.call(x.owner, refuse);
+            assertEquals(Completion.applied, refused.completion());
+            assertEquals("refused", refused.proposal().state());
+            HostResult late = x.call(x.owner, x.approve("weather", iid));
+            assertEquals(Status.refused, late.status(), "a proposal decided the other way refuses");
+            assertNotNull(late.operationId());
+            assertEquals("refused", x.call(x.owner, new HostRequest.OperationRead(pending.operationId())).operation().state());
+
+            HostRequest.Decide clash = new HostRequest.Decide(refuse.requestId(), "weather", iid,
+                    HostRequest.Decision.approve);
+            long beforeClash = x.lastSequence();
+            HostResult clashed = x.call(x.owner, clash);
+            assertEquals(Status.denied, clashed.status(), "the same request id with another body can never bind");
+            assertEquals(beforeClash, x.lastSequence());
+        }
+    }
+
+    @Test
+    void theSixtyFifthDistinctRequestIsRefusedAndTheFirstSixtyFourStillAnswer(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            HostRequest.Register register = x.register("weather", iid);
+            List<HostRequest> admitted = new java.util.ArrayList<>(List.of(register));
+            List<HostResult> answers = new java.util.ArrayList<>(List.of(x.call(x.owner, register)));
+            for (int i = 0; i < Rows.CAPACITY - 1; i++) {
+                HostRequest.Decide d = x.approve("weather", iid);
+                admitted.add(d);
+                answers.add(x.call(x.owner, d));
+                assertEquals(Status.completed, answers.get(answers.size() - 1).status());
+            }
+            HostResult refused = x.call(x.owner, x.approve("weather", iid));
+            assertEquals(Status.refused, refused.status());
+            assertNotNull(refused.operationId(), "the 65th request is bound and refused");
+            for (int i = 0; i < admitted.size(); i++) {
+                HostResult again = x.call(x.owner, admitted.get(i));
+                assertEquals(Status.completed, again.status(), "request " + i + " still answers");
+                assertEquals(answers.get(i).operationId(), again.operationId());
+            }
+        }
+    }
+
+    @Test
+    void instanceListWalksOneOwnersInstancesOnceEachAcrossPages(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            java.util.Set<String> mine = new java.util.TreeSet<>();
+            for (int i = 0; i < 7; i++) {
+                String iid = EndpointFixture.iid();
+                x.approved(x.owner, "weather", iid);
+                mine.add(iid);
+            }
+            x.approved(x.other, "weather", EndpointFixture.iid());
+            x.approved(x.other, "tides", EndpointFixture.iid());
+
+            List<String> seen = new java.util.ArrayList<>();
+            String cursor = null;
+            int pages = 0;
+            String addedDuringWalk = null;
+            do {
+                HostResult page = x.call(x.owner, new HostRequest.InstanceList(cursor, 3));
+                pages++;
+                page.instances().forEach(v -> {
+                    assertEquals(OWNER, v.owner(), "another owner's instance never appears");
+                    seen.add(v.instanceId());
+                });
+                if (pages == 1) {
+                    addedDuringWalk = EndpointFixture.iid();
+                    x.approved(x.owner, "weather", addedDuringWalk);
+                }
+                cursor = page.cursor();
+            } while (cursor != null);
+            assertEquals(seen.size(), new java.util.HashSet<>(seen).size(), "every instance at most once: " + seen);
+            assertEquals(true, seen.containsAll(mine), "every instance present for the whole walk appears");
+            seen.remove(addedDuringWalk);
+            assertEquals(mine, new java.util.TreeSet<>(seen));
+            assertEquals(true, pages >= 3, "the walk took " + pages + " pages");
+        }
+    }
+}
