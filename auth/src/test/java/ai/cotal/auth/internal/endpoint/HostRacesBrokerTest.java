@@ -1,0 +1,183 @@
+package ai.cotal.auth.internal.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.Granter;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.HostResult.Completion;
+import ai.cotal.servicehost.HostResult.DenyNew;
+import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Concurrent decisions, early held answers, and revoke's deny-new evidence (SPEC §13.1). */
+@ExtendWith(NatsBrokerExtension.class)
+class HostRacesBrokerTest {
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void sixteenConcurrentApprovalsApplyExactlyOnce(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            HostResult pending = x.call(x.owner, x.register("weather", iid));
+            long gateBefore = x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance().gate().revision();
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<HostResult>> futures = new ArrayList<>();
+            try {
+                for (int i = 0; i < 16; i++) {
+                    HostRequest.Decide d = x.approve("weather", iid);
+                    futures.add(pool.submit(() -> {
+                        start.await();
+                        return x.plane.serviceEndpointHost(x.owner, d, java.time.Instant.now().plusSeconds(30));
+                    }));
+                }
+                start.countDown();
+                int applied = 0;
+                List<Long> gateRevisions = new ArrayList<>();
+                for (Future<HostResult> f : futures) {
+                    HostResult r = f.get(60, TimeUnit.SECONDS);
+                    assertEquals(Status.completed, r.status(), r.status() + " " + r.reason());
+                    assertEquals("approved", r.proposal().state());
+                    if (r.completion() == Completion.applied) {
+                        applied++;
+                    }
+                    if (r.approvedGateRevision() != null) {
+                        gateRevisions.add(r.approvedGateRevision());
+                    }
+                    HostResult op = x.call(x.owner, new HostRequest.OperationRead(r.operationId()));
+                    assertEquals("completed", op.operation().state());
+                    assertEquals(List.of(), op.operation().debt());
+                }
+                assertEquals(1, applied, "exactly one decision applied the approval");
+                assertEquals(1, gateRevisions.size(), "exactly one invocation observed the gate CAS: " + gateRevisions);
+            } finally {
+                pool.shutdownNow();
+            }
+            HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
+            assertEquals("open", view.instance().gate().state());
+            assertTrue(view.instance().gate().revision() > gateBefore);
+            assertTrue(x.get(Rows.gate("weather", iid)).contains("\"generation\":2"), "the gate moved once");
+            assertTrue(x.get(Rows.cap("weather", iid)).contains("\"held\":[]"), "every slot released");
+            assertEquals("completed", x.call(x.owner, new HostRequest.OperationRead(pending.operationId()))
+                    .operation().state());
+        }
+    }
+
+    @Test
+    void aTrippedEngineOrARowlessGranterGetsOneHeldBeforeAnyRead(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            Granter.Owner ghost = new Granter.Owner("u_" + "g".repeat(26), "laptop");
+            x.plane.ledger().grantManagedActor(EndpointFixture.OTHER, "robot",
+                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), "robot".repeat(6));
+            Granter.Owner managed = new Granter.Owner(EndpointFixture.OTHER, "robot");
+            List<HostRequest> requests = List.of(x.register("weather", EndpointFixture.iid()), x.approve("weather", iid),
+                    new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
+            for (Granter g : List.of(ghost, managed)) {
+                for (HostRequest r : requests) {
+                    long reads = x.engine.discovery().reads();
+                    long seq = x.lastSequence();
+                    HostResult held = x.call(g, r);
+                    assertEquals(Status.held, held.status());
+                    assertEquals("granter", held.reason());
+                    assertNull(held.operationId());
+                    assertNull(held.denyNew());
+                    assertEquals(reads, x.engine.discovery().reads(), "no read of the request's keys");
+                    assertEquals(seq, x.lastSequence(), "nothing written");
+                }
+            }
+
+            x.plane.ledger().revoke(EndpointFixture.OTHER, "robot");
+            tripByKickingTheLedgerScanner(x);
+            for (HostRequest r : requests) {
+                long reads = x.engine.discovery().reads();
+                long seq = x.lastSequence();
+                HostResult held = x.call(x.owner, r);
+                assertEquals(Status.held, held.status());
+                assertEquals("tripped", held.reason());
+                assertNull(held.operationId());
+                assertNull(held.denyNew());
+                assertEquals(reads, x.engine.discovery().reads(), "no read of the request's keys");
+                assertEquals(seq, x.lastSequence(), "nothing written");
+            }
+        }
+    }
+
+    private static void tripByKickingTheLedgerScanner(EndpointFixture x) throws Exception {
+        try (io.nats.client.Connection observer = ai.cotal.core.connect.NatsConnector.builder().server(x.nats.url())
+                .creds(ai.cotal.core.creds.Creds.parse(x.f.store.getText(ai.cotal.workspace.SecretKeys
+                        .membershipObserverCredsKey("alpha")).orElseThrow())).label("observer").build().connect()) {
+            byte[] connz = observer.request("$SYS.REQ.ACCOUNT." + x.f.space.accountPublicKey() + ".CONNZ",
+                    "{\"limit\":1024}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5)).getData();
+            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(connz).path("data").path("connections");
+            long cid = 0;
+            for (var conn : node) {
+                if (conn.path("name").asText().equals("cotal:auth-scan:alpha")) {
+                    cid = conn.path("cid").asLong();
+                }
+            }
+            assertTrue(cid > 0, "the ledger scanner is listed");
+            x.kick(cid);
+        }
+        x.plane.fenced().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void revokeReportsDenyNewOnlyWithEvidence(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String gateRead = EndpointFixture.iid();
+            x.approved(x.owner, "weather", gateRead);
+            HostResult inEffect = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", gateRead));
+            assertEquals(DenyNew.IN_EFFECT, inEffect.denyNew(), "a gate read after the CAS");
+
+            HostResult landed = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", gateRead));
+            assertEquals(Status.completed, landed.status());
+            assertEquals(Completion.stored, landed.completion());
+            assertEquals(DenyNew.LANDED, landed.denyNew(), "the assignment was already fenced");
+
+            String foreignGate = EndpointFixture.iid();
+            x.approved(x.owner, "weather", foreignGate);
+            String gateKey = Rows.gate("weather", foreignGate);
+            x.put(gateKey, x.get(gateKey).replaceAll("\"assignment\":\"[a-z2-7]+\"", "\"assignment\":\""
+                    + Rows.newId() + "\""));
+            HostResult unknown = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", foreignGate));
+            assertEquals(Completion.applied, unknown.completion());
+            assertEquals(DenyNew.UNKNOWN, unknown.denyNew(), "the gate row is another assignment's");
+
+            String failedRead = EndpointFixture.iid();
+            x.approved(x.owner, "weather", failedRead);
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeGateRead(String endpoint, String instanceId) {
+                    throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "injected read failure");
+                }
+            });
+            HostResult failed = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", failedRead));
+            assertEquals(Completion.applied, failed.completion());
+            assertEquals(DenyNew.UNKNOWN, failed.denyNew(), "the gate read failed");
+            x.engine.hooks(Hooks.NONE);
+
+            HostResult pendingOnly = x.call(x.owner, x.register("weather", EndpointFixture.iid()));
+            assertNull(pendingOnly.denyNew(), "no evidence, no denyNew");
+        }
+    }
+}
