@@ -26,12 +26,7 @@ import io.nats.client.Options;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
@@ -78,16 +73,14 @@ public final class CalloutScenario {
             };
             IntFunction<Options> staticConnect = i -> base(nats).authHandler(staticCreds.authHandler())
                     .inboxPrefix(staticCreds.inboxPrefix()).build();
-            run(staticConnect, 20);
-            run(calloutConnect, 20);
-            long[] floor = run(staticConnect, perThread);
-            double floorRate = rate(floor);
-            long[] measured = run(calloutConnect, perThread);
-            double rate = rate(measured);
+            Concurrent.run(THREADS, 20, (t, i) -> connectOnly(staticConnect.apply(i)));
+            Concurrent.run(THREADS, 20, (t, i) -> connectOnly(calloutConnect.apply(i)));
+            Concurrent.Result floor = Concurrent.run(THREADS, perThread, (t, i) -> connectOnly(staticConnect.apply(i)));
+            Concurrent.Result measured = Concurrent.run(THREADS, perThread, (t, i) -> connectOnly(calloutConnect.apply(i)));
             System.out.println("\n| path (" + THREADS + " threads) | connects/s | p50 ms | p99 ms | ratio to floor |");
             System.out.println("|---|---|---|---|---|");
-            row("static user JWT (floor)", floor, floorRate, floorRate);
-            row("auth callout (sentinel + bearer)", measured, rate, floorRate);
+            System.out.println(floor.row("static user JWT (floor)", floor));
+            System.out.println(measured.row("auth callout (sentinel + bearer)", floor));
         }
     }
 
@@ -96,45 +89,9 @@ public final class CalloutScenario {
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).errorListener(new ai.cotal.core.connect.LoggingErrorListener());
     }
 
-    /** Wall time per connect in nanos; the rate is computed from the wall time of the whole run. */
-    private static long wall;
-
-    private static long[] run(IntFunction<Options> options, int perThread) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        List<Future<long[]>> futures = new ArrayList<>();
-        long start = System.nanoTime();
-        for (int t = 0; t < THREADS; t++) {
-            futures.add(pool.submit(() -> {
-                long[] times = new long[perThread];
-                for (int i = 0; i < perThread; i++) {
-                    long begin = System.nanoTime();
-                    Connection connection = Nats.connect(options.apply(i));
-                    times[i] = System.nanoTime() - begin;
-                    connection.close();
-                }
-                return times;
-            }));
-        }
-        long[] all = new long[THREADS * perThread];
-        int n = 0;
-        for (Future<long[]> future : futures) {
-            for (long t : future.get()) {
-                all[n++] = t;
-            }
-        }
-        wall = System.nanoTime() - start;
-        pool.shutdown();
-        return all;
-    }
-
-    private static double rate(long[] times) {
-        return times.length / (wall / 1e9);
-    }
-
-    private static void row(String name, long[] times, double rate, double floorRate) {
-        long[] sorted = times.clone();
-        Arrays.sort(sorted);
-        System.out.printf("| %s | %.0f | %.2f | %.2f | %.2fx |%n", name, rate, sorted[sorted.length / 2] / 1e6,
-                sorted[(int) Math.ceil(sorted.length * 0.99) - 1] / 1e6, rate / floorRate);
+    /** Connects and closes; the close is inside each measured latency. */
+    static void connectOnly(Options options) throws Exception {
+        Connection connection = Nats.connect(options);
+        connection.close();
     }
 }

@@ -38,6 +38,8 @@ import javax.net.ssl.SSLContext;
  */
 final class EffectConnection implements AutoCloseable {
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** Records are small (a few hundred bytes): a short-lived connection needs no 64 KiB buffers. */
+    private static final int BUFFER = 8 * 1024;
 
     /** The connection is gone (closed by the broker, expired or kicked): the invocation is fenced. */
     static final class Lost extends RuntimeException {
@@ -80,9 +82,43 @@ final class EffectConnection implements AutoCloseable {
                 .withExp(expiry(deadline)), signer.signing());
     }
 
+    /**
+     * Thread pools shared by every effect connection of one engine: a connection's reader, writer
+     * and timers run on them instead of threads created per connection. Closed with the engine.
+     */
+    record Pools(java.util.concurrent.ExecutorService executor, java.util.concurrent.ScheduledExecutorService timers)
+            implements AutoCloseable {
+        static Pools create(String space) {
+            java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.ThreadFactory threads = r -> {
+                Thread t = new Thread(r, "cotal-ep-effect-" + space + "-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            };
+            java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+                    threads);
+            timers.setRemoveOnCancelPolicy(true);
+            return new Pools(java.util.concurrent.Executors.newCachedThreadPool(threads), timers);
+        }
+
+        @Override
+        public void close() {
+            executor.shutdownNow();
+            timers.shutdownNow();
+        }
+    }
+
     static EffectConnection open(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket,
             Set<String> scope, Instant now, Instant deadline) {
-        NKeyPair identity = NKeyPair.create(KeyType.USER);
+        return open(servers, signer, ssl, null, NKeyPair.create(KeyType.USER), bucket, scope, now, deadline);
+    }
+
+    /**
+     * Opens an effect connection for {@code identity} (the engine's effect user key: every
+     * invocation gets its own JWT and connection; the key only proves possession).
+     */
+    static EffectConnection open(List<String> servers, SpaceSigner signer, SSLContext ssl, Pools pools,
+            NKeyPair identity, String bucket, Set<String> scope, Instant now, Instant deadline) {
         String jwt = credential(signer, bucket, scope, identity, now, deadline);
         Duration remaining = Duration.between(now, deadline);
         if (remaining.toMillis() < 1) {
@@ -108,10 +144,15 @@ final class EffectConnection implements AutoCloseable {
                 })
                 .inboxPrefix("_INBOX_" + identity.publicKey()).connectionName("cotal:ep-effect:" + signer.space())
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).noReconnect().connectionListener(holder)
+                .bufferSize(BUFFER).reconnectBufferSize(0)
                 .connectionTimeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5))
                 .errorListener(new LoggingErrorListener());
         if (ssl != null) {
             options.sslContext(ssl);
+        }
+        if (pools != null) {
+            options.executor(pools.executor()).scheduledExecutor(pools.timers()).connectExecutor(pools.executor())
+                    .callbackExecutor(pools.executor()).readerExecutor(pools.executor()).writerExecutor(pools.executor());
         }
         Connection connection;
         try {

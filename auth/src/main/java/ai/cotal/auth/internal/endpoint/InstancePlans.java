@@ -59,8 +59,9 @@ final class InstancePlans {
             return p;
         }
         String propKey = Rows.prop(opId);
-        Discovery.Seen propSeen = Planner.live(s, propKey);
-        Rows.Proposal stored = s.row(propKey, Rows.Proposal.class);
+        // a fresh operation id has no proposal yet: only a bound request's is read
+        Discovery.Seen propSeen = b.bound() ? Planner.live(s, propKey) : Discovery.Seen.absent(propKey);
+        Rows.Proposal stored = b.bound() ? s.row(propKey, Rows.Proposal.class) : null;
         if (stored != null) {
             p.revisions.put(propKey, propSeen.revision());
         }

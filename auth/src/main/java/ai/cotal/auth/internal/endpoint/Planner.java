@@ -47,7 +47,8 @@ final class Planner {
             return Plan.answer(null, false, Answers.denied("the request id is bound to another request: mint a new one"));
         }
         String opId = binding != null ? binding.operationId() : inv.mintedOperation;
-        Discovery.Seen opSeen = s.seen(Rows.op(opId));
+        // a freshly minted id has no history: only a bound request's operation is read
+        Discovery.Seen opSeen = binding != null ? s.seen(Rows.op(opId)) : Discovery.Seen.absent(Rows.op(opId));
         Rows.Operation op = binding != null ? s.row(opSeen.key(), Rows.Operation.class) : null;
         Bound bound = new Bound(binding, opId, opSeen, op);
         if (r instanceof HostRequest.Register reg) {

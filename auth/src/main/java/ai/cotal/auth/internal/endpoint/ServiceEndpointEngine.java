@@ -37,16 +37,23 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private final Discovery discovery;
     private final Planner planner;
     private final Reads reads;
+    private final EffectConnection.Pools pools;
+    /** The user key effect connections prove: generated per engine (a key per call costs a scalar multiplication). */
+    private final ai.cotal.core.keys.NKeyPair effectIdentity = ai.cotal.core.keys.NKeyPair.create(
+            ai.cotal.core.keys.KeyType.USER);
+    /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
+    private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
     private final Object gate = new Object();
     private int inFlight;
-    private boolean closing;
+    private boolean shuttingDown;
 
     public ServiceEndpointEngine(Wiring wiring) {
         this.wiring = wiring;
         this.discovery = new Discovery(wiring.discovery(), wiring.bucket());
         this.planner = new Planner(wiring.clock(), discovery, wiring.ledger(), this::hooks);
         this.reads = new Reads(discovery);
+        this.pools = EffectConnection.Pools.create(wiring.signer().space());
     }
 
     private Hooks hooks() {
@@ -68,7 +75,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      */
     public HostResult invoke(Granter granter, HostRequest request, Instant deadline) {
         synchronized (gate) {
-            if (closing) {
+            if (shuttingDown) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is closing; retry on the"
                         + " plane that takes over");
             }
@@ -110,11 +117,6 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 return Answers.held(null, "granter");
             }
         }
-        try {
-            wiring.assertClaimHeld().run();
-        } catch (PlaneClaimRefusal e) {
-            return Answers.held(null, "claim");
-        }
         return run(new Invocation((HostRequest.Mutating) request, granter, deadline));
     }
 
@@ -146,7 +148,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
                     wiring.assertClaimHeld().run();
-                    effect = EffectConnection.open(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(), keys,
+                    effect = EffectConnection.open(wiring.servers(), wiring.signer(), wiring.ssl(), pools, effectIdentity,
+                            wiring.bucket(), keys,
                             wiring.clock().instant(), inv.deadline);
                 } else if (!effect.scope().containsAll(keys)) {
                     return unfinished(inv, plan, "scope-mismatch");
@@ -161,7 +164,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             return unfinished(inv, plan, "claim");
         } finally {
             if (effect != null) {
-                effect.close();
+                retire(effect);
             }
         }
     }
@@ -206,11 +209,29 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Closes an invocation's effect connection after its answer: no step of the invocation writes
+     * any more (its steps ran on the caller's thread), so the close runs on the pool; the engine's
+     * {@link #close()} closes whatever is still open.
+     */
+    private void retire(EffectConnection effect) {
+        closing.add(effect);
+        try {
+            pools.executor().execute(() -> {
+                effect.close();
+                closing.remove(effect);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            effect.close();
+            closing.remove(effect);
+        }
+    }
+
     /** Refuses new calls and waits for every call already in flight (each is deadline-bounded). */
     @Override
     public void close() {
         synchronized (gate) {
-            closing = true;
+            shuttingDown = true;
             while (inFlight > 0) {
                 try {
                     gate.wait();
@@ -220,5 +241,10 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
             }
         }
+        for (EffectConnection effect : closing) {
+            effect.close();
+        }
+        closing.clear();
+        pools.close();
     }
 }
