@@ -93,7 +93,8 @@ public interface AuthAuthorityPlane extends AutoCloseable {
 
     /**
      * Answers a service-endpoint host request (SPEC §13.1) for a granter the caller has already
-     * authenticated, within {@link #DEFAULT_HOST_DEADLINE}.
+     * authenticated, within {@link #DEFAULT_HOST_DEADLINE}. {@code register} answers
+     * {@code unsupported} here: admission goes through {@link #serviceEndpointAuthority}.
      *
      * @throws ai.cotal.core.CotalException {@code failed-precondition} when the plane was opened
      *         without service endpoints; {@code unavailable} once it fenced or began closing
@@ -109,6 +110,19 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      */
     ai.cotal.servicehost.HostResult serviceEndpointHost(Granter granter, ai.cotal.servicehost.HostRequest request,
             java.time.Instant deadline);
+
+    /**
+     * Register admission (the service authority route): a registering daemon's request, for the
+     * owner its proof names, by {@code deadline}.
+     */
+    ai.cotal.servicehost.HostResult serviceEndpointAuthority(Granter granter,
+            ai.cotal.servicehost.HostRequest.Register request, java.time.Instant deadline);
+
+    /** Register admission within {@link #DEFAULT_HOST_DEADLINE}. */
+    default ai.cotal.servicehost.HostResult serviceEndpointAuthority(Granter granter,
+            ai.cotal.servicehost.HostRequest.Register request) {
+        return serviceEndpointAuthority(granter, request, java.time.Instant.now().plus(DEFAULT_HOST_DEADLINE));
+    }
 
     /** Completes with the operator message when the plane fences itself after losing a scanner. */
     CompletableFuture<String> fenced();

@@ -332,10 +332,28 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
 
     @Override
     public HostResult serviceEndpointHost(Granter granter, HostRequest request, Instant deadline) {
+        if (request instanceof HostRequest.Register) {
+            requireEndpoints();
+            return HostResult.of(HostResult.Status.unsupported, null,
+                    "register is reachable only through the service authority route");
+        }
+        return host(granter, request, deadline);
+    }
+
+    @Override
+    public HostResult serviceEndpointAuthority(Granter granter, HostRequest.Register request, Instant deadline) {
+        return host(granter, request, deadline);
+    }
+
+    private void requireEndpoints() {
         if (endpoints == null) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                     + "\" was opened without service endpoints (AuthPlaneOptions.serviceEndpoints)");
         }
+    }
+
+    private HostResult host(Granter granter, HostRequest request, Instant deadline) {
+        requireEndpoints();
         if (granter == null || request == null || deadline == null) {
             throw CotalException.badRequest(granter == null ? "granter" : request == null ? "request" : "deadline",
                     "is required");

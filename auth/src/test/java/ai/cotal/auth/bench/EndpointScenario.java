@@ -114,7 +114,9 @@ public final class EndpointScenario {
     }
 
     private static void invoke(AuthAuthorityPlane plane, Granter granter, HostRequest request) {
-        HostResult result = plane.serviceEndpointHost(granter, request, Instant.now().plusSeconds(30));
+        Instant deadline = Instant.now().plusSeconds(30);
+        HostResult result = request instanceof HostRequest.Register r ? plane.serviceEndpointAuthority(granter, r, deadline)
+                : plane.serviceEndpointHost(granter, request, deadline);
         if (result.status() != HostResult.Status.pending && result.status() != HostResult.Status.completed) {
             throw new IllegalStateException(request.kind() + " answered " + result.status() + " " + result.reason());
         }

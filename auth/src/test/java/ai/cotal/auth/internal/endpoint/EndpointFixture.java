@@ -49,8 +49,10 @@ final class EndpointFixture implements AutoCloseable {
         admin = f.admin(nats);
     }
 
+    /** The in-process host; register goes through the service authority entry, as the routes do. */
     HostResult call(Granter granter, HostRequest request) {
-        return plane.serviceEndpointHost(granter, request);
+        return request instanceof HostRequest.Register r ? plane.serviceEndpointAuthority(granter, r)
+                : plane.serviceEndpointHost(granter, request);
     }
 
     static String rid() {

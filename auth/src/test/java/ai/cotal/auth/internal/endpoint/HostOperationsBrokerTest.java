@@ -47,6 +47,8 @@ class HostOperationsBrokerTest {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();
             HostRequest.Register register = x.register("weather", iid);
+            HostResult unsupported = x.plane.serviceEndpointHost(x.owner, register);
+            assertEquals(Status.unsupported, unsupported.status(), "admission is the service authority route's");
             HostResult pending = x.call(x.owner, register);
             assertEquals(Status.pending, pending.status());
             assertNotNull(pending.operationId());
@@ -120,6 +122,26 @@ class HostOperationsBrokerTest {
             assertEquals("revoked", after.instance().registrationState());
             assertEquals("retired", after.instance().gate().state());
         }
+    }
+
+    @Test
+    void theHostIsOffByDefaultAndRefusesOnceThePlaneCloses(NatsBrokers brokers) throws Exception {
+        ai.cotal.auth.PlaneFixture f = new ai.cotal.auth.PlaneFixture();
+        ai.cotal.testbroker.NatsBroker nats = brokers.start(f::config);
+        HostRequest read = new HostRequest.NameRead("forecast");
+        try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats,
+                stateDir.resolve("off")).build())) {
+            ai.cotal.core.CotalException off = org.junit.jupiter.api.Assertions.assertThrows(
+                    ai.cotal.core.CotalException.class, () -> plane.serviceEndpointHost(
+                            new ai.cotal.auth.Granter.Operator("ops"), read));
+            assertEquals(ai.cotal.core.ErrorCode.FAILED_PRECONDITION, off.code());
+        }
+        EndpointFixture x = new EndpointFixture(brokers, stateDir.resolve("on"));
+        assertEquals(Status.denied, x.call(x.operator, read).status(), "no such name");
+        x.close();
+        ai.cotal.core.CotalException closed = org.junit.jupiter.api.Assertions.assertThrows(
+                ai.cotal.core.CotalException.class, () -> x.call(x.operator, read));
+        assertEquals(ai.cotal.core.ErrorCode.UNAVAILABLE, closed.code());
     }
 
     @Test
