@@ -88,6 +88,9 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The owner token of an IdP subject (the owner secret comes from the secret store). */
     String deriveOwner(String issuer, String subject);
 
+    /** True when this plane was opened with service endpoints ({@link AuthPlaneOptions.Builder#serviceEndpoints}). */
+    boolean serviceEndpointsEnabled();
+
     /** How long an in-process host call may take when the caller names no deadline. */
     java.time.Duration DEFAULT_HOST_DEADLINE = java.time.Duration.ofSeconds(10);
 

@@ -25,7 +25,7 @@ public final class ContractException extends RuntimeException {
         return code;
     }
 
-    static ContractException badRequest(String field, String problem) {
+    public static ContractException badRequest(String field, String problem) {
         return new ContractException("bad-request", field + ": " + problem);
     }
 }

@@ -104,7 +104,8 @@ public final class HostJson {
         return bytes(result);
     }
 
-    static JsonNode tree(byte[] json, String what) {
+    /** A closed JSON tree of {@code json} (duplicates, trailing tokens refused as {@code bad-request}). */
+    public static JsonNode tree(byte[] json, String what) {
         try {
             JsonNode node = JSON.readTree(json);
             if (node == null || node.isMissingNode()) {
@@ -116,7 +117,8 @@ public final class HostJson {
         }
     }
 
-    static byte[] bytes(Object value) {
+    /** {@code value} as JSON bytes. */
+    public static byte[] bytes(Object value) {
         try {
             return JSON.writeValueAsBytes(value);
         } catch (JsonProcessingException e) {

@@ -14,8 +14,10 @@ import java.util.Objects;
 /**
  * A small client for the host routes: {@code POST /service-endpoint-host} (decide, revoke,
  * name-bind, caller policy, reads) and {@code POST /service-endpoint-authority} (register). The
- * body is {@code {idpToken, request}}; the route derives the granter from the token. HTTP refusals
- * become {@link ContractException}s with the catalog code of the status. Thread-safe.
+ * route derives the granter from the IdP token. HTTP refusals
+ * become {@link ContractException}s with the catalog code of the status. The body is
+ * {@code {idpToken, actor, request}}: the route derives the owner from the token and acts through
+ * that owner's {@code actor} (its interactive ledger row). Thread-safe.
  */
 public final class ServiceEndpointHostClient {
     /** The host route. */
@@ -33,19 +35,30 @@ public final class ServiceEndpointHostClient {
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
-    /** Sends {@code request} with the caller's IdP proof; register goes to the authority route. */
-    public HostResult invoke(String idpToken, HostRequest request) {
+    /**
+     * Sends {@code request} with the caller's IdP proof, acting as {@code actor}; register goes to
+     * the authority route. {@code capability} (the loopback face's, or null) is sent as
+     * {@code Authorization: Bearer}.
+     */
+    public HostResult invoke(String idpToken, String actor, HostRequest request, String capability) {
         if (idpToken == null || idpToken.isEmpty()) {
             throw ContractException.badRequest("idpToken", "is required");
         }
-        ObjectNode body = JsonMapper.builder().build().createObjectNode().put("idpToken", idpToken);
+        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
+            throw ContractException.badRequest("actor", "must match [A-Za-z0-9_]{1,64}");
+        }
+        ObjectNode body = JsonMapper.builder().build().createObjectNode().put("idpToken", idpToken).put("actor", actor);
         body.set("request", HostJson.tree(HostJson.writeRequest(request), "request"));
         String route = request instanceof HostRequest.Register ? AUTHORITY_ROUTE : HOST_ROUTE;
         HttpResponse<byte[]> response;
         try {
-            response = http.send(HttpRequest.newBuilder(base.resolve(route)).timeout(timeout)
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(
-                            HostJson.bytes(body))).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(route)).timeout(timeout)
+                    .header("Content-Type", "application/json");
+            if (capability != null) {
+                builder.header("Authorization", "Bearer " + capability);
+            }
+            response = http.send(builder.POST(HttpRequest.BodyPublishers.ofByteArray(HostJson.bytes(body))).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
             throw new ContractException("unavailable", "service-endpoint host unreachable: " + e.getMessage(), e);
         } catch (InterruptedException e) {

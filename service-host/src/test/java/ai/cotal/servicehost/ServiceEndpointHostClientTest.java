@@ -36,13 +36,13 @@ class ServiceEndpointHostClientTest {
         try {
             ServiceEndpointHostClient client = new ServiceEndpointHostClient(URI.create("http://127.0.0.1:"
                     + server.getAddress().getPort()), HttpClient.newHttpClient(), Duration.ofSeconds(5));
-            HostResult result = client.invoke("idp.jwt.token", new HostRequest.Register("req-0123456789abcdef", "weather",
-                    "abcdefghijklmnopqrstuvwxyz", "sha256:" + "b".repeat(64), List.of("invoke")));
+            HostResult result = client.invoke("idp.jwt.token", "laptop", new HostRequest.Register("req-0123456789abcdef", "weather",
+                    "abcdefghijklmnopqrstuvwxyz", "sha256:" + "b".repeat(64), List.of("invoke")), null);
             assertEquals(HostResult.Status.pending, result.status());
             assertEquals(ServiceEndpointHostClient.AUTHORITY_ROUTE, path.get());
-            assertTrue(seen.get().startsWith("{\"idpToken\":\"idp.jwt.token\",\"request\":{\"kind\":\"register\""), seen.get());
-            ContractException e = assertThrows(ContractException.class, () -> client.invoke("idp.jwt.token",
-                    new HostRequest.Revoke("req-0123456789abcdef", "weather", "abcdefghijklmnopqrstuvwxyz")));
+            assertTrue(seen.get().startsWith("{\"idpToken\":\"idp.jwt.token\",\"actor\":\"laptop\",\"request\":{\"kind\":\"register\""), seen.get());
+            ContractException e = assertThrows(ContractException.class, () -> client.invoke("idp.jwt.token", "laptop",
+                    new HostRequest.Revoke("req-0123456789abcdef", "weather", "abcdefghijklmnopqrstuvwxyz"), "cap"));
             assertEquals("permission-denied", e.code());
             assertEquals(ServiceEndpointHostClient.HOST_ROUTE, path.get());
             assertTrue(e.getMessage().contains("no such granter"), e.getMessage());

@@ -57,9 +57,14 @@ final class ExchangeArms {
         return request.idpToken() != null ? human(request) : agent(request);
     }
 
-    private Response human(Request request) {
+    /** Verifies an IdP token against the space's pin ({@code unauthenticated} with the reason). */
+    JWTClaimsSet verifyIdp(String token) {
         IdpPin pin = plane.idpPin().orElseThrow(() -> refused("no identity provider is pinned for this space"));
-        JWTClaimsSet idp = verifyIdp(request.idpToken(), pin);
+        return verifyIdp(token, pin);
+    }
+
+    private Response human(Request request) {
+        JWTClaimsSet idp = verifyIdp(request.idpToken());
         String owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
         String actor = request.actor();
         if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {

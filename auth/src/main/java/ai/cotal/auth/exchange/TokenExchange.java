@@ -50,6 +50,7 @@ public final class TokenExchange implements AutoCloseable {
 
     private final ExchangeOptions options;
     private final ExchangeArms arms;
+    private final HostRoute hostRoute;
     private final byte[] capability;
     private final HttpServer loopback;
     private final HttpServer publicFace;
@@ -68,6 +69,7 @@ public final class TokenExchange implements AutoCloseable {
             ExecutorService workers) {
         this.options = options;
         this.arms = new ExchangeArms(options.plane(), options.jwks(), options.clock());
+        this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
         this.loopback = loopback;
         this.publicFace = publicFace;
@@ -133,6 +135,8 @@ public final class TokenExchange implements AutoCloseable {
                     respondRaw(http, 200, options.plane().jwks().getBytes(StandardCharsets.UTF_8));
                 }
                 case "/exchange" -> exchange(http, isPublic);
+                case "/service-endpoint-host" -> host(http, isPublic, false);
+                case "/service-endpoint-authority" -> host(http, isPublic, true);
                 default -> respond(http, 404, Map.of("error", "not found"));
             }
         } catch (CotalException e) {
@@ -143,30 +147,56 @@ public final class TokenExchange implements AutoCloseable {
         }
     }
 
-    private void exchange(HttpExchange http, boolean isPublic) throws IOException {
+    /** The service-endpoint routes: the same door as the exchange, then {@link HostRoute}. */
+    private void host(HttpExchange http, boolean isPublic, boolean authority) throws IOException {
+        if (!options.plane().serviceEndpointsEnabled()) {
+            respond(http, 404, Map.of("error", "this space hosts no service endpoints"));
+            return;
+        }
+        byte[] body = door(http, isPublic);
+        if (body == null) {
+            return;
+        }
+        HostRoute.Answer answer = hostRoute.serve(body, !isPublic, authority);
+        respondRaw(http, answer.status(), answer.body());
+    }
+
+    /**
+     * The door every POST route shares: POST only (405), no browser {@code Origin} (403), JSON
+     * (415), the loopback capability (401, then 429 after the budget), at most 64 KiB (413).
+     * Returns the body, or null once it has answered.
+     */
+    private byte[] door(HttpExchange http, boolean isPublic) throws IOException {
         if (!"POST".equals(http.getRequestMethod())) {
             respond(http, 405, Map.of("error", "POST only"));
-            return;
+            return null;
         }
         if (http.getRequestHeaders().containsKey("Origin")) {
             respond(http, 403, Map.of("error", "browser requests are refused"));
-            return;
+            return null;
         }
         String type = http.getRequestHeaders().getFirst("Content-Type");
         if (type == null || !type.toLowerCase(java.util.Locale.ROOT).matches("application/json\\s*(;.*)?")) {
             respond(http, 415, Map.of("error", "Content-Type must be application/json"));
-            return;
+            return null;
         }
         if (!isPublic && !capabilityMatches(http.getRequestHeaders().getFirst("Authorization"))) {
             boolean throttled = badCapabilities.record();
             LOG.warn("token exchange: a request with a missing or wrong capability");
             respond(http, throttled ? 429 : 401, Map.of("error", throttled ? "too many bad capabilities - wait a minute"
                     : "missing or wrong capability"));
-            return;
+            return null;
         }
         byte[] body = readBody(http.getRequestBody());
         if (body == null) {
             respond(http, 413, Map.of("error", "body over 64 KiB"));
+        }
+        return body;
+    }
+
+    private void exchange(HttpExchange http, boolean isPublic) throws IOException {
+        byte[] body = door(http, isPublic);
+        if (body == null) {
             return;
         }
         ExchangeArms.Request request;

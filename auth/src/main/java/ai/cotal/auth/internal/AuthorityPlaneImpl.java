@@ -345,6 +345,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         return host(granter, request, deadline);
     }
 
+    @Override
+    public boolean serviceEndpointsEnabled() {
+        return endpoints != null;
+    }
+
     private void requireEndpoints() {
         if (endpoints == null) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
