@@ -32,7 +32,7 @@ public final class AuthPlaneOptions {
     private final Optional<LivenessOracle> livenessOracle;
     private final Duration standingTtl;
     private final Optional<SSLContext> sslContext;
-    private final boolean serviceEndpoints;
+    private final Optional<ServiceEndpoints> serviceEndpoints;
 
     private AuthPlaneOptions(Builder b) {
         this.servers = List.copyOf(b.servers);
@@ -44,12 +44,17 @@ public final class AuthPlaneOptions {
         this.livenessOracle = Optional.ofNullable(b.livenessOracle);
         this.standingTtl = b.standingTtl;
         this.sslContext = Optional.ofNullable(b.sslContext);
-        this.serviceEndpoints = b.serviceEndpoints;
+        this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
     }
 
-    /** True when the plane hosts the service-endpoint operations (off by default). */
-    public boolean serviceEndpoints() {
+    /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
+    public Optional<ServiceEndpoints> serviceEndpoints() {
         return serviceEndpoints;
+    }
+
+    /** Why opening must refuse this plane's service-endpoint setting, or null (SPEC §13.1). */
+    public String serviceEndpointsRefusal() {
+        return serviceEndpoints.map(ServiceEndpoints::refusal).orElse(null);
     }
 
     public static Builder builder() {
@@ -104,7 +109,7 @@ public final class AuthPlaneOptions {
         private LivenessOracle livenessOracle;
         private Duration standingTtl = DEFAULT_STANDING_TTL;
         private SSLContext sslContext;
-        private boolean serviceEndpoints;
+        private ServiceEndpoints serviceEndpoints;
 
         private Builder() {
         }
@@ -162,7 +167,13 @@ public final class AuthPlaneOptions {
          * {@link AuthAuthorityPlane#serviceEndpointHost}. Off by default.
          */
         public Builder serviceEndpoints(boolean enabled) {
-            this.serviceEndpoints = enabled;
+            this.serviceEndpoints = enabled ? ServiceEndpoints.normal() : null;
+            return this;
+        }
+
+        /** The full setting ({@code {startup: {kind}}}); null turns service endpoints off. */
+        public Builder serviceEndpoints(ServiceEndpoints setting) {
+            this.serviceEndpoints = setting;
             return this;
         }
 

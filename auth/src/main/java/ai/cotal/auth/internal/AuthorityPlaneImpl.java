@@ -87,7 +87,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
-                options.clock(), ledger, discovery.connection(), claim::assertHeld, () -> fenced.isDone() || closing));
+                options.clock(), ledger, discovery.connection(), claim::assertHeld, fenced::isDone));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
@@ -100,14 +100,15 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         });
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         CompletableFuture<String> renewalFailure = new CompletableFuture<>();
+        CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
         try {
             AuthorityConnection writer = connect(options, AuthorityRole.WRITER, scheduler, renewalFailure, opened);
             SpaceStores.setup(writer.connection(), space);
             AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
             AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
             AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);
-            AuthorityConnection discovery = options.serviceEndpoints()
-                    ? connect(options, AuthorityRole.DISCOVERY, scheduler, renewalFailure, opened) : null;
+            AuthorityConnection discovery = options.serviceEndpoints().isPresent()
+                    ? connect(options, AuthorityRole.DISCOVERY, scheduler, discoveryFailure, opened) : null;
             AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
             AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
                     opened);
@@ -121,6 +122,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             opened.push(claim::release);
             opened.push(ledgerScan);
             opened.push(records);
+            String startupRefusal = options.serviceEndpointsRefusal();
+            if (startupRefusal != null) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
+                        + "\" refused to open: " + startupRefusal);
+            }
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
@@ -128,6 +134,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             renewalFailure.thenAccept(plane::fence);
+            discoveryFailure.thenAccept(why -> plane.endpoints.trip(why)); // the host only: the plane stays up
             if (plane.fenced.isDone()) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
                         + "\" lost a scanner while opening; retry");
@@ -168,6 +175,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     /** The fatal latch: the first loss wins; a deliberate close never fences. */
     private void fence(String why) {
         if (closing) {
+            if (endpoints != null) {
+                endpoints.trip(why); // trips the host even while closing, without making the plane fatal
+            }
             return;
         }
         synchronized (fenced) {

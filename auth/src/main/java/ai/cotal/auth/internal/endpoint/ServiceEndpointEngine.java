@@ -44,6 +44,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
     private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
+    /** Why the host stopped serving on its own (its discovery connection died), or null. */
+    private volatile String tripped;
     private final Object gate = new Object();
     private int inFlight;
     private boolean shuttingDown;
@@ -66,6 +68,19 @@ public final class ServiceEndpointEngine implements AutoCloseable {
 
     Discovery discovery() {
         return discovery;
+    }
+
+    /**
+     * Trips the host without fencing the plane: its discovery connection failed to renew and is
+     * closed for good. Every later write answers {@code held}, every read {@code unavailable},
+     * until the plane is opened again.
+     */
+    public void trip(String why) {
+        tripped = why;
+    }
+
+    private boolean isTripped() {
+        return tripped != null || wiring.tripped().getAsBoolean();
     }
 
     /**
@@ -93,13 +108,13 @@ public final class ServiceEndpointEngine implements AutoCloseable {
 
     private HostResult answer(Granter granter, HostRequest request, Instant deadline) {
         if (!request.mutating()) {
-            if (wiring.tripped().getAsBoolean()) {
+            if (isTripped()) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is momentarily unavailable"
                         + " (the plane stopped serving); retry shortly");
             }
             return reads.read(granter, request);
         }
-        if (wiring.tripped().getAsBoolean()) {
+        if (isTripped()) {
             return Answers.held(null, "tripped");
         }
         String role = roleProblem(granter, request);

@@ -1,0 +1,108 @@
+package ai.cotal.auth.internal.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The host's startup setting, its trip without a plane fence, and close waiting for calls in flight. */
+@ExtendWith(NatsBrokerExtension.class)
+class HostLifecycleBrokerTest {
+    @TempDir
+    Path stateDir;
+
+    private static String planeRow(PlaneFixture f, NatsBroker nats) throws Exception {
+        try (io.nats.client.Connection admin = f.admin(nats)) {
+            return new String(admin.keyValue("cotal_auth_alpha").get("plane").getValue(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void aRestoreOrMissingStartupRefusesTheOpenAndReleasesTheClaim(NatsBrokers brokers) throws Exception {
+        PlaneFixture f = new PlaneFixture();
+        NatsBroker nats = brokers.start(f::config);
+        for (ServiceEndpoints setting : new ServiceEndpoints[] {new ServiceEndpoints(new ServiceEndpoints.Startup("restore")),
+                new ServiceEndpoints(null)}) {
+            CotalException refused = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(
+                    f.options(nats, stateDir).serviceEndpoints(setting).build()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code());
+            assertTrue(refused.getMessage().contains("startup"), refused.getMessage());
+            assertTrue(planeRow(f, nats).contains("\"state\":\"released\""), "the unwind released the claim");
+        }
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
+                .serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            assertTrue(plane.serviceEndpointsEnabled(), "a normal startup opens, taking the released claim");
+        }
+    }
+
+    @Test
+    void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            x.engine.trip("cotal:ep-discovery:alpha: renewing its credential failed; closed");
+            assertEquals(HostResult.Status.held, x.call(x.owner, x.approve("weather", EndpointFixture.iid())).status());
+            CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
+                    new HostRequest.NameRead("forecast")));
+            assertEquals(ErrorCode.UNAVAILABLE, read.code());
+            assertFalse(x.plane.fenced().isDone(), "the plane itself keeps serving");
+            x.plane.jwks();
+        }
+    }
+
+    @Test
+    void closeWaitsForACallInFlightAndRefusesNewOnes(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void afterDiscovery(HostRequest request, Set<String> scope) {
+                    entered.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            CompletableFuture<HostResult> call = CompletableFuture.supplyAsync(() -> x.call(x.owner,
+                    x.register("weather", EndpointFixture.iid())));
+            assertTrue(entered.await(10, TimeUnit.SECONDS));
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(x.plane::close);
+            CotalException refused = null;
+            while (refused == null) {
+                try {
+                    x.call(x.owner, new HostRequest.NameRead("forecast"));
+                    Thread.onSpinWait();
+                } catch (CotalException e) {
+                    refused = e;
+                }
+            }
+            assertEquals(ErrorCode.UNAVAILABLE, refused.code(), "new calls are refused from the moment close is called");
+            assertFalse(closing.isDone(), "close waits for the call that already entered");
+            release.countDown();
+            assertEquals(HostResult.Status.pending, call.get(20, TimeUnit.SECONDS).status(), "the call in flight finished");
+            closing.get(20, TimeUnit.SECONDS);
+            assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"released\""));
+        }
+    }
+}
