@@ -1,0 +1,150 @@
+package ai.cotal.auth.service;
+
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthCallout;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stock auth service of one space ({@code startAuthService}), embeddable: it loads its
+ * material from the secret store, opens the authority plane, starts the auth callout, then the
+ * HTTP faces (token exchange, JWKS, health and the service-endpoint routes); the capability file
+ * {@code auth-service.json} appears last and is the readiness signal. It installs no signal
+ * handlers and never exits the process. A fenced plane makes it {@code UNAVAILABLE}; every door
+ * then refuses with {@code unavailable}. Thread-safe.
+ */
+public final class AuthService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AuthService.class);
+
+    /** Where the service stands. */
+    public enum State { READY, UNAVAILABLE, DRAINING, CLOSED }
+
+    private final String space;
+    private final AuthAuthorityPlane plane;
+    private final AuthCallout callout;
+    private final TokenExchange exchange;
+    private volatile State state = State.READY;
+    private volatile String cause;
+
+    private AuthService(String space, AuthAuthorityPlane plane, AuthCallout callout, TokenExchange exchange) {
+        this.space = space;
+        this.plane = plane;
+        this.callout = callout;
+        this.exchange = exchange;
+    }
+
+    /**
+     * Starts the service. A missing secret kind fails before any broker connection; any later
+     * failure releases what was taken, in reverse.
+     */
+    public static AuthService start(AuthServiceOptions options) {
+        ServiceMaterial.Loaded material = ServiceMaterial.load(options.secretStore(), options.space());
+        Deque<AutoCloseable> taken = new ArrayDeque<>();
+        try {
+            AuthPlaneOptions.Builder plane = AuthPlaneOptions.builder().servers(options.servers()).space(options.space())
+                    .stateDir(options.stateDir()).secretStore(options.secretStore()).signer(material.signer())
+                    .clock(options.clock()).serviceEndpoints(options.serviceEndpoints().orElse(null));
+            options.livenessOracle().ifPresent(plane::livenessOracle);
+            AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane.build());
+            taken.push(opened);
+            AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
+                    .callout(material.callout()).plane(opened).signer(material.signer()).clock(options.clock()).build());
+            taken.push(callout);
+            ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
+                    .loopbackPort(options.loopbackPort()).clock(options.clock());
+            options.publicAddress().ifPresent(faces::publicAddress);
+            options.jwks().ifPresent(faces::jwks);
+            TokenExchange exchange = TokenExchange.start(faces.build());
+            taken.push(exchange);
+            AuthService service = new AuthService(options.space(), opened, callout, exchange);
+            opened.fenced().thenAccept(service::unavailable);
+            LOG.info("auth-service: space {} ready at {}", options.space(), exchange.loopbackUrl());
+            return service;
+        } catch (RuntimeException e) {
+            while (!taken.isEmpty()) {
+                try {
+                    taken.pop().close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private void unavailable(String why) {
+        cause = why;
+        state = State.UNAVAILABLE;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** Why the service is unavailable, when it is. */
+    public Optional<String> cause() {
+        return Optional.ofNullable(cause);
+    }
+
+    private void refuseUnlessReady() {
+        if (state != State.READY) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "auth-service context of space \"" + space
+                    + "\" is not ready (" + state.name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+    }
+
+    /** The in-process host ({@link AuthAuthorityPlane#serviceEndpointHost}); {@code unavailable} unless ready. */
+    public HostResult serviceEndpointHost(Granter granter, HostRequest request) {
+        refuseUnlessReady();
+        return plane.serviceEndpointHost(granter, request);
+    }
+
+    /** The plane this service owns (for the embedder's own ledger and bearer operations). */
+    public AuthAuthorityPlane plane() {
+        refuseUnlessReady();
+        return plane;
+    }
+
+    public String loopbackUrl() {
+        return exchange.loopbackUrl();
+    }
+
+    public Optional<String> publicUrl() {
+        return exchange.publicUrl();
+    }
+
+    /**
+     * Stops the HTTP faces, closes the plane (releasing its claim), then the callout. When the
+     * plane's release cannot reach the broker it throws {@code release-unreachable} and stays
+     * {@code DRAINING}: call {@code close()} again.
+     */
+    @Override
+    public synchronized void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (state != State.DRAINING) {
+            state = State.DRAINING;
+            exchange.close();
+        }
+        try {
+            plane.close();
+        } finally {
+            callout.close();
+        }
+        state = State.CLOSED;
+        LOG.info("auth-service: space {} closed", space);
+    }
+}

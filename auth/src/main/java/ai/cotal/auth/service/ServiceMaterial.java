@@ -1,0 +1,100 @@
+package ai.cotal.auth.service;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.keys.XKeyPair;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.workspace.SecretKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The stock service's signing material in the {@link SecretStore} (SPEC §13.18): the data
+ * account's signer ({@code service-keys}: the only signing material the service holds; operator
+ * and account seeds never enter it) and the space's callout account ({@code callout}). Closed JSON
+ * with {@code ver: 1}. Loading reports every missing kind at once, before any connection.
+ */
+public final class ServiceMaterial {
+    private ServiceMaterial() {
+    }
+
+    /** What a service of one space loads. Never printed: {@code toString()} shows public keys. */
+    public record Loaded(SpaceSigner signer, CalloutAuth callout) {
+        @Override
+        public String toString() {
+            return "ServiceMaterial[" + signer.accountPublicKey() + ", callout " + callout.accountPublicKey() + "]";
+        }
+    }
+
+    private record ServiceKeys(Integer ver, DataAccount dataAccount) {
+        @Override
+        public String toString() {
+            return "ServiceKeys[" + (dataAccount == null ? null : dataAccount.pub()) + "]";
+        }
+    }
+
+    private record DataAccount(String pub, String signingSeed) {
+        @Override
+        public String toString() {
+            return "DataAccount[" + pub + "]";
+        }
+    }
+
+    private record Callout(Integer ver, String accountSeed, String signingSeed, String jwt, String calloutCreds,
+            String sentinelCreds, String xkeySeed) {
+        @Override
+        public String toString() {
+            return "Callout[...]";
+        }
+    }
+
+    /** Writes both kinds for {@code signer}'s space (replacing what is there). */
+    public static void store(SecretStore store, SpaceSigner signer, CalloutAuth callout) {
+        if (!signer.space().equals(callout.space())) {
+            throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
+                    + signer.space() + "'");
+        }
+        store.put(SecretKeys.serviceKeysKey(signer.space()), ClosedJson.write(ClosedJson.cotal(), new ServiceKeys(1,
+                new DataAccount(signer.accountPublicKey(), signer.signing().seed()))));
+        store.put(SecretKeys.calloutKey(signer.space()), ClosedJson.write(ClosedJson.cotal(), new Callout(1,
+                callout.account().seed(), callout.signing().seed(), callout.jwt(), callout.calloutCreds().text(),
+                callout.sentinelCreds().text(), callout.xkey().seed())));
+    }
+
+    /** Loads both kinds of {@code space}; a missing kind is {@code failed-precondition} naming every missing key. */
+    public static Loaded load(SecretStore store, String space) {
+        Optional<byte[]> keys = store.get(SecretKeys.serviceKeysKey(space));
+        Optional<byte[]> callout = store.get(SecretKeys.calloutKey(space));
+        List<String> missing = new ArrayList<>();
+        if (keys.isEmpty()) {
+            missing.add(SecretKeys.serviceKeysKey(space));
+        }
+        if (callout.isEmpty()) {
+            missing.add(SecretKeys.calloutKey(space));
+        }
+        if (!missing.isEmpty()) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the auth service of space \"" + space
+                    + "\" is not provisioned: the secret store lacks " + String.join(" and ", missing));
+        }
+        ServiceKeys k = ClosedJson.read(ClosedJson.cotal(), keys.get(), ServiceKeys.class, "service-keys");
+        Callout c = ClosedJson.read(ClosedJson.cotal(), callout.get(), Callout.class, "callout");
+        if (k.ver() == null || k.ver() != 1 || k.dataAccount() == null || c.ver() == null || c.ver() != 1) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the service material of space \"" + space
+                    + "\" has an unknown version or shape");
+        }
+        SpaceSigner signer = new SpaceSigner(space, k.dataAccount().pub(), NKeyPair.fromSeed(k.dataAccount().signingSeed(),
+                KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed"));
+        CalloutAuth auth = new CalloutAuth(space, NKeyPair.fromSeed(c.accountSeed(), KeyType.ACCOUNT, "callout.accountSeed"),
+                NKeyPair.fromSeed(c.signingSeed(), KeyType.ACCOUNT, "callout.signingSeed"), c.jwt(),
+                Creds.parse(c.calloutCreds()), Creds.parse(c.sentinelCreds()), XKeyPair.fromSeed(c.xkeySeed(),
+                        "callout.xkeySeed"));
+        return new Loaded(signer, auth);
+    }
+}

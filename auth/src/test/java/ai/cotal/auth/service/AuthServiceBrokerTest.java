@@ -1,0 +1,98 @@
+package ai.cotal.auth.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The stock service of one space: material from the secret store, plane, callout, faces, readiness. */
+@ExtendWith(NatsBrokerExtension.class)
+class AuthServiceBrokerTest {
+    private static final String IID = "abcdefghijklmnopqrstuvwxyz";
+    private final Clock clock = Clock.systemUTC();
+    private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final InMemorySecretStore store = new InMemorySecretStore();
+
+    @TempDir
+    Path stateDir;
+
+    private NatsBroker broker(NatsBrokers brokers) {
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+                .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
+    }
+
+    private AuthServiceOptions.Builder options(NatsBroker nats) {
+        return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store);
+    }
+
+    @Test
+    void anUnprovisionedSpaceFailsBeforeAnyConnectionNamingWhatIsMissing(NatsBrokers brokers) {
+        NatsBroker nats = broker(brokers);
+        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
+        assertTrue(missing.getMessage().contains(SecretKeys.serviceKeysKey("alpha"))
+                && missing.getMessage().contains(SecretKeys.calloutKey("alpha")), missing.getMessage());
+        assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+        assertFalse(missing.getMessage().contains("SA"), "no seed in the message");
+    }
+
+    @Test
+    void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = broker(brokers);
+        ServiceMaterial.store(store, auth.strip(), callout);
+        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            assertEquals(AuthService.State.READY, service.state());
+            assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");
+            IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
+            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Granter granter = new Granter.Owner(owner, "laptop");
+            HostResult pending = service.plane().serviceEndpointAuthority(granter, new HostRequest.Register(
+                    "req-service-0000000001", "weather", IID, "sha256:" + "c".repeat(64), List.of("ask")));
+            assertEquals(HostResult.Status.pending, pending.status());
+            assertEquals(HostResult.Status.completed, service.serviceEndpointHost(granter, new HostRequest.Decide(
+                    "req-service-0000000002", "weather", IID, HostRequest.Decision.approve)).status());
+
+            service.close();
+            assertEquals(AuthService.State.CLOSED, service.state());
+            CotalException closed = assertThrows(CotalException.class, () -> service.serviceEndpointHost(granter,
+                    new HostRequest.NameRead("forecast")));
+            assertEquals(ErrorCode.UNAVAILABLE, closed.code());
+            assertTrue(closed.getMessage().contains("not ready"), closed.getMessage());
+        }
+    }
+}
