@@ -1,0 +1,139 @@
+package ai.cotal.cli;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.auth.service.AuthService;
+import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.ServiceMaterial;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.ServiceEndpointHostClient;
+import ai.cotal.testbroker.BackendChoice;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.FileSecretStore;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The demo: the project's nats-server, a fresh space provisioned into a temporary root (file
+ * secret store), the stock auth service with service endpoints, a local identity provider, and
+ * register, decide, caller-grant, instance-read, name-bind and revoke through the HTTP routes,
+ * each answer printed as a table row. Cleans up everything it started.
+ */
+final class ServiceEndpointDemo {
+    private static final String SPACE = "demo";
+    private final PrintStream out;
+    private final SecureRandom random = new SecureRandom();
+
+    ServiceEndpointDemo(PrintStream out) {
+        this.out = out;
+    }
+
+    void run() throws Exception {
+        long started = System.nanoTime();
+        Path root = Files.createTempDirectory("cotal-auth-demo");
+        Clock clock = Clock.systemUTC();
+        try {
+            SpaceAuth space = SpaceAuth.create(SPACE, clock);
+            CalloutAuth callout = CalloutAuth.create(SPACE, space.broker(), space.space().accountPublicKey(), clock);
+            FileSecretStore secrets = new FileSecretStore(root);
+            ServiceMaterial.store(secrets, space.strip(), callout);
+            secrets.putText(SecretKeys.membershipObserverCredsKey(SPACE), Creds.mintSystem(space.broker(),
+                    Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, space.space().accountPublicKey(),
+                    MintOptions.defaults()).text());
+            out.println("cotal-auth demo: space \"" + SPACE + "\" provisioned in " + root);
+            try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
+                    List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())
+                            .storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
+                 LocalIdp idp = new LocalIdp()) {
+                out.println("nats-server " + nats.version() + " at " + nats.url() + "; identity provider at " + idp.url());
+                Path stateDir = root.resolve("state");
+                IdpPin pin = IdpPin.pin(stateDir, idp.url());
+                try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
+                        .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+                    String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+                    ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
+                    service.plane().ledger().grantActor(owner, "laptop", none);
+                    service.plane().ledger().grantActor(owner, "phone", none);
+                    out.println("auth service ready at " + service.loopbackUrl() + "; alice is owner " + owner);
+                    drive(service, stateDir, idp.token("alice", Duration.ofMinutes(5)), owner);
+                }
+            }
+            out.printf("%ndemo finished in %.1f s; everything it started is stopped%n", (System.nanoTime() - started) / 1e9);
+        } finally {
+            try (Stream<Path> files = Files.walk(root)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private void drive(AuthService service, Path stateDir, String token, String owner) throws Exception {
+        String capability = new ObjectMapper().readTree(stateDir.resolve(TokenExchange.DISCOVERY_FILE).toFile())
+                .path("capability").asText();
+        ServiceEndpointHostClient client = new ServiceEndpointHostClient(URI.create(service.loopbackUrl()),
+                HttpClient.newHttpClient(), Duration.ofSeconds(15));
+        String instance = token(26, "abcdefghijklmnopqrstuvwxyz0123456789");
+        out.println();
+        out.printf("| %-14s | %-9s | %-26s | %s%n", "step", "status", "operationId", "detail");
+        out.printf("|%s|%s|%s|%s%n", "-".repeat(16), "-".repeat(11), "-".repeat(28), "-".repeat(40));
+        HostResult r = client.invoke(token, "laptop", new HostRequest.Register(requestId(), "weather", instance,
+                "sha256:" + "c".repeat(64), List.of("ask", "stream")), capability);
+        row("register", r, "proposal " + r.proposal().state() + ", ceiling " + r.proposal().callerCeiling());
+        r = client.invoke(token, "laptop", new HostRequest.Decide(requestId(), "weather", instance,
+                HostRequest.Decision.approve), capability);
+        row("decide", r, r.completion() + ", gate revision " + r.approvedGateRevision());
+        r = client.invoke(token, "laptop", new HostRequest.CallerGrant(requestId(), "weather", instance,
+                new HostRequest.Grantee(owner, "phone"), List.of("ask")), capability);
+        row("caller-grant", r, "grant " + r.grant().grantId() + " " + r.grant().capabilities() + " to phone");
+        r = client.invoke(token, "laptop", new HostRequest.InstanceRead("weather", instance), capability);
+        row("instance-read", r, r.instance().registrationState() + ", gate " + r.instance().gate().state()
+                + ", assignment " + r.instance().assignment());
+        r = client.invoke(token, "laptop", new HostRequest.NameBind(requestId(), "forecast", "weather", owner,
+                "dns:forecast.example", 0), capability);
+        row("name-bind", r, "forecast -> weather (as the operator, on loopback)");
+        r = client.invoke(token, "laptop", new HostRequest.Revoke(requestId(), "weather", instance), capability);
+        row("revoke", r, r.completion() + ", denyNew " + r.denyNew().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+    }
+
+    private void row(String step, HostResult r, String detail) {
+        out.printf("| %-14s | %-9s | %-26s | %s%n", step, r.status(), r.operationId() == null ? "-" : r.operationId(),
+                detail);
+        if (r.status() == HostResult.Status.denied || r.status() == HostResult.Status.held) {
+            throw new IllegalStateException(step + " answered " + r.status() + ": " + r.reason());
+        }
+    }
+
+    private String requestId() {
+        return "demo-" + token(24, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+    }
+
+    private String token(int n, String alphabet) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return b.toString();
+    }
+}
