@@ -40,7 +40,7 @@ final class InstancePlans {
         String opId = b.operationId();
         if (b.terminal()) {
             Rows.Proposal prop = s.row(Rows.prop(opId), Rows.Proposal.class);
-            return planner.stored(s, b, o -> terminal(b.op(), opId, opId, prop, o));
+            return planner.stored(s, b, o -> terminal(b.op(), opId, opId, prop, o, null));
         }
         Target t = Target.read(s, e, i);
         if (!b.bound() && (t.gateSeen().tombstone() || t.gate() != null)) {
@@ -84,15 +84,25 @@ final class InstancePlans {
      * {@code completed stored}; {@code proposalOp} names the proposal shown, if any.
      */
     static ai.cotal.servicehost.HostResult terminal(Rows.Operation op, String opId, String proposalOp, Rows.Proposal prop,
-            Plan.Outcome o) {
-        return terminalAnswer(op, opId).proposal(prop == null || proposalOp == null ? null
-                : Planner.proposalView(proposalOp, prop)).build();
+            Plan.Outcome o, String appliedTag) {
+        return terminalAnswer(op, opId, o, appliedTag).gateRevision(o.tags().get("gate-open"))
+                .proposal(prop == null || proposalOp == null ? null : Planner.proposalView(proposalOp, prop)).build();
     }
 
-    static Answers terminalAnswer(Rows.Operation op, String opId) {
-        Answers a = "refused".equals(op.state()) ? Answers.of(Status.refused).operation(opId).reason(op.reason())
-                : Answers.completed(opId, false);
-        return a;
+    /**
+     * A terminal operation's answer: {@code refused} with its reason, else {@code completed}
+     * ({@code applied} when this invocation wrote {@code appliedTag} in an earlier pass, since a
+     * pass that lost a race after settling comes back here; {@code stored} otherwise).
+     */
+    static Answers terminalAnswer(Rows.Operation op, String opId, Plan.Outcome o, String appliedTag) {
+        if ("refused".equals(op.state())) {
+            return Answers.of(Status.refused).operation(opId).reason(op.reason());
+        }
+        boolean applied = appliedTag != null && o.tags().containsKey(appliedTag);
+        if ("granted".equals(op.state()) && applied) {
+            return Answers.of(Status.granted).operation(opId);
+        }
+        return Answers.completed(opId, applied);
     }
 
     Plan decide(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.Decide r) {
@@ -102,7 +112,8 @@ final class InstancePlans {
         Target t = Target.read(s, e, i);
         String regOpId = t.gate() == null ? null : t.gate().operationId();
         if (b.terminal()) {
-            return planner.stored(s, b, o -> terminal(b.op(), opId, regOpId, t.prop(), o));
+            return planner.stored(s, b, o -> terminal(b.op(), opId, regOpId, t.prop(), o,
+                    r.decision() == HostRequest.Decision.approve ? "approval" : "proposal"));
         }
         if (!t.visibleTo(inv.owner())) {
             return unreachable(inv, s, b, e, i, "no such instance");
@@ -183,8 +194,9 @@ final class InstancePlans {
         Discovery.Seen asgSeen = t.prop() == null ? null : Planner.live(s, Rows.asg(t.prop().owner(), e, i));
         Rows.Assignment asg = asgSeen == null ? null : s.row(asgSeen.key(), Rows.Assignment.class);
         if (b.terminal()) {
-            return planner.stored(s, b, o -> terminalAnswer(b.op(), opId).denyNew(asg != null && asg.state().equals("fenced")
-                    ? DenyNew.LANDED : null).build());
+            return planner.stored(s, b, o -> terminalAnswer(b.op(), opId, o, "fence").denyNew(asg == null ? null
+                    : o.tags().containsKey("fence") ? gateEvidence(e, i, asg.uid())
+                    : asg.state().equals("fenced") ? DenyNew.LANDED : null).build());
         }
         if (!t.visibleTo(inv.owner()) || asg == null) {
             return unreachable(inv, s, b, e, i, "no approved instance");

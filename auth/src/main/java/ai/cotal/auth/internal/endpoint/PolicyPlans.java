@@ -27,7 +27,7 @@ final class PolicyPlans {
         Rows.NameBinding stored = s.row(nameSeen.key(), Rows.NameBinding.class);
         Rows.NameBinding mine = new Rows.NameBinding(Rows.V, r.endpoint(), r.owner(), r.claimReference(), inv.digest);
         if (b.terminal()) {
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId)
+            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "name")
                     .name(stored == null ? null : nameView(r.name(), stored)).build());
         }
         String problem = nameSeen.tombstone() ? "the name's key was deleted behind the host's back; it stays closed"
@@ -51,7 +51,7 @@ final class PolicyPlans {
         String grantKey = Rows.grant(e, i, opId);
         if (b.terminal()) {
             Rows.CallerGrant stored = s.row(grantKey, Rows.CallerGrant.class);
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId)
+            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "grant")
                     .grant(stored == null ? null : grantView(opId, e, i, stored)).build());
         }
         Rows.Gate gate = s.row(Rows.gate(e, i), Rows.Gate.class);
@@ -100,7 +100,7 @@ final class PolicyPlans {
         Discovery.Seen grantSeen = s.seen(Rows.grant(e, i, r.grantId()));
         Rows.CallerGrant grant = s.row(grantSeen.key(), Rows.CallerGrant.class);
         if (b.terminal()) {
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId)
+            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "revoke-grant")
                     .grant(grant == null ? null : grantView(r.grantId(), e, i, grant)).build());
         }
         Rows.Gate gate = s.row(Rows.gate(e, i), Rows.Gate.class);

@@ -82,6 +82,30 @@ class HostRacesBrokerTest {
     }
 
     @Test
+    void aPassThatLosesTheReleaseRaceAfterSettlingStillAnswersApplied(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.call(x.owner, x.register("weather", iid));
+            boolean[] moved = new boolean[1];
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeStep(String key, String tag, EffectConnection effect) {
+                    if ("release".equals(tag) && !moved[0]) {
+                        moved[0] = true; // another writer moves the capacity between settle and release
+                        x.put(key, x.get(key));
+                    }
+                }
+            });
+            HostResult approved = x.call(x.owner, x.approve("weather", iid));
+            assertTrue(moved[0]);
+            assertEquals(Status.completed, approved.status());
+            assertEquals(Completion.applied, approved.completion(), "this invocation applied the approval");
+            assertTrue(approved.approvedGateRevision() != null, "and observed its own gate CAS");
+            assertTrue(x.get(Rows.cap("weather", iid)).contains("\"held\":[]"), "the release landed on the next pass");
+        }
+    }
+
+    @Test
     void aTrippedEngineOrARowlessGranterGetsOneHeldBeforeAnyRead(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();

@@ -1,0 +1,67 @@
+package ai.cotal.auth.service;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.trust.SpaceName;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The multi-space host's manifest (SPEC §13.19): {@code {ver: 1, spaces: [{space,
+ * serviceEndpoints?}]}}, closed JSON, at most 256 spaces and 64 KiB. Each entry's
+ * {@code serviceEndpoints} (default false) is the only place that setting lives for a lane.
+ * {@link #parse} is the exact parser the host applies: check a manifest with it before renaming it
+ * into place.
+ */
+public record AuthHostManifest(int ver, List<Entry> spaces) {
+    static final int MAX_BYTES = 64 * 1024;
+    static final int MAX_SPACES = 256;
+
+    /** One lane. */
+    public record Entry(String space, boolean serviceEndpoints) {
+    }
+
+    private record Document(Integer ver, List<EntryDocument> spaces) {
+    }
+
+    private record EntryDocument(String space, Boolean serviceEndpoints) {
+    }
+
+    /** {@code parseAuthHostManifest}: refuses anything out of shape as {@code bad-request} naming the field. */
+    public static AuthHostManifest parse(String text) {
+        if (text == null) {
+            throw CotalException.badRequest("manifest", "is required");
+        }
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > MAX_BYTES) {
+            throw CotalException.badRequest("manifest", "is over 64 KiB");
+        }
+        Document doc = ClosedJson.read(ClosedJson.cotal(), bytes, Document.class, "manifest");
+        if (doc == null || doc.ver() == null || doc.ver() != 1) {
+            throw CotalException.badRequest("ver", "must be 1");
+        }
+        if (doc.spaces() == null || doc.spaces().isEmpty()) {
+            throw CotalException.badRequest("spaces", "list at least one space");
+        }
+        if (doc.spaces().size() > MAX_SPACES) {
+            throw CotalException.badRequest("spaces", "at most " + MAX_SPACES + " spaces");
+        }
+        Set<String> seen = new HashSet<>();
+        List<Entry> entries = new java.util.ArrayList<>();
+        for (int i = 0; i < doc.spaces().size(); i++) {
+            EntryDocument e = doc.spaces().get(i);
+            String field = "spaces[" + i + "]";
+            if (e == null) {
+                throw CotalException.badRequest(field, "must be an object");
+            }
+            SpaceName.check(e.space(), field + ".space");
+            if (!seen.add(e.space())) {
+                throw CotalException.badRequest(field + ".space", "lists '" + e.space() + "' twice");
+            }
+            entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints())));
+        }
+        return new AuthHostManifest(1, List.copyOf(entries));
+    }
+}
