@@ -397,7 +397,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         closing = true;
         if (!readersClosed) {
             if (endpoints != null) {
-                endpoints.close();
+                endpoints.close(); // throws while an effect connection stays open: the claim stays held
                 discovery.close();
             }
             reader.close();

@@ -19,6 +19,10 @@ interface Hooks {
     default void beforeStep(String key, String tag, EffectConnection effect) {
     }
 
+    /** Before an effect connection is closed; throwing makes that close fail (the engine keeps it). */
+    default void beforeEffectClose(EffectConnection effect) {
+    }
+
     /** Before a revoke's gate read for deny-new evidence; throwing makes that read fail. */
     default void beforeGateRead(String endpoint, String instanceId) {
     }

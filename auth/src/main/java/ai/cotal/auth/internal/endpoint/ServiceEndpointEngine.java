@@ -232,17 +232,33 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private void retire(EffectConnection effect) {
         closing.add(effect);
         try {
-            pools.executor().execute(() -> {
-                effect.close();
-                closing.remove(effect);
-            });
+            pools.executor().execute(() -> closeOne(effect));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            effect.close();
-            closing.remove(effect);
+            closeOne(effect);
         }
     }
 
-    /** Refuses new calls and waits for every call already in flight (each is deadline-bounded). */
+    /** Closes one effect connection; true when it is closed (it then leaves the owned set). */
+    private boolean closeOne(EffectConnection effect) {
+        try {
+            hooks.beforeEffectClose(effect);
+            effect.close();
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (effect.connection().getStatus() != io.nats.client.Connection.Status.CLOSED) {
+            return false;
+        }
+        closing.remove(effect);
+        return true;
+    }
+
+    /**
+     * Refuses new calls, waits for every call already in flight (each is deadline-bounded), then
+     * closes the effect connections it still owns. An effect connection that does not close stays
+     * owned and this throws {@code unavailable}: the plane keeps its claim, and {@code close()}
+     * may be called again.
+     */
     @Override
     public void close() {
         synchronized (gate) {
@@ -252,14 +268,20 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                     gate.wait();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return;
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while waiting for host calls in flight");
                 }
             }
         }
-        for (EffectConnection effect : closing) {
-            effect.close();
+        int open = 0;
+        for (EffectConnection effect : List.copyOf(closing)) {
+            if (!closeOne(effect)) {
+                open++;
+            }
         }
-        closing.clear();
+        if (open > 0) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, open + " effect connection(s) of the service-endpoint host did"
+                    + " not close; the plane keeps its claim: call close() again");
+        }
         pools.close();
     }
 }

@@ -69,6 +69,29 @@ class HostLifecycleBrokerTest {
     }
 
     @Test
+    void anEffectConnectionThatWillNotCloseKeepsTheClaimUntilARetriedCloseSucceeds(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            boolean[] failClose = {true};
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeEffectClose(EffectConnection effect) {
+                    if (failClose[0]) {
+                        throw new IllegalStateException("injected: the close did not complete");
+                    }
+                }
+            });
+            assertEquals(HostResult.Status.pending, x.call(x.owner, x.register("weather", EndpointFixture.iid())).status());
+            CotalException kept = assertThrows(CotalException.class, x.plane::close);
+            assertEquals(ErrorCode.UNAVAILABLE, kept.code());
+            assertTrue(kept.getMessage().contains("keeps its claim"), kept.getMessage());
+            assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"held\""), "the claim stays held");
+            failClose[0] = false;
+            x.plane.close();
+            assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"released\""), "the retried close released it");
+        }
+    }
+
+    @Test
     void closeWaitsForACallInFlightAndRefusesNewOnes(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             CountDownLatch entered = new CountDownLatch(1);
