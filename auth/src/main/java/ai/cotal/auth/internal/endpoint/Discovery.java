@@ -40,11 +40,13 @@ final class Discovery {
     }
 
     private final String bucket;
+    private final Connection connection;
     private final JetStreamManagement jsm;
     private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
     Discovery(Connection connection, String bucket) {
         this.bucket = bucket;
+        this.connection = connection;
         try {
             this.jsm = connection.jetStreamManagement();
         } catch (IOException e) {
@@ -65,9 +67,22 @@ final class Discovery {
         return reads.get();
     }
 
+    Connection connection() {
+        return connection;
+    }
+
+    /** Reads fail at once while the connection is not up (no read waits in a reconnect buffer). */
+    private void requireConnected() {
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: the discovery connection is "
+                    + connection.getStatus().name().toLowerCase(java.util.Locale.ROOT) + "; nothing was written; retry");
+        }
+    }
+
     /** The last message on {@code key}. */
     Seen read(String key) {
         reads.incrementAndGet();
+        requireConnected();
         try {
             MessageInfo info = jsm.getLastMessage("KV_" + bucket, subject(key));
             Headers headers = info.getHeaders();
@@ -90,6 +105,7 @@ final class Discovery {
     /** The keys under {@code prefix} (e.g. {@code svc.asg.<owner>.}), sorted, from the stream's subject index. */
     List<String> keys(String prefix) {
         reads.incrementAndGet();
+        requireConnected();
         try {
             StreamInfo info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
             List<String> keys = new ArrayList<>();
