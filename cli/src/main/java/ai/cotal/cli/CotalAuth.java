@@ -3,18 +3,37 @@ package ai.cotal.cli;
 import java.io.PrintStream;
 
 /**
- * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo}. Exit codes:
- * 0 done, 1 failed, 2 usage.
+ * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
+ * {@code serve}. Exit codes: 0 done, 1 failed, 2 usage.
  */
 public final class CotalAuth {
     private CotalAuth() {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err));
+        java.util.concurrent.CompletableFuture<Void> stop = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.complete(null); // SIGINT or SIGTERM: let the command close what it runs, then halt
+            try {
+                done.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "cotal-auth-stop"));
+        int code = run(args, System.out, System.err, stop);
+        done.countDown();
+        System.exit(code);
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, new java.util.concurrent.CompletableFuture<>());
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err, java.util.concurrent.CompletableFuture<Void> stop) {
+        if (args.length >= 1 && args[0].equals("serve")) {
+            return Serve.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
+        }
         if (args.length == 1 && args[0].equals("demo")) {
             try {
                 new ServiceEndpointDemo(out).run();
@@ -24,9 +43,11 @@ public final class CotalAuth {
                 return 1;
             }
         }
-        err.println("usage: cotal-auth demo");
+        err.println("usage: cotal-auth demo | cotal-auth serve ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end");
+        err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
+        err.println("         with --server URL and --root DIR (a provisioned root); stops on SIGINT or SIGTERM");
         return 2;
     }
 }

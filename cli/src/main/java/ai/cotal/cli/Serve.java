@@ -1,0 +1,137 @@
+package ai.cotal.cli;
+
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.service.AuthHost;
+import ai.cotal.auth.service.AuthService;
+import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.core.CotalException;
+import ai.cotal.workspace.CotalRoot;
+import ai.cotal.workspace.FileSecretStore;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code cotal-auth serve}: the stock service of one space ({@code --space}) or a multi-space host
+ * ({@code --spaces manifest.json}) from a provisioned root ({@code --root}, whose {@code .cotal/}
+ * holds the file secret store), until {@code stop} completes (SIGINT or SIGTERM in the command).
+ * A manifest is re-applied when its content changes (checked every 2 s); a malformed one is
+ * refused and logged, and the lanes keep running.
+ */
+final class Serve {
+    private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
+            + " | --spaces MANIFEST) --server URL [--server URL ...] --root DIR";
+
+    private Serve() {
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err, CompletableFuture<Void> stop) {
+        Map<String, List<String>> flags;
+        try {
+            flags = parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        boolean single = flags.containsKey("--space");
+        boolean multi = flags.containsKey("--spaces");
+        if (single == multi || !flags.containsKey("--server") || !flags.containsKey("--root")) {
+            err.println(USAGE);
+            return 2;
+        }
+        if (multi && flags.containsKey("--service-endpoints")) {
+            err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
+            return 2;
+        }
+        Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
+        FileSecretStore secrets = new FileSecretStore(root);
+        List<String> servers = flags.get("--server");
+        try {
+            if (single) {
+                String space = flags.get("--space").get(0);
+                AuthServiceOptions.Builder options = AuthServiceOptions.builder().servers(servers).space(space)
+                        .stateDir(CotalRoot.userAuthStateDir(root, space)).secretStore(secrets)
+                        .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
+                if (flags.containsKey("--port")) {
+                    options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
+                }
+                try (AuthService service = AuthService.start(options.build())) {
+                    out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
+                    service.plane().fenced().thenRun(() -> stop.complete(null));
+                    stop.join();
+                    return service.state() == AuthService.State.READY ? 0 : 1;
+                }
+            }
+            Path manifest = Path.of(flags.get("--spaces").get(0)).toAbsolutePath();
+            try (AuthHost host = AuthHost.start(new AuthHost.Options(servers, manifest,
+                    root.resolve(".cotal").resolve("auth-host"), secrets, Clock.systemUTC()))) {
+                out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
+                watch(host, manifest, err, stop);
+                return 0;
+            }
+        } catch (CotalException | NumberFormatException e) {
+            err.println("cotal-auth serve: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Re-applies the manifest whenever its bytes change, until {@code stop}. */
+    private static void watch(AuthHost host, Path manifest, PrintStream err, CompletableFuture<Void> stop) {
+        byte[] applied = read(manifest);
+        while (true) {
+            try {
+                stop.get(2, TimeUnit.SECONDS);
+                return;
+            } catch (java.util.concurrent.TimeoutException e) {
+                byte[] now = read(manifest);
+                if (now != null && !java.util.Arrays.equals(now, applied)) {
+                    applied = now;
+                    try {
+                        host.apply();
+                    } catch (CotalException refused) {
+                        err.println("cotal-auth serve: manifest not applied: " + refused.getMessage());
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (java.util.concurrent.ExecutionException e) {
+                return;
+            }
+        }
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, List<String>> parse(List<String> args) {
+        Map<String, List<String>> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            String flag = args.get(i);
+            switch (flag) {
+                case "--service-endpoints" -> flags.put(flag, List.of());
+                case "--space", "--spaces", "--server", "--root", "--port" -> {
+                    if (i + 1 >= args.size()) {
+                        throw new IllegalArgumentException(flag + " needs a value");
+                    }
+                    flags.computeIfAbsent(flag, k -> new ArrayList<>()).add(args.get(++i));
+                }
+                default -> throw new IllegalArgumentException("unknown argument " + flag);
+            }
+        }
+        return flags;
+    }
+}
