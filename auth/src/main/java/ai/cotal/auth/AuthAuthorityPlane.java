@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
  * method refuses with {@code unavailable}.
  */
-public interface AuthAuthorityPlane extends AutoCloseable {
+public interface AuthAuthorityPlane extends CalloutAuthority, AutoCloseable {
 
     /**
      * Opens the plane: writer connection and store check, reader, barrier, two scanners, the plane

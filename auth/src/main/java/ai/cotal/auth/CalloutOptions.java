@@ -17,7 +17,7 @@ import javax.net.ssl.SSLContext;
  * data account's signer (it signs every admitted user), the servers whose requests are answered
  * (empty: any server of this broker), the queue group and the clock.
  */
-public record CalloutOptions(List<String> servers, CalloutAuth callout, AuthAuthorityPlane plane, SpaceSigner signer,
+public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutAuthority plane, SpaceSigner signer,
         Set<String> expectedServerIds, String queueGroup, Clock clock, SSLContext sslContext) {
     /** The queue group every responder of a space joins. */
     public static final String QUEUE_GROUP = "cotal-auth-callout";
@@ -35,7 +35,7 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, AuthAuth
     public static final class Builder {
         private List<String> servers = List.of();
         private CalloutAuth callout;
-        private AuthAuthorityPlane plane;
+        private CalloutAuthority plane;
         private SpaceSigner signer;
         private Set<String> expectedServerIds = Set.of();
         private String queueGroup = QUEUE_GROUP;
@@ -59,7 +59,8 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, AuthAuth
             return this;
         }
 
-        public Builder plane(AuthAuthorityPlane plane) {
+        /** The authority the callout asks: the space's plane, or a replica's read-side authority. */
+        public Builder plane(CalloutAuthority plane) {
             this.plane = plane;
             return this;
         }

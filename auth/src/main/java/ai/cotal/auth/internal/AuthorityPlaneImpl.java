@@ -10,6 +10,7 @@ import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.ConnTuple;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.ConnzLivenessOracle;
+import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.Owners;
@@ -18,12 +19,9 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
-import ai.cotal.core.issued.IssuedRef;
-import ai.cotal.core.issued.Source;
 import ai.cotal.core.stores.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.stores.StoreNames;
-import ai.cotal.auth.Granter;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -50,7 +48,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection reader;
     private final AuthorityConnection barrier;
     private final AuthorityConnection issuerConnection;
-    private final IssuedAuthority issued;
+    private final IssuedCallers issued;
     private final BearerVerifier bearers;
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
@@ -82,7 +80,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.issuer = issuer;
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         this.credentials = new CredentialRows(space, writer.connection(), reader.connection(), options.clock());
-        this.issued = IssuedAuthority.bind(issuerConnection.connection(), space, this::composedSourceIsLive, options.clock());
+        this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock());
         this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
@@ -126,6 +124,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             if (startupRefusal != null) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
+            }
+            if (discovery != null) {
+                ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
             }
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
@@ -262,52 +263,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
         refuseIfUnavailable();
-        String token = IssuedAuthority.acceptedToken(connId);
-        Optional<IssuedRef> existing = issued.accepted(token);
-        if (existing.isEmpty()) {
-            IssuedRef ref = new IssuedRef(space, bearer.owner(), bearer.actor(), bearer.lifecycleUid(),
-                    IssuedAuthority.newGeneration());
-            Source source = new Source(space, actorsBucket(), "actor." + bearer.owner() + "." + bearer.actor() + "."
-                    + bearer.lifecycleUid());
-            issued.release(issued.stage(ref, List.of(source), ceiling, Optional.empty()), token);
-            return ceiling;
-        }
-        IssuedRef ref = existing.get();
-        if (!ref.owner().equals(bearer.owner()) || !ref.actor().equals(bearer.actor())
-                || !ref.uid().equals(bearer.lifecycleUid())) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, "this connection id was issued to another principal or"
-                    + " lifecycle: reconnect under a new nonce");
-        }
-        try {
-            issued.confirm(token, ceiling);
-        } catch (CotalException e) {
-            if (e.code() == ErrorCode.CONFLICT) {
-                throw new CotalException(ErrorCode.PERMISSION_DENIED, "the permissions changed since this connection id"
-                        + " was issued: reconnect under a new nonce");
-            }
-            throw e;
-        }
-        return ceiling;
+        return issued.issue(bearer, connId, ceiling);
     }
 
     @Override
     public IssuedAuthority.Resolved resolveIssued(String token) {
         refuseIfUnavailable();
         return issued.resolve(token);
-    }
-
-    /** The bucket name actor-ledger sources carry: {@code cotal_actors_<token>}. */
-    private String actorsBucket() {
-        return "cotal_actors_" + ai.cotal.core.trust.SpaceName.token(space);
-    }
-
-    /** Actor-ledger sources are answered from this plane's ledger; every other source is not live. */
-    private boolean composedSourceIsLive(Source source) {
-        if (!source.space().equals(space) || !source.bucket().equals(actorsBucket())) {
-            return false;
-        }
-        String[] parts = source.key().split("\\.");
-        return parts.length == 4 && parts[0].equals("actor") && ledger.actorSourceIsLive(parts[1], parts[2], parts[3]);
     }
 
     @Override

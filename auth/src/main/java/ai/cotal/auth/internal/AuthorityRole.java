@@ -62,6 +62,7 @@ public enum AuthorityRole {
                 pub.add(JS + "STREAM.MSG.GET." + auth);
                 pub.add("$KV." + authBucket + ".cred.>");
                 pub.add("$KV." + authBucket + ".gate.>");
+                pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ServiceEndpointAdmissionKey.KEY);
             }
             case BARRIER -> {
                 pub.addAll(reads(auth, records));

@@ -68,6 +68,24 @@ public final class ServiceMaterial {
                 callout.sentinelCreds().text(), callout.xkey().seed())));
     }
 
+    /** The data account's signer alone ({@code service-keys}); missing is {@code failed-precondition}. */
+    public static SpaceSigner loadSigner(SecretStore store, String space) {
+        byte[] keys = store.get(SecretKeys.serviceKeysKey(space)).orElseThrow(() -> new CotalException(
+                ErrorCode.FAILED_PRECONDITION, "the service keys of space \"" + space + "\" are missing: the secret store"
+                + " lacks " + SecretKeys.serviceKeysKey(space)));
+        return signer(space, keys);
+    }
+
+    private static SpaceSigner signer(String space, byte[] bytes) {
+        ServiceKeys k = ClosedJson.read(ClosedJson.cotal(), bytes, ServiceKeys.class, "service-keys");
+        if (k.ver() == null || k.ver() != 1 || k.dataAccount() == null) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the service keys of space \"" + space
+                    + "\" have an unknown version or shape");
+        }
+        return new SpaceSigner(space, k.dataAccount().pub(), NKeyPair.fromSeed(k.dataAccount().signingSeed(),
+                KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed"));
+    }
+
     /** Loads both kinds of {@code space}; a missing kind is {@code failed-precondition} naming every missing key. */
     public static Loaded load(SecretStore store, String space) {
         Optional<byte[]> keys = store.get(SecretKeys.serviceKeysKey(space));
@@ -83,14 +101,12 @@ public final class ServiceMaterial {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the auth service of space \"" + space
                     + "\" is not provisioned: the secret store lacks " + String.join(" and ", missing));
         }
-        ServiceKeys k = ClosedJson.read(ClosedJson.cotal(), keys.get(), ServiceKeys.class, "service-keys");
+        SpaceSigner signer = signer(space, keys.get());
         Callout c = ClosedJson.read(ClosedJson.cotal(), callout.get(), Callout.class, "callout");
-        if (k.ver() == null || k.ver() != 1 || k.dataAccount() == null || c.ver() == null || c.ver() != 1) {
-            throw new CotalException(ErrorCode.DATA_LOSS, "the service material of space \"" + space
-                    + "\" has an unknown version or shape");
+        if (c.ver() == null || c.ver() != 1) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the callout material of space \"" + space
+                    + "\" has an unknown version");
         }
-        SpaceSigner signer = new SpaceSigner(space, k.dataAccount().pub(), NKeyPair.fromSeed(k.dataAccount().signingSeed(),
-                KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed"));
         CalloutAuth auth = new CalloutAuth(space, NKeyPair.fromSeed(c.accountSeed(), KeyType.ACCOUNT, "callout.accountSeed"),
                 NKeyPair.fromSeed(c.signingSeed(), KeyType.ACCOUNT, "callout.signingSeed"), c.jwt(),
                 Creds.parse(c.calloutCreds()), Creds.parse(c.sentinelCreds()), XKeyPair.fromSeed(c.xkeySeed(),

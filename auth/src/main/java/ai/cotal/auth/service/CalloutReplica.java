@@ -1,0 +1,154 @@
+package ai.cotal.auth.service;
+
+import ai.cotal.auth.AuthCallout;
+import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.internal.ReplicaAuthority;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.secrets.SecretStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Callout replicas (SPEC §13.19): extra auth-callout responders, in the space's queue group, that
+ * answer from a {@link ReplicaAuthority} instead of the plane. A replica cannot issue
+ * service-endpoint connections, so it refuses a space whose service-endpoint admission is open
+ * ({@link ServiceEndpointAdmission#admitsServiceEndpoints}, the same read): a single-space replica
+ * refuses to start; a multi-space replica names the space, answers for the others, and retries the
+ * refused space every {@code retry} (5 s by default). Thread-safe.
+ */
+public final class CalloutReplica implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CalloutReplica.class);
+
+    /**
+     * What a replica serves. {@code stateDirs} maps each space to the state directory holding its
+     * ledger (the plane's, shared or synced). {@code onRefusal} hears every refusal (space, reason).
+     */
+    public record Options(List<String> servers, Map<String, Path> stateDirs, SecretStore secrets, Duration ttl,
+            Duration retry, Clock clock, BiConsumer<String, String> onRefusal) {
+        public Options {
+            if (servers == null || servers.isEmpty()) {
+                throw CotalException.badRequest("servers", "at least one broker URL");
+            }
+            if (stateDirs == null || stateDirs.isEmpty()) {
+                throw CotalException.badRequest("stateDirs", "name at least one space");
+            }
+            stateDirs = Map.copyOf(new LinkedHashMap<>(stateDirs));
+            Objects.requireNonNull(secrets, "secrets");
+            ttl = ttl == null ? Duration.ofMinutes(15) : ttl;
+            retry = retry == null ? Duration.ofSeconds(5) : retry;
+            clock = clock == null ? Clock.systemUTC() : clock;
+            onRefusal = onRefusal == null ? (space, why) -> { } : onRefusal;
+        }
+    }
+
+    private record Lane(ReplicaAuthority authority, AuthCallout callout) {
+    }
+
+    private final Options options;
+    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final Map<String, String> refused = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService retries;
+    private volatile boolean closed;
+
+    private CalloutReplica(Options options) {
+        this.options = options;
+        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cotal-callout-replica-retry");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Starts a lane per space; see the class comment for refused spaces. */
+    public static CalloutReplica start(Options options) {
+        CalloutReplica replica = new CalloutReplica(options);
+        for (String space : options.stateDirs().keySet()) {
+            String why = replica.tryStart(space);
+            if (why != null && options.stateDirs().size() == 1) {
+                replica.close();
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "callout replica refused space \"" + space
+                        + "\": " + why);
+            }
+        }
+        if (!replica.refused.isEmpty()) {
+            long every = options.retry().toMillis();
+            replica.retries.scheduleWithFixedDelay(replica::retryRefused, every, every, TimeUnit.MILLISECONDS);
+        }
+        return replica;
+    }
+
+    /** Starts one lane; returns null, or why the space is refused (recorded and reported). */
+    private String tryStart(String space) {
+        String why;
+        try {
+            if (ServiceEndpointAdmission.admitsServiceEndpoints(space, options.servers(), options.secrets())) {
+                why = "its service-endpoint admission is open and a replica cannot issue service-endpoint connections";
+            } else {
+                ServiceMaterial.Loaded material = ServiceMaterial.load(options.secrets(), space);
+                ReplicaAuthority authority = ReplicaAuthority.open(options.servers(), material.signer(),
+                        options.stateDirs().get(space), options.secrets(), options.ttl(), options.clock());
+                try {
+                    AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
+                            .callout(material.callout()).plane(authority).signer(material.signer()).clock(options.clock())
+                            .build());
+                    lanes.put(space, new Lane(authority, callout));
+                    refused.remove(space);
+                    LOG.info("callout-replica: answering for space {}", space);
+                    return null;
+                } catch (RuntimeException e) {
+                    authority.close();
+                    throw e;
+                }
+            }
+        } catch (CotalException e) {
+            why = e.getMessage();
+        }
+        refused.put(space, why);
+        LOG.warn("callout-replica: space {} refused: {}", space, why);
+        options.onRefusal().accept(space, why);
+        return why;
+    }
+
+    private void retryRefused() {
+        for (String space : List.copyOf(refused.keySet())) {
+            if (closed) {
+                return;
+            }
+            tryStart(space);
+        }
+    }
+
+    /** The spaces answered for now. */
+    public java.util.Set<String> serving() {
+        return java.util.Set.copyOf(lanes.keySet());
+    }
+
+    /** The refused spaces and why (retried every {@code retry}). */
+    public Map<String, String> refused() {
+        return Map.copyOf(refused);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        retries.shutdownNow();
+        for (Lane lane : lanes.values()) {
+            lane.callout().close();
+            lane.authority().close();
+        }
+        lanes.clear();
+    }
+}
