@@ -59,6 +59,18 @@ class CotalAuthTest {
                             nats.url(), "--root", root.toString()}, lines, new PrintStream(err, true,
                             StandardCharsets.UTF_8), stop));
             String url = serving.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            java.nio.file.Path stateDir = ai.cotal.workspace.CotalRoot.userAuthStateDir(root, "alpha");
+            try (LocalIdp idp = new LocalIdp()) {
+                ai.cotal.auth.IdpPin.pin(stateDir, idp.url());
+                java.nio.file.Path token = root.resolve("token");
+                java.nio.file.Files.writeString(token, idp.token("alice", java.time.Duration.ofMinutes(5)));
+                out.reset();
+                assertEquals(1, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
+                        "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"), err.toString());
+                assertTrue(out.toString(StandardCharsets.UTF_8).contains("\"status\":\"denied\""), out.toString());
+                assertEquals(2, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
+                        "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
+            }
             java.net.http.HttpResponse<String> health = java.net.http.HttpClient.newHttpClient().send(
                     java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/health")).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());

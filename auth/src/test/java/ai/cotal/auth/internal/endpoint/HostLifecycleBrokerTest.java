@@ -56,6 +56,31 @@ class HostLifecycleBrokerTest {
     }
 
     @Test
+    void aLostBrokerTripsTheHostAndNothingIsWritten(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            long before = x.lastSequence();
+            x.admin.close();
+            x.nats.kill();
+            x.plane.fenced().get(10, TimeUnit.SECONDS); // both scanners lost: the plane's fatal path
+            CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
+                    new HostRequest.InstanceRead("weather", iid)));
+            assertEquals(ErrorCode.UNAVAILABLE, read.code());
+            HostResult write = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
+            assertEquals(HostResult.Status.held, write.status());
+            assertEquals("tripped", write.reason());
+            x.nats.restart();
+            try (io.nats.client.Connection admin = x.f.admin(x.nats)) {
+                assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + x.bucket).getStreamState()
+                        .getLastSequence(), "nothing was written while the broker was gone");
+            }
+            assertEquals(HostResult.Status.held, x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather",
+                    iid)).status(), "the host stays tripped until the plane is opened again");
+        }
+    }
+
+    @Test
     void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             x.engine.trip("cotal:ep-discovery:alpha: renewing its credential failed; closed");

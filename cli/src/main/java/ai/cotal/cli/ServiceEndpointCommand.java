@@ -1,0 +1,87 @@
+package ai.cotal.cli;
+
+import ai.cotal.servicehost.ContractException;
+import ai.cotal.servicehost.HostJson;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.ServiceEndpointHostClient;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code cotal-auth service-endpoint}: sends one host request as the signed-in user (an IdP token
+ * in a file) through the stock service's route and prints the result as JSON. With
+ * {@code --state DIR} it talks to the loopback face named in {@code DIR/auth-service.json} with
+ * its capability (operator operations need that face); with {@code --url} to any face.
+ */
+final class ServiceEndpointCommand {
+    private static final String USAGE = "usage: cotal-auth service-endpoint (--state DIR | --url URL) --token-file FILE"
+            + " --actor NAME REQUEST_JSON";
+
+    private ServiceEndpointCommand() {
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        String state = null;
+        String url = null;
+        String tokenFile = null;
+        String actor = null;
+        String request = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            boolean flag = arg.startsWith("--");
+            if (flag && i + 1 >= args.size()) {
+                err.println(arg + " needs a value");
+                err.println(USAGE);
+                return 2;
+            }
+            switch (arg) {
+                case "--state" -> state = args.get(++i);
+                case "--url" -> url = args.get(++i);
+                case "--token-file" -> tokenFile = args.get(++i);
+                case "--actor" -> actor = args.get(++i);
+                default -> {
+                    if (flag || request != null) {
+                        err.println("unknown argument " + arg);
+                        err.println(USAGE);
+                        return 2;
+                    }
+                    request = arg;
+                }
+            }
+        }
+        if ((state == null) == (url == null) || tokenFile == null || actor == null || request == null) {
+            err.println(USAGE);
+            return 2;
+        }
+        try {
+            HostRequest parsed = HostJson.parseRequest(request.getBytes(StandardCharsets.UTF_8));
+            String token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
+            String capability = null;
+            if (state != null) {
+                JsonNode discovery = HostJson.tree(Files.readAllBytes(Path.of(state).resolve("auth-service.json")),
+                        "auth-service.json");
+                url = discovery.path("url").asText();
+                capability = discovery.path("capability").asText();
+            }
+            HostResult result = new ServiceEndpointHostClient(URI.create(url), HttpClient.newHttpClient(),
+                    Duration.ofSeconds(30)).invoke(token, actor, parsed, capability);
+            out.println(new String(HostJson.writeResult(result), StandardCharsets.UTF_8));
+            return result.status() == HostResult.Status.denied || result.status() == HostResult.Status.held ? 1 : 0;
+        } catch (ContractException e) {
+            err.println("cotal-auth service-endpoint: " + e.code() + ": " + e.getMessage());
+            return e.code().equals("bad-request") ? 2 : 1;
+        } catch (IOException e) {
+            err.println("cotal-auth service-endpoint: " + e.getMessage());
+            return 1;
+        }
+    }
+}
