@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.creds.Creds;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -59,22 +59,8 @@ class PlaneClaimBrokerTest {
     void aKickedScannerFencesThePlaneAndAFreshPlaneReclaimsOnlyWithProof(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-        long scannerCid = -1;
-        try (Connection system = f.system(nats, f.evictor); Connection observer = f.system(nats,
-                ai.cotal.core.creds.Creds.parse(f.store.getText(ai.cotal.workspace.SecretKeys
-                        .membershipObserverCredsKey("alpha")).orElseThrow()))) {
-            byte[] connz = observer.request("$SYS.REQ.ACCOUNT." + f.space.accountPublicKey() + ".CONNZ",
-                    "{\"limit\":1024}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5)).getData();
-            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(connz).path("data").path("connections");
-            for (var conn : node) {
-                if (conn.path("name").asText().equals("cotal:auth-scan:alpha")) {
-                    scannerCid = conn.path("cid").asLong();
-                }
-            }
-            assertTrue(scannerCid > 0, "the ledger scanner is listed by CONNZ");
-            system.request("$SYS.REQ.SERVER." + nats.serverId() + ".KICK",
-                    ("{\"cid\":" + scannerCid + "}").getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
-        }
+        ScannerKick.kick(nats, f.space.accountPublicKey(), ScannerKick.ledgerScanner("alpha"), Creds.parse(f.store
+                .getText(ai.cotal.workspace.SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow()), f.evictor);
         String copy = plane.fenced().get(10, TimeUnit.SECONDS);
         assertTrue(copy.contains("alpha"), copy);
         CotalException unavailable = assertThrows(CotalException.class, plane::jwks);

@@ -65,7 +65,7 @@ final class Serve {
                 }
                 try (AuthService service = AuthService.start(options.build())) {
                     out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
-                    service.plane().fenced().thenRun(() -> stop.complete(null));
+                    service.unavailable().thenRun(() -> stop.complete(null));
                     stop.join();
                     return service.state() == AuthService.State.READY ? 0 : 1;
                 }

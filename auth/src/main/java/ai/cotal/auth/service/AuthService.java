@@ -37,6 +37,7 @@ public final class AuthService implements AutoCloseable {
     private final TokenExchange exchange;
     private volatile State state = State.READY;
     private volatile String cause;
+    private final java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
 
     private AuthService(String space, AuthAuthorityPlane plane, AuthCallout callout, TokenExchange exchange) {
         this.space = space;
@@ -87,6 +88,12 @@ public final class AuthService implements AutoCloseable {
     private void unavailable(String why) {
         cause = why;
         state = State.UNAVAILABLE;
+        ended.complete(why);
+    }
+
+    /** Completes with the cause once the service became {@code UNAVAILABLE} (its plane fenced). */
+    public java.util.concurrent.CompletableFuture<String> unavailable() {
+        return ended;
     }
 
     public State state() {

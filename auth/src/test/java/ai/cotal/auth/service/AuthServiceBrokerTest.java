@@ -71,6 +71,25 @@ class AuthServiceBrokerTest {
     }
 
     @Test
+    void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = broker(brokers);
+        ServiceMaterial.store(store, auth.strip(), callout);
+        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
+                MintOptions.defaults());
+        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
+                    .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
+                    .orElseThrow()), evictor);
+            service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(AuthService.State.UNAVAILABLE, service.state());
+            assertTrue(service.cause().orElseThrow().contains("alpha"), service.cause().toString());
+            CotalException refused = assertThrows(CotalException.class, () -> service.serviceEndpointHost(
+                    new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
+            assertEquals(ErrorCode.UNAVAILABLE, refused.code());
+        }
+    }
+
+    @Test
     void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         ServiceMaterial.store(store, auth.strip(), callout);

@@ -147,21 +147,9 @@ class HostRacesBrokerTest {
     }
 
     private static void tripByKickingTheLedgerScanner(EndpointFixture x) throws Exception {
-        try (io.nats.client.Connection observer = ai.cotal.core.connect.NatsConnector.builder().server(x.nats.url())
-                .creds(ai.cotal.core.creds.Creds.parse(x.f.store.getText(ai.cotal.workspace.SecretKeys
-                        .membershipObserverCredsKey("alpha")).orElseThrow())).label("observer").build().connect()) {
-            byte[] connz = observer.request("$SYS.REQ.ACCOUNT." + x.f.space.accountPublicKey() + ".CONNZ",
-                    "{\"limit\":1024}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5)).getData();
-            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(connz).path("data").path("connections");
-            long cid = 0;
-            for (var conn : node) {
-                if (conn.path("name").asText().equals("cotal:auth-scan:alpha")) {
-                    cid = conn.path("cid").asLong();
-                }
-            }
-            assertTrue(cid > 0, "the ledger scanner is listed");
-            x.kick(cid);
-        }
+        ai.cotal.auth.ScannerKick.kick(x.nats, x.f.space.accountPublicKey(), ai.cotal.auth.ScannerKick.ledgerScanner("alpha"),
+                ai.cotal.core.creds.Creds.parse(x.f.store.getText(ai.cotal.workspace.SecretKeys
+                        .membershipObserverCredsKey("alpha")).orElseThrow()), x.f.evictor);
         x.plane.fenced().get(10, TimeUnit.SECONDS);
     }
 
