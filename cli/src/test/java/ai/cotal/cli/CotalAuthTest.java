@@ -3,12 +3,40 @@ package ai.cotal.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.service.ServiceMaterial;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.BackendChoice;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.CotalRoot;
+import ai.cotal.workspace.FileSecretStore;
+import ai.cotal.workspace.SecretKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The cotal-auth command: usage, and the demo end to end on the project's nats-server. */
+/** The cotal-auth command: usage, serve and service-endpoint on a provisioned root, and the demo end to end. */
 class CotalAuthTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -25,26 +53,20 @@ class CotalAuthTest {
     }
 
     @Test
-    void serveRunsAProvisionedSpaceUntilStoppedAndRefusesAMixedSetting(@org.junit.jupiter.api.io.TempDir
-            java.nio.file.Path root) throws Exception {
+    void serveRunsAProvisionedSpaceUntilStoppedAndRefusesAMixedSetting(@TempDir Path root) throws Exception {
         assertEquals(2, run("serve", "--spaces", "m.json", "--service-endpoints", "--server", "nats://x", "--root", "r"));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("manifest entry"));
-        java.time.Clock clock = java.time.Clock.systemUTC();
-        ai.cotal.core.trust.SpaceAuth auth = ai.cotal.core.trust.SpaceAuth.create("alpha", clock);
-        ai.cotal.core.trust.CalloutAuth callout = ai.cotal.core.trust.CalloutAuth.create("alpha", auth.broker(),
-                auth.space().accountPublicKey(), clock);
-        ai.cotal.workspace.FileSecretStore secrets = new ai.cotal.workspace.FileSecretStore(root);
-        ai.cotal.auth.service.ServiceMaterial.store(secrets, auth.strip(), callout);
-        secrets.putText(ai.cotal.workspace.SecretKeys.membershipObserverCredsKey("alpha"),
-                ai.cotal.core.creds.Creds.mintSystem(auth.broker(), ai.cotal.core.creds.Identity.create(),
-                        ai.cotal.core.creds.CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(),
-                        ai.cotal.core.creds.MintOptions.defaults()).text());
-        try (ai.cotal.testbroker.NatsBroker nats = ai.cotal.testbroker.NatsBroker.start(
-                ai.cotal.testbroker.BackendChoice.detect(), b -> ai.cotal.core.config.ServerConfig.render(auth.broker(),
-                        java.util.List.of(auth.space()), ai.cotal.core.config.ServerConfigOptions.builder()
-                                .transport(ai.cotal.core.config.Transport.plaintext()).storeDir(b.storeDir())
-                                .extraAccounts(java.util.List.of(callout.jwt())).build()))) {
-            java.util.concurrent.CompletableFuture<String> serving = new java.util.concurrent.CompletableFuture<>();
+        Clock clock = Clock.systemUTC();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        FileSecretStore secrets = new FileSecretStore(root);
+        ServiceMaterial.store(secrets, auth.strip(), callout);
+        secrets.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
+                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                        .extraAccounts(List.of(callout.jwt())).build()))) {
+            CompletableFuture<String> serving = new CompletableFuture<>();
             PrintStream lines = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8) {
                 @Override
                 public void println(String line) {
@@ -53,17 +75,20 @@ class CotalAuthTest {
                     }
                 }
             };
-            java.util.concurrent.CompletableFuture<Void> stop = new java.util.concurrent.CompletableFuture<>();
-            java.util.concurrent.CompletableFuture<Integer> exit = java.util.concurrent.CompletableFuture.supplyAsync(
-                    () -> CotalAuth.run(new String[] {"serve", "--space", "alpha", "--service-endpoints", "--server",
-                            nats.url(), "--root", root.toString()}, lines, new PrintStream(err, true,
-                            StandardCharsets.UTF_8), stop));
-            String url = serving.get(30, java.util.concurrent.TimeUnit.SECONDS);
-            java.nio.file.Path stateDir = ai.cotal.workspace.CotalRoot.userAuthStateDir(root, "alpha");
+            CompletableFuture<Void> stop = new CompletableFuture<>();
+            CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> CotalAuth.run(new String[] {"serve",
+                    "--space", "alpha", "--service-endpoints", "--server", nats.url(), "--root", root.toString()}, lines,
+                    new PrintStream(err, true, StandardCharsets.UTF_8), stop));
+            String url = serving.get(30, TimeUnit.SECONDS);
+            HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url
+                    + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            Path stateDir = CotalRoot.userAuthStateDir(root, "alpha");
+            assertTrue(Files.exists(stateDir.resolve("auth-service.json")));
             try (LocalIdp idp = new LocalIdp()) {
-                ai.cotal.auth.IdpPin.pin(stateDir, idp.url());
-                java.nio.file.Path token = root.resolve("token");
-                java.nio.file.Files.writeString(token, idp.token("alice", java.time.Duration.ofMinutes(5)));
+                IdpPin.pin(stateDir, idp.url());
+                Path token = root.resolve("token");
+                Files.writeString(token, idp.token("alice", Duration.ofMinutes(5)));
                 out.reset();
                 assertEquals(1, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
                         "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"), err.toString());
@@ -71,14 +96,8 @@ class CotalAuthTest {
                 assertEquals(2, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
                         "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
             }
-            java.net.http.HttpResponse<String> health = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/health")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, health.statusCode());
-            assertTrue(java.nio.file.Files.exists(ai.cotal.workspace.CotalRoot.userAuthStateDir(root, "alpha")
-                    .resolve("auth-service.json")));
             stop.complete(null);
-            assertEquals(0, exit.get(30, java.util.concurrent.TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
+            assertEquals(0, exit.get(30, TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
         }
     }
 
