@@ -94,7 +94,7 @@ final class HostRoute {
             return switch (e.code()) {
                 case BAD_REQUEST -> error(400, e.getMessage());
                 case UNAVAILABLE -> error(503, e.getMessage());
-                case FAILED_PRECONDITION -> error(404, "this space hosts no service endpoints");
+                case FAILED_PRECONDITION -> error(409, e.getMessage());
                 default -> error(500, "the service-endpoint host failed; retry the same request");
             };
         }

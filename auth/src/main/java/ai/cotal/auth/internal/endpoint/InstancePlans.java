@@ -54,6 +54,11 @@ final class InstancePlans {
         List<String> releases = List.of(r.requestId());
         if (t.gate() != null && !t.gate().operationId().equals(opId)) {
             String why = "another request registered the instance";
+            Discovery.Seen orphanSeen = Planner.live(s, Rows.prop(opId));
+            Rows.Proposal orphan = s.row(orphanSeen.key(), Rows.Proposal.class);
+            if (orphan != null && orphan.state().equals("pending")) {
+                p.cas(orphanSeen, orphan.to("refused", opId), "proposal"); // no proposal stays pending without a gate
+            }
             planner.settle(p, s, inv, b, op, "refused", why, e, i, releases);
             p.answer = o -> Answers.of(Status.refused).operation(opId).reason(why).debt(Planner.debt(p, o)).build();
             return p;
@@ -113,7 +118,7 @@ final class InstancePlans {
         String regOpId = t.gate() == null ? null : t.gate().operationId();
         if (b.terminal()) {
             return planner.stored(s, b, o -> terminal(b.op(), opId, regOpId, t.prop(), o,
-                    r.decision() == HostRequest.Decision.approve ? "approval" : "proposal"));
+                    r.decision() == HostRequest.Decision.approve ? "approval" : "gate-retire"));
         }
         if (!t.visibleTo(inv.owner())) {
             return unreachable(inv, s, b, e, i, "no such instance");
@@ -128,61 +133,65 @@ final class InstancePlans {
         Discovery.Seen apprSeen = Planner.live(s, Rows.appr(e, i));
         Rows.Approval appr = s.row(apprSeen.key(), Rows.Approval.class);
         Rows.Proposal prop = t.prop();
-        List<String> releases = regOp == null ? List.of(r.requestId()) : List.of(r.requestId(), regOp.requestId());
-        String decided = appr != null ? "approved" : prop.state();
+        Rows.Gate gate = t.gate();
+        // The gate is the one decision point: open (or retired after an approval) = approved,
+        // retired without an assignment = refused, frozen = not decided yet.
+        String decided = gate.state().equals("frozen") ? "pending"
+                : gate.assignment() != null ? "approved" : "refused";
         boolean approve = r.decision() == HostRequest.Decision.approve;
-        if (!decided.equals("pending") && !decided.equals(approve ? "approved" : "refused")) {
-            String why = "the proposal was already " + decided;
-            planner.settle(p, s, inv, b, op, "refused", why, e, i, releases);
-            p.answer = o -> Answers.of(Status.refused).operation(opId).reason(why).debt(Planner.debt(p, o))
-                    .proposal(Planner.proposalView(regOpId, prop)).build();
-            return p;
+        String mine = approve ? "approved" : "refused";
+        String outcome = decided.equals("pending") ? mine : decided;
+        String decidedBy = outcome.equals("approved") ? (appr != null ? appr.approvedBy() : opId)
+                : prop.state().equals("refused") ? prop.decidedBy() : opId;
+        Rows.Proposal after = prop.state().equals(outcome) ? prop : prop.to(outcome, decidedBy);
+        if (decided.equals("pending")) {
+            if (approve) {
+                String uid = appr != null ? appr.assignmentUid() : inv.mintedUid;
+                if (appr == null) {
+                    byte[] canonical = Rows.write(prop.to("pending", null));
+                    String digest = Invocation.sha256((new String(canonical, StandardCharsets.UTF_8) + "\napprove")
+                            .getBytes(StandardCharsets.UTF_8));
+                    p.create(apprSeen.key(), new Rows.Approval(Rows.V, digest, prop.callerCeiling(), regOpId, uid, opId),
+                            "approval");
+                }
+                p.cas(t.gateSeen(), gate.to("open", uid), "gate-open");
+            } else {
+                p.cas(t.gateSeen(), gate.to("retired", null), "gate-retire");
+            }
         }
-        Rows.Proposal after;
-        if (approve) {
-            String uid = appr != null ? appr.assignmentUid() : inv.mintedUid;
-            String approvedBy = appr != null ? appr.approvedBy() : opId;
-            if (appr == null) {
-                byte[] canonical = Rows.write(prop.to("pending", null));
-                String digest = Invocation.sha256((new String(canonical, StandardCharsets.UTF_8) + "\napprove")
-                        .getBytes(StandardCharsets.UTF_8));
-                p.create(apprSeen.key(), new Rows.Approval(Rows.V, digest, prop.callerCeiling(), regOpId, uid, opId),
-                        "approval");
-            }
-            if (t.gate().state().equals("frozen")) {
-                p.cas(t.gateSeen(), t.gate().to("open", uid), "gate-open");
-            }
+        if (outcome.equals("approved")) {
+            String uid = decided.equals("pending") ? (appr != null ? appr.assignmentUid() : inv.mintedUid)
+                    : gate.assignment();
             Discovery.Seen asgSeen = Planner.live(s, Rows.asg(prop.owner(), e, i));
             if (!asgSeen.present()) {
                 p.create(asgSeen.key(), new Rows.Assignment(Rows.V, uid, "active"), "assign");
             }
-            after = prop.state().equals("pending") ? prop.to("approved", approvedBy) : prop;
-            if (prop.state().equals("pending")) {
-                p.cas(t.propSeen(), after, "proposal");
+        }
+        if (after != prop) {
+            p.cas(t.propSeen(), after, "proposal"); // follows the gate, repairing a losing decision's write
+        }
+        List<String> releases = new java.util.ArrayList<>(List.of(r.requestId()));
+        if (regOp != null) {
+            if (!regOp.terminal()) {
+                p.cas(regSeen, regOp.settle(outcome.equals("approved") ? "completed" : "refused",
+                        List.of(regOp.requestId()), outcome.equals("approved") ? null : "the owner refused the proposal",
+                        planner.now()), "register");
             }
-            if (regOp != null && !regOp.terminal()) {
-                p.cas(regSeen, regOp.settle("completed", List.of(regOp.requestId()), null, planner.now()), "register");
-            }
-            planner.settle(p, s, inv, b, op, "completed", null, e, i, releases);
-            p.answer = o -> Answers.completed(opId, approvedBy.equals(opId)).gateRevision(o.tags().get("gate-open"))
-                    .debt(Planner.debt(p, o)).proposal(Planner.proposalView(regOpId, after)).build();
+            releases.add(regOp.requestId()); // terminal now, or made terminal by this plan
+        }
+        if (!outcome.equals(mine)) {
+            String why = "the proposal was already " + outcome;
+            planner.settle(p, s, inv, b, op, "refused", why, e, i, releases);
+            p.answer = o -> Answers.of(Status.refused).operation(opId).reason(why).debt(Planner.debt(p, o))
+                    .proposal(Planner.proposalView(regOpId, after)).build();
             return p;
         }
-        after = prop.state().equals("pending") ? prop.to("refused", opId) : prop;
-        String refusedBy = after.decidedBy();
-        if (prop.state().equals("pending")) {
-            p.cas(t.propSeen(), after, "proposal");
-        }
-        if (t.gate().state().equals("frozen")) {
-            p.cas(t.gateSeen(), t.gate().to("retired", null), "gate-retire");
-        }
-        if (regOp != null && !regOp.terminal()) {
-            p.cas(regSeen, regOp.settle("refused", List.of(regOp.requestId()), "the owner refused the proposal",
-                    planner.now()), "register");
-        }
         planner.settle(p, s, inv, b, op, "completed", null, e, i, releases);
-        p.answer = o -> Answers.completed(opId, opId.equals(refusedBy)).debt(Planner.debt(p, o))
-                .proposal(Planner.proposalView(regOpId, after)).build();
+        // applied: an approval is this operation's when it created the approval whose uid opened the
+        // gate; a refusal is this invocation's when its own gate CAS retired the gate
+        p.answer = o -> Answers.completed(opId, approve ? opId.equals(decidedBy) : o.tags().containsKey("gate-retire"))
+                .gateRevision(approve ? o.tags().get("gate-open") : null)
+                .debt(Planner.debt(p, o)).proposal(Planner.proposalView(regOpId, after)).build();
         return p;
     }
 

@@ -34,6 +34,11 @@ final class Invocation {
         this.digest = sha256(HostJson.writeRequest(request));
     }
 
+    /** Who a binding belongs to: {@code owner:<u_…>} (any of its actors) or {@code operator}. */
+    String granterId() {
+        return granter instanceof Granter.Owner o ? "owner:" + o.owner() : "operator";
+    }
+
     /** The owner of an owner granter; null for the operator. */
     String owner() {
         return granter instanceof Granter.Owner o ? o.owner() : null;

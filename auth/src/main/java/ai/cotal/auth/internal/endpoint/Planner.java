@@ -46,9 +46,12 @@ final class Planner {
         if (binding != null && (!binding.requestDigest().equals(inv.digest) || !binding.kind().equals(r.kind()))) {
             return Plan.answer(null, false, Answers.denied("the request id is bound to another request: mint a new one"));
         }
+        if (binding != null && !binding.granter().equals(inv.granterId())) {
+            return Plan.answer(null, false, Answers.denied("the request id is bound to another granter's request"));
+        }
         String opId = binding != null ? binding.operationId() : inv.mintedOperation;
         // a freshly minted id has no history: only a bound request's operation is read
-        Discovery.Seen opSeen = binding != null ? s.seen(Rows.op(opId)) : Discovery.Seen.absent(Rows.op(opId));
+        Discovery.Seen opSeen = binding != null ? live(s, Rows.op(opId)) : Discovery.Seen.absent(Rows.op(opId));
         Rows.Operation op = binding != null ? s.row(opSeen.key(), Rows.Operation.class) : null;
         Bound bound = new Bound(binding, opId, opSeen, op);
         if (r instanceof HostRequest.Register reg) {
@@ -86,7 +89,8 @@ final class Planner {
         p.bound = b.bound();
         String rid = inv.request.requestId();
         if (!b.bound()) {
-            p.create(Rows.req(rid), new Rows.Binding(Rows.V, rid, inv.request.kind(), inv.digest, b.operationId()), "bind");
+            p.create(Rows.req(rid), new Rows.Binding(Rows.V, rid, inv.request.kind(), inv.digest, b.operationId(),
+                    inv.granterId()), "bind");
         }
         if (b.op() == null) {
             if (endpoint != null) {
@@ -94,8 +98,10 @@ final class Planner {
                 Rows.Capacity cap = s.row(capSeen.key(), Rows.Capacity.class);
                 List<String> held = cap == null ? List.of() : cap.held();
                 long admitted = cap == null ? 0 : cap.admitted();
+                // the operator's revoke is never refused for capacity: an owner cannot make an instance unrevocable
+                boolean exempt = inv.request instanceof HostRequest.Revoke && inv.owner() == null;
                 if (!held.contains(rid)) {
-                    if (admitted >= Rows.CAPACITY) {
+                    if (admitted >= Rows.CAPACITY && !exempt) {
                         String why = "the instance has admitted its " + Rows.CAPACITY + " distinct requests";
                         p.create(Rows.op(b.operationId()), new Rows.Operation(Rows.V, inv.request.kind(), rid, endpoint,
                                 instanceId, "refused", List.of(), why, now(), now()), "intend");

@@ -54,6 +54,17 @@ final class PolicyPlans {
             return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "grant")
                     .grant(stored == null ? null : grantView(opId, e, i, stored)).build());
         }
+        Rows.CallerGrant created = b.bound() ? s.row(Planner.live(s, grantKey).key(), Rows.CallerGrant.class) : null;
+        if (created != null) { // an earlier attempt created the grant: settle it, whatever changed since
+            Plan p = planner.begin(inv, s, b, e, i);
+            if (p.answer != null) {
+                return p;
+            }
+            planner.settle(p, s, inv, b, open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
+            p.answer = o -> Answers.of(Status.granted).operation(opId).debt(Planner.debt(p, o))
+                    .grant(grantView(opId, e, i, created)).build();
+            return p;
+        }
         Rows.Gate gate = s.row(Rows.gate(e, i), Rows.Gate.class);
         Rows.Proposal prop = gate == null ? null : s.row(Rows.prop(gate.operationId()), Rows.Proposal.class);
         if (prop == null || !prop.owner().equals(inv.owner())) {

@@ -108,7 +108,8 @@ final class Reads {
         Rows.Approval appr = s.row(Rows.appr(endpoint, instanceId), Rows.Approval.class);
         Rows.Assignment asg = s.row(Rows.asg(owner, endpoint, instanceId), Rows.Assignment.class);
         String state = asg != null && asg.state().equals("fenced") ? "revoked" : prop.state();
-        return new Views.Instance(endpoint, instanceId, owner, state, appr == null ? null : appr.approvalDigest(),
+        boolean approved = appr != null && appr.assignmentUid().equals(gate.assignment()); // the approval that decided
+        return new Views.Instance(endpoint, instanceId, owner, state, approved ? appr.approvalDigest() : null,
                 new Views.Gate(gate.state(), gateSeen.revision()), asg == null ? null : asg.state(), null);
     }
 

@@ -66,7 +66,12 @@ final class Rows {
     }
 
     /** {@code svc.req.<requestId>}: binds a request id to its operation, create-only. */
-    record Binding(int v, String requestId, String kind, String requestDigest, String operationId) implements Versioned {
+    record Binding(int v, String requestId, String kind, String requestDigest, String operationId, String granter)
+            implements Versioned {
+        @Override
+        public boolean complete() {
+            return requestId != null && kind != null && requestDigest != null && operationId != null && granter != null;
+        }
     }
 
     /** {@code svc.op.<operationId>}: {@code state} is {@code open}, then {@code completed|refused|granted}. */
@@ -76,6 +81,11 @@ final class Rows {
             return !"open".equals(state);
         }
 
+        @Override
+        public boolean complete() {
+            return kind != null && requestId != null && state != null && debt != null && createdAt != null;
+        }
+
         Operation settle(String to, List<String> owed, String why, String now) {
             return new Operation(V, kind, requestId, endpoint, instanceId, to, owed, why, createdAt, now);
         }
@@ -83,11 +93,21 @@ final class Rows {
 
     /** {@code svc.cap.<endpoint>.<instanceId>}: distinct ids admitted (never decreases) and those still held. */
     record Capacity(int v, long admitted, List<String> held) implements Versioned {
+        @Override
+        public boolean complete() {
+            return held != null;
+        }
     }
 
     /** {@code svc.prop.<operationId>}: a register operation's proposal. */
     record Proposal(int v, String endpoint, String instanceId, String owner, String contractDigest,
             List<String> callerCeiling, String state, String decidedBy) implements Versioned {
+        @Override
+        public boolean complete() {
+            return endpoint != null && instanceId != null && owner != null && contractDigest != null
+                    && callerCeiling != null && state != null;
+        }
+
         Proposal to(String state, String decidedBy) {
             return new Proposal(V, endpoint, instanceId, owner, contractDigest, callerCeiling, state, decidedBy);
         }
@@ -95,6 +115,11 @@ final class Rows {
 
     /** {@code epgate.<endpoint>.<instanceId>}: {@code frozen -> open -> retired} ({@code frozen -> retired} on refusal). */
     record Gate(int v, String state, long generation, long registrationRevision, String operationId, String assignment) implements Versioned {
+        @Override
+        public boolean complete() {
+            return state != null && operationId != null;
+        }
+
         Gate to(String state, String assignment) {
             return new Gate(V, state, generation + 1, registrationRevision, operationId, assignment);
         }
@@ -103,24 +128,44 @@ final class Rows {
     /** {@code svc.appr.<endpoint>.<instanceId>}: create-only; names the assignment uid every helper uses. */
     record Approval(int v, String approvalDigest, List<String> callerCeiling, String proposal, String assignmentUid,
             String approvedBy) implements Versioned {
+        @Override
+        public boolean complete() {
+            return approvalDigest != null && callerCeiling != null && assignmentUid != null && approvedBy != null;
+        }
     }
 
     /** {@code svc.asg.<owner>.<endpoint>.<instanceId>}: {@code active -> fenced}. */
     record Assignment(int v, String uid, String state) implements Versioned {
+        @Override
+        public boolean complete() {
+            return uid != null && state != null;
+        }
     }
 
     /** {@code svc.name.<name>}: create-only, never updated, transferred or released. */
-    record NameBinding(int v, String endpoint, String owner, String claimReference, String requestDigest) implements Versioned {
+    record NameBinding(int v, String endpoint, String owner, String claimReference, String requestDigest)
+            implements Versioned {
+        @Override
+        public boolean complete() {
+            return endpoint != null && owner != null && claimReference != null && requestDigest != null;
+        }
     }
 
     /** {@code svc.grant.<endpoint>.<instanceId>.<grantId>}: {@code active -> revoked}. */
     record CallerGrant(int v, String owner, String actor, List<String> capabilities, List<String> parentRefs,
             String state) implements Versioned {
+        @Override
+        public boolean complete() {
+            return owner != null && actor != null && capabilities != null && parentRefs != null && state != null;
+        }
     }
 
     /** Every record carries its schema version. */
     interface Versioned {
         int v();
+
+        /** True when every required field is present (closed parsing alone lets a field be missing). */
+        boolean complete();
     }
 
     static byte[] write(Versioned row) {
@@ -135,8 +180,8 @@ final class Rows {
             throw new CotalException(ErrorCode.DATA_LOSS, "the service-endpoint record " + key + " is corrupt ("
                     + e.getMessage() + ")", e);
         }
-        if (row.v() != V) {
-            throw new CotalException(ErrorCode.DATA_LOSS, "the service-endpoint record " + key + " has an unknown version");
+        if (row.v() != V || !row.complete()) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the service-endpoint record " + key + " has an unknown version or a missing field");
         }
         return row;
     }

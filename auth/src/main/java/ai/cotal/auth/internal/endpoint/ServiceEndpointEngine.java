@@ -160,6 +160,12 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                     return plan.answer.apply(new Plan.Outcome(inv.wrote));
                 }
                 Set<String> keys = plan.keys();
+                if (effect != null) { // a later pass: the plane must still hold the space and not have tripped
+                    if (isTripped()) {
+                        return unfinished(inv, plan, "tripped");
+                    }
+                    wiring.assertClaimHeld().run();
+                }
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
                     wiring.assertClaimHeld().run();
@@ -177,6 +183,11 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             return unfinished(inv, plan, "fenced");
         } catch (PlaneClaimRefusal e) {
             return unfinished(inv, plan, "claim");
+        } catch (CotalException e) {
+            if (!inv.attemptedBind && inv.wrote.isEmpty()) {
+                throw e; // nothing was written: the caller sees the refusal itself
+            }
+            return unfinished(inv, plan, e.code() == ErrorCode.UNAVAILABLE ? "unavailable" : "failed: " + e.getMessage());
         } finally {
             if (effect != null) {
                 retire(effect);

@@ -156,7 +156,8 @@ class EffectConfinementBrokerTest {
                     String digest = Invocation.sha256(HostJson.writeRequest(register));
                     afterTheirs[0] = x.put(Rows.req(register.requestId()), "{\"v\":1,\"requestId\":\""
                             + register.requestId() + "\",\"kind\":\"register\",\"requestDigest\":\"" + digest
-                            + "\",\"operationId\":\"" + theirs + "\"}");
+                            + "\",\"operationId\":\"" + theirs + "\",\"granter\":\"owner:" + EndpointFixture.OWNER
+                            + "\"}");
                 }
             });
             HostResult held = x.call(x.owner, register);
@@ -202,6 +203,34 @@ class EffectConfinementBrokerTest {
             HostResult replay = x.call(x.owner, register);
             assertEquals(Status.pending, replay.status(), String.valueOf(replay.reason()));
             assertEquals(held.operationId(), replay.operationId());
+        }
+    }
+
+    @Test
+    void aGrantCreatedBeforeTheConnectionWasLostSettlesGrantedOnReplay(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            HostRequest.CallerGrant grant = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
+                    new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeStep(String key, String tag, EffectConnection effect) {
+                    if ("settle".equals(tag)) {
+                        x.kick(effect.connection().getServerInfo().getClientId());
+                        effect.gone().join();
+                    }
+                }
+            });
+            HostResult held = x.call(x.owner, grant);
+            x.engine.hooks(Hooks.NONE);
+            assertEquals(Status.held, held.status());
+            assertEquals("fenced", held.reason());
+            x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid)); // a parent goes away
+            HostResult replay = x.call(x.owner, grant);
+            assertEquals(Status.granted, replay.status(), "the grant exists: its operation settles granted");
+            assertEquals(held.operationId(), replay.operationId());
+            assertEquals("active", replay.grant().state());
         }
     }
 

@@ -173,6 +173,11 @@ class HostOperationsBrokerTest {
             assertNotNull(late.operationId());
             assertEquals("refused", x.call(x.owner, new HostRequest.OperationRead(pending.operationId())).operation().state());
 
+            long beforeForeign = x.lastSequence();
+            HostResult foreign = x.call(x.other, refuse);
+            assertEquals(Status.denied, foreign.status(), "a request id is bound to its granter");
+            assertEquals(null, foreign.proposal(), "another owner learns nothing from a replay");
+            assertEquals(beforeForeign, x.lastSequence());
             HostRequest.Decide clash = new HostRequest.Decide(refuse.requestId(), "weather", iid,
                     HostRequest.Decision.approve);
             long beforeClash = x.lastSequence();
@@ -198,6 +203,8 @@ class HostOperationsBrokerTest {
             HostResult refused = x.call(x.owner, x.approve("weather", iid));
             assertEquals(Status.refused, refused.status());
             assertNotNull(refused.operationId(), "the 65th request is bound and refused");
+            HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
+            assertEquals(Completion.applied, revoked.completion(), "an owner cannot make an instance unrevocable");
             for (int i = 0; i < admitted.size(); i++) {
                 HostResult again = x.call(x.owner, admitted.get(i));
                 assertEquals(Status.completed, again.status(), "request " + i + " still answers");

@@ -82,6 +82,44 @@ class HostRacesBrokerTest {
     }
 
     @Test
+    void theGateDecidesBetweenAnApprovalAndARefusalInFlight(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            for (boolean refusalWins : new boolean[] {true, false}) {
+                String iid = EndpointFixture.iid();
+                x.call(x.owner, x.register("weather", iid));
+                HostRequest.Decide approve = x.approve("weather", iid);
+                HostRequest.Decide refuse = new HostRequest.Decide(EndpointFixture.rid(), "weather", iid,
+                        HostRequest.Decision.refuse);
+                HostResult[] inner = new HostResult[1];
+                x.engine.hooks(new Hooks() {
+                    @Override
+                    public void beforeStep(String key, String tag, EffectConnection effect) {
+                        boolean cut = refusalWins ? "gate-open".equals(tag) : "gate-retire".equals(tag);
+                        if (cut && inner[0] == null) {
+                            x.engine.hooks(Hooks.NONE); // the other decision runs to its end, right here
+                            inner[0] = x.call(x.owner, refusalWins ? refuse : approve);
+                        }
+                    }
+                });
+                HostResult outer = x.call(x.owner, refusalWins ? approve : refuse);
+                x.engine.hooks(Hooks.NONE);
+                HostResult winner = inner[0];
+                assertEquals(Status.completed, winner.status(), String.valueOf(winner.reason()));
+                assertEquals(Completion.applied, winner.completion());
+                assertEquals(Status.refused, outer.status(), "the decision that lost the gate is refused");
+                String state = refusalWins ? "refused" : "approved";
+                assertEquals(state, winner.proposal().state());
+                HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
+                assertEquals(state, view.instance().registrationState(), "the proposal follows the gate");
+                assertEquals(refusalWins ? "retired" : "open", view.instance().gate().state());
+                assertEquals(refusalWins ? null : "active", view.instance().assignment(),
+                        "no assignment unless the approval opened the gate");
+                assertEquals(refusalWins, view.instance().approvalDigest() == null);
+            }
+        }
+    }
+
+    @Test
     void aPassThatLosesTheReleaseRaceAfterSettlingStillAnswersApplied(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();
