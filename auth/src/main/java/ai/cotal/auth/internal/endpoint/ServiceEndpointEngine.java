@@ -46,6 +46,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private volatile Hooks hooks = Hooks.NONE;
     /** Why the host stopped serving on its own (its discovery connection died), or null. */
     private volatile String tripped;
+    private final java.util.concurrent.CompletableFuture<String> trip = new java.util.concurrent.CompletableFuture<>();
     private final Object gate = new Object();
     private int inFlight;
     private boolean shuttingDown;
@@ -77,6 +78,12 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      */
     public void trip(String why) {
         tripped = why;
+        trip.complete(why);
+    }
+
+    /** Completes with the reason once the host tripped on its own ({@link #trip}). */
+    java.util.concurrent.CompletableFuture<String> tripped() {
+        return trip;
     }
 
     private boolean isTripped() {

@@ -80,6 +80,67 @@ class HostLifecycleBrokerTest {
         }
     }
 
+    /**
+     * A clock that fails the {@code n}-th {@code instant()} read made while an authority connection
+     * renews its JWT. The plane opens its standing connections in the order writer, reader,
+     * barrier, issuer, discovery, each renewal reads the clock twice, and they renew in that order:
+     * read 9 is the discovery connection's first renewal.
+     */
+    private static final class RenewalFailingClock extends java.time.Clock {
+        private final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        private final int failOn;
+
+        RenewalFailingClock(int failOn) {
+            this.failOn = failOn;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            boolean renewing = StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("renew")
+                    && f.getClassName().equals(ai.cotal.auth.internal.AuthorityConnection.class.getName())));
+            if (renewing && reads.incrementAndGet() == failOn) {
+                throw new IllegalStateException("injected: the clock failed during a renewal");
+            }
+            return java.time.Instant.now();
+        }
+    }
+
+    @Test
+    void aDiscoveryRenewalFailureTripsOnlyTheHostForGood(NatsBrokers brokers) throws Exception {
+        PlaneFixture f = new PlaneFixture();
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).clock(new RenewalFailingClock(9))
+                .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
+            plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
+                    java.util.List.of(), java.util.List.of()));
+            ServiceEndpointEngine engine = ((ai.cotal.auth.internal.AuthorityPlaneImpl) plane).serviceEndpointEngine();
+            String why = engine.tripped().get(20, TimeUnit.SECONDS);
+            assertTrue(why.contains("ep-discovery"), why);
+            assertEquals(io.nats.client.Connection.Status.CLOSED, engine.discovery().connection().getStatus(),
+                    "the discovery connection is closed for good");
+            ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
+            HostResult held = plane.serviceEndpointHost(owner, new HostRequest.Decide(EndpointFixture.rid(), "weather",
+                    EndpointFixture.iid(), HostRequest.Decision.approve));
+            assertEquals(HostResult.Status.held, held.status());
+            assertEquals("tripped", held.reason());
+            CotalException read = assertThrows(CotalException.class, () -> plane.serviceEndpointHost(owner,
+                    new HostRequest.NameRead("forecast")));
+            assertEquals(ErrorCode.UNAVAILABLE, read.code());
+            assertFalse(plane.fenced().isDone(), "the plane itself keeps serving");
+            plane.jwks();
+        }
+    }
+
     @Test
     void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
