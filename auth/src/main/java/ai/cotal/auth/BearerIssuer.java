@@ -90,8 +90,21 @@ public final class BearerIssuer {
 
     /** The issuer of {@code space}, its key loaded from {@code store} or created and stored when absent. */
     public static BearerIssuer loadOrCreate(SecretStore store, String space, Clock clock) {
+        return load(store, space, clock, true);
+    }
+
+    /** Loads the space's issuer key; {@code failed-precondition} when the plane never created it. */
+    public static BearerIssuer load(SecretStore store, String space, Clock clock) {
+        return load(store, space, clock, false);
+    }
+
+    private static BearerIssuer load(SecretStore store, String space, Clock clock, boolean create) {
         String storeKey = SecretKeys.issuerKeysKey(space);
         Optional<byte[]> bytes = store.get(storeKey);
+        if (bytes.isEmpty() && !create) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the issuer key of space \"" + space
+                    + "\" is missing (" + storeKey + "): open the space's plane once first");
+        }
         if (bytes.isEmpty()) {
             Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(RANDOM);
             BearerIssuer created = new BearerIssuer(space, key, clock);

@@ -22,8 +22,14 @@ public final class CotalAuth {
                 Thread.currentThread().interrupt();
             }
         }, "cotal-auth-stop"));
-        int code = run(args, System.out, System.err, stop);
-        done.countDown();
+        int code = 1;
+        try {
+            code = run(args, System.out, System.err, stop);
+        } catch (RuntimeException e) {
+            System.err.println("cotal-auth: " + e.getMessage());
+        } finally {
+            done.countDown();
+        }
         System.exit(code);
     }
 

@@ -47,6 +47,10 @@ final class Serve {
             err.println(USAGE);
             return 2;
         }
+        if (flags.containsKey("--port") && !flags.get("--port").get(0).matches("[0-9]{1,5}")) {
+            err.println("--port must be a port number");
+            return 2;
+        }
         if (multi && flags.containsKey("--service-endpoints")) {
             err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
             return 2;
@@ -77,27 +81,36 @@ final class Serve {
                 watch(host, manifest, err, stop);
                 return 0;
             }
-        } catch (CotalException | NumberFormatException e) {
+        } catch (RuntimeException e) {
             err.println("cotal-auth serve: " + e.getMessage());
             return 1;
         }
     }
 
-    /** Re-applies the manifest whenever its bytes change, until {@code stop}. */
+    /**
+     * Re-applies the manifest whenever its bytes differ from the last applied copy, until
+     * {@code stop}; an apply that failed (a lane did not start) is retried on the next tick.
+     */
     private static void watch(AuthHost host, Path manifest, PrintStream err, CompletableFuture<Void> stop) {
-        byte[] applied = read(manifest);
+        byte[] applied = read(host.appliedFile());
+        byte[] refused = null;
         while (true) {
             try {
                 stop.get(2, TimeUnit.SECONDS);
                 return;
             } catch (java.util.concurrent.TimeoutException e) {
                 byte[] now = read(manifest);
-                if (now != null && !java.util.Arrays.equals(now, applied)) {
-                    applied = now;
+                if (now != null && !java.util.Arrays.equals(now, applied) && !java.util.Arrays.equals(now, refused)) {
                     try {
                         host.apply();
-                    } catch (CotalException refused) {
-                        err.println("cotal-auth serve: manifest not applied: " + refused.getMessage());
+                        applied = now;
+                        refused = null;
+                    } catch (CotalException failed) {
+                        err.println("cotal-auth serve: manifest not applied: " + failed.getMessage());
+                        // a malformed manifest waits for the next edit; a lane that did not start is retried
+                        refused = failed.code() == ai.cotal.core.ErrorCode.BAD_REQUEST ? now : null;
+                    } catch (RuntimeException failed) {
+                        err.println("cotal-auth serve: manifest not applied: " + failed.getMessage());
                     }
                 }
             } catch (InterruptedException e) {

@@ -62,8 +62,14 @@ final class ServiceEndpointCommand {
             err.println(USAGE);
             return 2;
         }
+        HostRequest parsed;
         try {
-            HostRequest parsed = HostJson.parseRequest(request.getBytes(StandardCharsets.UTF_8));
+            parsed = HostJson.parseRequest(request.getBytes(StandardCharsets.UTF_8));
+        } catch (ContractException e) {
+            err.println("cotal-auth service-endpoint: " + e.getMessage());
+            return 2;
+        }
+        try {
             String token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
             String capability = null;
             if (state != null) {
@@ -78,8 +84,8 @@ final class ServiceEndpointCommand {
             return result.status() == HostResult.Status.denied || result.status() == HostResult.Status.held ? 1 : 0;
         } catch (ContractException e) {
             err.println("cotal-auth service-endpoint: " + e.code() + ": " + e.getMessage());
-            return e.code().equals("bad-request") ? 2 : 1;
-        } catch (IOException e) {
+            return 1;
+        } catch (IOException | RuntimeException e) {
             err.println("cotal-auth service-endpoint: " + e.getMessage());
             return 1;
         }

@@ -78,6 +78,7 @@ public final class ServiceEndpointHostClient {
             case 401 -> "unauthenticated";
             case 403 -> "permission-denied";
             case 404 -> "not-found";
+            case 409 -> "failed-precondition";
             case 429 -> "resource-exhausted";
             case 503 -> "unavailable";
             default -> "internal";

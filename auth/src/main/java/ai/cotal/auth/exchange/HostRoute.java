@@ -24,6 +24,7 @@ import java.util.Set;
  * caller's ({@link TokenExchange}).
  */
 final class HostRoute {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostRoute.class);
     private static final Set<String> FIELDS = Set.of("idpToken", "actor", "request");
 
     /** An HTTP answer: status and JSON body. */
@@ -94,8 +95,12 @@ final class HostRoute {
             return switch (e.code()) {
                 case BAD_REQUEST -> error(400, e.getMessage());
                 case UNAVAILABLE -> error(503, e.getMessage());
-                case FAILED_PRECONDITION -> error(409, e.getMessage());
-                default -> error(500, "the service-endpoint host failed; retry the same request");
+                case FAILED_PRECONDITION, CONFLICT -> error(409, e.getMessage());
+                case PERMISSION_DENIED -> error(403, e.getMessage());
+                default -> {
+                    LOG.error("service-endpoint host: {} on {}: {}", e.code(), request.kind(), e.getMessage());
+                    yield error(500, "the service-endpoint host failed; retry the same request");
+                }
             };
         }
     }

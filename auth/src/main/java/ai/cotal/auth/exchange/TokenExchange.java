@@ -89,11 +89,11 @@ public final class TokenExchange implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        HttpServer loopback = null;
+        HttpServer publicFace = null;
         try {
-            HttpServer loopback = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                    options.loopbackPort()), 64);
-            HttpServer publicFace = options.publicAddress().isPresent() ? HttpServer.create(options.publicAddress().get(), 64)
-                    : null;
+            loopback = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), options.loopbackPort()), 64);
+            publicFace = options.publicAddress().isPresent() ? HttpServer.create(options.publicAddress().get(), 64) : null;
             TokenExchange exchange = new TokenExchange(options, capability, loopback, publicFace, workers);
             loopback.createContext("/", http -> exchange.serve(http, false));
             loopback.setExecutor(workers);
@@ -107,8 +107,18 @@ public final class TokenExchange implements AutoCloseable {
             PrivateFiles.write(options.stateDir().resolve(DISCOVERY_FILE), ClosedJson.write(ClosedJson.cotal(),
                     new Discovery(1, exchange.loopbackUrl(), new String(capability, StandardCharsets.US_ASCII))));
             return exchange;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // a failed start leaves nothing bound: stop whichever face exists, then the workers
+            if (loopback != null) {
+                loopback.stop(0);
+            }
+            if (publicFace != null) {
+                publicFace.stop(0);
+            }
             workers.shutdownNow();
+            if (e instanceof RuntimeException runtime) {
+                throw runtime;
+            }
             throw new CotalException(ErrorCode.UNAVAILABLE, "token exchange: cannot bind (" + e.getMessage() + ")", e);
         }
     }
@@ -149,16 +159,26 @@ public final class TokenExchange implements AutoCloseable {
 
     /** The service-endpoint routes: the same door as the exchange, then {@link HostRoute}. */
     private void host(HttpExchange http, boolean isPublic, boolean authority) throws IOException {
+        byte[] body = door(http, isPublic); // before anything else: the door tells nobody what this lane hosts
+        if (body == null) {
+            return;
+        }
         if (!options.plane().serviceEndpointsEnabled()) {
             respond(http, 404, Map.of("error", "this space hosts no service endpoints"));
             return;
         }
-        byte[] body = door(http, isPublic);
-        if (body == null) {
+        if (isPublic && !inFlight.tryAcquire()) { // the public face shares the exchange's in-flight budget
+            respond(http, 503, Map.of("error", "busy - retry shortly"));
             return;
         }
-        HostRoute.Answer answer = hostRoute.serve(body, !isPublic, authority);
-        respondRaw(http, answer.status(), answer.body());
+        try {
+            HostRoute.Answer answer = hostRoute.serve(body, !isPublic, authority);
+            respondRaw(http, answer.status(), answer.body());
+        } finally {
+            if (isPublic) {
+                inFlight.release();
+            }
+        }
     }
 
     /**
@@ -303,14 +323,13 @@ public final class TokenExchange implements AutoCloseable {
         return MessageDigest.isEqual(capability, authorization.substring(7).getBytes(StandardCharsets.US_ASCII));
     }
 
-    /** The body, or null when it is over the limit (the rest is drained so the answer arrives). */
+    /**
+     * The body, or null when it is over the limit. The rest is not read: the answer goes out and
+     * the exchange is closed, so an endless body cannot hold a worker.
+     */
     private static byte[] readBody(InputStream in) throws IOException {
         byte[] body = in.readNBytes(MAX_BODY + 1);
-        if (body.length > MAX_BODY) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
-            return null;
-        }
-        return body;
+        return body.length > MAX_BODY ? null : body;
     }
 
     private static void respond(HttpExchange http, int status, Map<String, ?> body) throws IOException {

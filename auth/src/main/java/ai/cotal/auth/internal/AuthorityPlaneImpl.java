@@ -125,9 +125,6 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
-            if (discovery != null) {
-                ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
-            }
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
@@ -136,6 +133,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             recordsScanner.gone().thenAccept(plane::fence);
             renewalFailure.thenAccept(plane::fence);
             discoveryFailure.thenAccept(why -> plane.endpoints.trip(why)); // the host only: the plane stays up
+            if (discovery != null) { // last: an open that fails before here leaves admission as it was
+                ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
+            }
             if (plane.fenced.isDone()) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
                         + "\" lost a scanner while opening; retry");

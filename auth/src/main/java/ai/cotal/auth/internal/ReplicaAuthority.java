@@ -36,6 +36,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     private final BearerVerifier bearers;
     private final IssuedCallers issued;
     private volatile String failed;
+    private final java.util.concurrent.CompletableFuture<String> failure = new java.util.concurrent.CompletableFuture<>();
 
     private ReplicaAuthority(String space, ScheduledExecutorService scheduler, AuthorityConnection reader,
             AuthorityConnection issuer, ActorLedger ledger, BearerVerifier bearers, Clock clock) {
@@ -66,8 +67,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
                     why -> self[0].fail(why));
             issuer = AuthorityConnection.open(servers, signer, AuthorityRole.ISSUER, ttl, clock,
                     scheduler, null, why -> self[0].fail(why));
-            BearerVerifier bearers = new BearerVerifier(space, BearerIssuer.loadOrCreate(store, space, clock).publicKey(),
-                    clock);
+            BearerVerifier bearers = new BearerVerifier(space, BearerIssuer.load(store, space, clock).publicKey(), clock);
             self[0] = new ReplicaAuthority(space, scheduler, reader, issuer, new ActorLedger(stateDir, clock), bearers,
                     clock);
             return self[0];
@@ -85,6 +85,12 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
 
     private void fail(String why) {
         failed = why;
+        failure.complete(why);
+    }
+
+    /** Completes when a connection failed to renew: the authority refuses from then on. */
+    public java.util.concurrent.CompletableFuture<String> failure() {
+        return failure;
     }
 
     private void refuseIfFailed() {

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A multi-space host (SPEC §13.19): one {@link AuthService} lane per manifest entry, each with its
- * own plane, callout and faces under {@code <stateRoot>/<space>}. {@link #apply()} re-reads the
+ * own plane, callout and faces under {@code <stateRoot>/space.<hex of the name>}. {@link #apply()} re-reads the
  * manifest: a malformed one is refused and the running lanes stay as they are; otherwise only the
  * lanes whose entry changed are reopened (closed, then started), removed lanes close and new ones
  * start; then {@code <manifest>.applied} is written (the exact bytes applied, 0600). Thread-safe.
@@ -96,17 +96,23 @@ public final class AuthHost implements AutoCloseable {
         AuthHostManifest manifest = AuthHostManifest.parse(new String(bytes, StandardCharsets.UTF_8));
         Map<String, AuthHostManifest.Entry> wanted = new LinkedHashMap<>();
         manifest.spaces().forEach(e -> wanted.put(e.space(), e));
+        RuntimeException failure = null;
         for (String space : List.copyOf(lanes.keySet())) {
             AuthHostManifest.Entry entry = wanted.get(space);
             if (entry == null || !entry.equals(lanes.get(space).entry())) {
                 LOG.info("auth-host: closing lane {}", space);
-                lanes.remove(space).service().close();
+                try {
+                    lanes.get(space).service().close();
+                    lanes.remove(space); // only once closed: a lane that could not close stays owned and retried
+                } catch (RuntimeException e) {
+                    LOG.error("auth-host: lane {} did not close: {}", space, e.getMessage());
+                    failure = failure == null ? e : failure;
+                }
             }
         }
-        RuntimeException failure = null;
         for (AuthHostManifest.Entry entry : wanted.values()) {
             if (lanes.containsKey(entry.space())) {
-                continue;
+                continue; // unchanged, or still closing after a failed close
             }
             try {
                 lanes.put(entry.space(), new Lane(entry, startLane(entry)));
@@ -123,7 +129,8 @@ public final class AuthHost implements AutoCloseable {
     }
 
     private AuthService startLane(AuthHostManifest.Entry entry) {
-        Path stateDir = options.stateRoot().resolve(entry.space());
+        // the encoded segment, never the raw name: a space name may hold "/", "." or ".."
+        Path stateDir = options.stateRoot().resolve(ai.cotal.workspace.SecretKeys.spaceSegment(entry.space()));
         PrivateFiles.ensureDirectory(options.stateRoot(), stateDir);
         return AuthService.start(AuthServiceOptions.builder().servers(options.servers()).space(entry.space())
                 .stateDir(stateDir).secretStore(options.secretStore()).clock(options.clock())
@@ -134,9 +141,10 @@ public final class AuthHost implements AutoCloseable {
     @Override
     public synchronized void close() {
         RuntimeException failure = null;
-        for (Lane lane : lanes.values()) {
+        for (String space : List.copyOf(lanes.keySet())) {
             try {
-                lane.service().close();
+                lanes.get(space).service().close();
+                lanes.remove(space);
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -145,9 +153,8 @@ public final class AuthHost implements AutoCloseable {
                 }
             }
         }
-        lanes.clear();
         if (failure != null) {
-            throw failure;
+            throw failure; // the lanes that did not close stay owned: close() may be called again
         }
     }
 }

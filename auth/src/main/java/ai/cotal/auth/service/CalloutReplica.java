@@ -84,14 +84,19 @@ public final class CalloutReplica implements AutoCloseable {
             }
         }
         if (!replica.refused.isEmpty()) {
-            long every = options.retry().toMillis();
-            replica.retries.scheduleWithFixedDelay(replica::retryRefused, every, every, TimeUnit.MILLISECONDS);
+            replica.ensureRetrying();
         }
         return replica;
     }
 
-    /** Starts one lane; returns null, or why the space is refused (recorded and reported). */
-    private String tryStart(String space) {
+    /**
+     * Starts one lane; returns null, or why the space is refused (recorded and reported). Runs
+     * under the replica's lock, so a retry and {@link #close()} never interleave.
+     */
+    private synchronized String tryStart(String space) {
+        if (closed) {
+            return "the replica is closed";
+        }
         String why;
         try {
             if (ServiceEndpointAdmission.admitsServiceEndpoints(space, options.servers(), options.secrets())) {
@@ -106,6 +111,8 @@ public final class CalloutReplica implements AutoCloseable {
                             .build());
                     lanes.put(space, new Lane(authority, callout));
                     refused.remove(space);
+                    // a lane whose credentials stop renewing leaves the queue group and is retried
+                    authority.failure().thenAccept(failed -> retire(space, failed));
                     LOG.info("callout-replica: answering for space {}", space);
                     return null;
                 } catch (RuntimeException e) {
@@ -113,8 +120,8 @@ public final class CalloutReplica implements AutoCloseable {
                     throw e;
                 }
             }
-        } catch (CotalException e) {
-            why = e.getMessage();
+        } catch (RuntimeException e) {
+            why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         }
         refused.put(space, why);
         LOG.warn("callout-replica: space {} refused: {}", space, why);
@@ -122,12 +129,40 @@ public final class CalloutReplica implements AutoCloseable {
         return why;
     }
 
+    /** Closes a lane whose authority failed and puts its space back on the retry list. */
+    private synchronized void retire(String space, String why) {
+        Lane lane = lanes.remove(space);
+        if (lane != null) {
+            lane.callout().close();
+            lane.authority().close();
+        }
+        if (!closed) {
+            refused.put(space, why);
+            options.onRefusal().accept(space, why);
+            ensureRetrying();
+        }
+    }
+
+    private boolean retrying;
+
+    private synchronized void ensureRetrying() {
+        if (!retrying && !closed) {
+            retrying = true;
+            long every = options.retry().toMillis();
+            retries.scheduleWithFixedDelay(this::retryRefused, every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
     private void retryRefused() {
         for (String space : List.copyOf(refused.keySet())) {
             if (closed) {
                 return;
             }
-            tryStart(space);
+            try {
+                tryStart(space);
+            } catch (RuntimeException e) {
+                LOG.error("callout-replica: retry of space {} failed: {}", space, e.getMessage()); // keep retrying
+            }
         }
     }
 
@@ -142,8 +177,8 @@ public final class CalloutReplica implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        closed = true;
+    public synchronized void close() {
+        closed = true; // under the lock: no retry is starting a lane now, and none will
         retries.shutdownNow();
         for (Lane lane : lanes.values()) {
             lane.callout().close();

@@ -153,8 +153,10 @@ class HostRouteBrokerTest {
         Path other = stateDir.resolve("lane-without-endpoints");
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, other).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(other).build())) {
-            HttpResponse<String> response = post(exchange.loopbackUrl(), ServiceEndpointHostClient.HOST_ROUTE, "{}", null,
-                    "application/json", "POST", false);
+            String otherCap = new ObjectMapper().readTree(Files.readString(other.resolve(TokenExchange.DISCOVERY_FILE)))
+                    .path("capability").asText();
+            HttpResponse<String> response = post(exchange.loopbackUrl(), ServiceEndpointHostClient.HOST_ROUTE, "{}",
+                    otherCap, "application/json", "POST", false);
             assertEquals(404, response.statusCode());
             assertTrue(response.body().contains("no service endpoints"), response.body());
         }

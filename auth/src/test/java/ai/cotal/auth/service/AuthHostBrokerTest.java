@@ -78,6 +78,8 @@ class AuthHostBrokerTest {
             assertTrue(alphaLane.plane().serviceEndpointsEnabled());
             assertFalse(betaLane.plane().serviceEndpointsEnabled());
             assertArrayEquals(Files.readAllBytes(file), Files.readAllBytes(host.appliedFile()));
+            assertTrue(Files.exists(root.resolve("state").resolve(SecretKeys.spaceSegment("alpha"))
+                    .resolve("auth-service.json")), "a lane's state lives under its encoded segment, never the raw name");
 
             Files.writeString(file, manifest(true));
             host.apply();

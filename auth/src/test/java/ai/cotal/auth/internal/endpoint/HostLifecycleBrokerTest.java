@@ -49,9 +49,15 @@ class HostLifecycleBrokerTest {
             assertTrue(refused.getMessage().contains("startup"), refused.getMessage());
             assertTrue(planeRow(f, nats).contains("\"state\":\"released\""), "the unwind released the claim");
         }
-        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
-                .serviceEndpoints(ServiceEndpoints.normal()).build())) {
-            assertTrue(plane.serviceEndpointsEnabled(), "a normal startup opens, taking the released claim");
+        try (io.nats.client.Connection admin = f.admin(nats)) {
+            assertFalse(ai.cotal.auth.internal.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
+                    "a refused open leaves admission closed");
+            try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
+                    .serviceEndpoints(ServiceEndpoints.normal()).build())) {
+                assertTrue(plane.serviceEndpointsEnabled(), "a normal startup opens, taking the released claim");
+            }
+            assertTrue(ai.cotal.auth.internal.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
+                    "the first open with service endpoints opened admission");
         }
     }
 
