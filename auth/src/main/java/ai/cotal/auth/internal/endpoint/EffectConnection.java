@@ -36,7 +36,7 @@ import javax.net.ssl.SSLContext;
  * {@code exp = ceil(deadline_ms / 1000)}. It never renews or reconnects: once it is lost the
  * invocation is fenced and no later step writes. Thread-safe.
  */
-final class EffectConnection implements AutoCloseable {
+public final class EffectConnection implements AutoCloseable {
     private static final int WRONG_LAST_SEQUENCE = 10071;
     /** Records are small (a few hundred bytes): a short-lived connection needs no 64 KiB buffers. */
     private static final int BUFFER = 8 * 1024;
@@ -70,7 +70,7 @@ final class EffectConnection implements AutoCloseable {
     }
 
     /** The user JWT for {@code scope}: publish exactly the scoped keys, subscribe the inbox. */
-    static String credential(SpaceSigner signer, String bucket, Set<String> scope, NKeyPair identity, Instant now,
+    public static String credential(SpaceSigner signer, String bucket, Set<String> scope, NKeyPair identity, Instant now,
             Instant deadline) {
         List<String> publish = new ArrayList<>();
         for (String key : new TreeSet<>(scope)) {

@@ -1,0 +1,195 @@
+package ai.cotal.auth.security;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.internal.AuthorityRole;
+import ai.cotal.auth.internal.endpoint.EffectConnection;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.stores.StoreNames;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * For every credential profile and every authority role connection: the sensitive subjects it
+ * must not publish are refused by the broker ("Permissions Violation"), and the ones its grant
+ * names are not. The expectations are written out here, not derived from the grants.
+ */
+@ExtendWith(NatsBrokerExtension.class)
+class PermissionMatrixBrokerTest {
+    private static final String SENTINEL = "cotal.permission-matrix.never-granted";
+    private final PlaneFixture f = new PlaneFixture();
+    private final SpaceAuth auth = new SpaceAuth(f.broker, f.space);
+
+    /** The data-account subjects every credential tries, by a short name. */
+    private Map<String, String> dataSubjects() {
+        String auth = StoreNames.bucket("auth", "alpha");
+        String issued = StoreNames.bucket("issued", "alpha");
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("plane", "$KV." + auth + ".plane");
+        s.put("credential-row", "$KV." + auth + ".cred.x");
+        s.put("endpoint-key", "$KV." + auth + ".svc.name.other");
+        s.put("endpoint-scoped-key", "$KV." + auth + ".svc.name.mine");
+        s.put("issued-row", "$KV." + issued + ".x");
+        s.put("admission-marker", "$KV." + StoreNames.bucket("admission", "alpha") + ".service-endpoints");
+        s.put("delete-auth-stream", "$JS.API.STREAM.DELETE.KV_" + auth);
+        s.put("purge-auth-stream", "$JS.API.STREAM.PURGE.KV_" + auth);
+        s.put("delete-issued-stream", "$JS.API.STREAM.DELETE.KV_" + issued);
+        s.put("create-auth-stream", "$JS.API.STREAM.CREATE.KV_" + auth);
+        s.put("read-auth-stream", "$JS.API.STREAM.MSG.GET.KV_" + auth);
+        s.put("system-ping", "$SYS.REQ.SERVER.PING");
+        return s;
+    }
+
+    private Map<String, String> systemSubjects(NatsBroker nats) {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("connz", "$SYS.REQ.ACCOUNT." + f.space.accountPublicKey() + ".CONNZ");
+        s.put("kick", "$SYS.REQ.SERVER." + nats.serverId() + ".KICK");
+        s.put("claims-update", "$SYS.REQ.ACCOUNT." + f.space.accountPublicKey() + ".CLAIMS.UPDATE");
+        s.put("server-ping", "$SYS.REQ.SERVER.PING");
+        return s;
+    }
+
+    /** Publishes every subject, then a sentinel, and returns the names the broker refused. */
+    private static Set<String> refused(NatsBroker nats, Creds creds, Map<String, String> subjects) throws Exception {
+        BlockingQueue<String> errors = new LinkedBlockingQueue<>();
+        try (Connection c = NatsConnector.builder().server(nats.url()).creds(creds).label("permission-matrix")
+                .errorListener(new ErrorListener() {
+                    @Override
+                    public void errorOccurred(Connection conn, String error) {
+                        errors.add(error);
+                    }
+                }).build().connect()) {
+            for (String subject : subjects.values()) {
+                c.publish(subject, "{}".getBytes(StandardCharsets.UTF_8));
+            }
+            c.publish(SENTINEL, new byte[0]); // the broker answers in order: its refusal comes last
+            c.flush(Duration.ofSeconds(5));
+            Set<String> refused = new TreeSet<>();
+            while (true) {
+                String error = errors.poll(10, TimeUnit.SECONDS);
+                if (error == null) {
+                    throw new AssertionError("no refusal of the sentinel subject arrived; saw " + refused);
+                }
+                if (error.contains(SENTINEL)) {
+                    return refused;
+                }
+                subjects.forEach((name, subject) -> {
+                    if (error.contains("Permissions Violation") && error.contains("\"" + subject + "\"")) {
+                        refused.add(name);
+                    }
+                });
+            }
+        }
+    }
+
+    private Creds role(AuthorityRole role) {
+        NKeyPair user = NKeyPair.create(KeyType.USER);
+        String jwt = NatsJwt.encode(ClaimSet.of(user.publicKey(), role.connectionName("alpha"), UserClaim.of(
+                role.publish("alpha"), Permission.allow(List.of("_INBOX_" + user.publicKey() + ".>")),
+                f.space.accountPublicKey(), null), Instant.now()), f.space.signing());
+        return new Creds(jwt, Identity.fromSeed(user.seed()));
+    }
+
+    private static Set<String> except(Map<String, String> subjects, String... allowed) {
+        Set<String> refused = new TreeSet<>(subjects.keySet());
+        refused.removeAll(List.of(allowed));
+        return refused;
+    }
+
+    @Test
+    void everyDataAccountCredentialReachesOnlyWhatItsGrantNames(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        Map<String, String> s = dataSubjects();
+        Map<String, Set<String>> expected = new LinkedHashMap<>();
+        Map<String, Creds> creds = new LinkedHashMap<>();
+        MintOptions agent = MintOptions.builder().owner("u_abcdefghijklmnopqrstuvwxyz").actor("laptop")
+                .lifecycleUid("abcdefghijklmnopqrstuvwxyz").allowPublish(List.of("general"))
+                .allowSubscribe(List.of("general")).build();
+        for (CredentialProfile profile : CredentialProfile.values()) {
+            if (profile.systemAccount()) {
+                continue;
+            }
+            creds.put("profile " + profile.label(), Creds.mint(auth, Identity.create(), profile,
+                    profile == CredentialProfile.AGENT ? agent : MintOptions.defaults()));
+            expected.put("profile " + profile.label(), switch (profile) {
+                case PROVISIONER -> except(s, "create-auth-stream");
+                case ISSUER -> except(s, "issued-row", "read-auth-stream");
+                case ISSUED_STORE_RECREATE -> except(s, "delete-issued-stream");
+                case TEARDOWN -> except(s, "delete-auth-stream", "delete-issued-stream");
+                default -> except(s);
+            });
+        }
+        for (AuthorityRole role : AuthorityRole.values()) {
+            creds.put("role " + role.name(), role(role));
+            expected.put("role " + role.name(), switch (role) {
+                case WRITER -> except(s, "credential-row", "admission-marker", "create-auth-stream", "read-auth-stream");
+                case BARRIER -> except(s, "plane", "read-auth-stream");
+                case READER, DISCOVERY -> except(s, "read-auth-stream");
+                case ISSUER -> except(s, "issued-row");
+                case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
+            });
+        }
+        NKeyPair effectUser = NKeyPair.create(KeyType.USER);
+        creds.put("effect connection", new Creds(EffectConnection.credential(auth.strip(), StoreNames.bucket("auth", "alpha"),
+                Set.of("svc.name.mine"), effectUser, Instant.now(), Instant.now().plusSeconds(30)),
+                Identity.fromSeed(effectUser.seed())));
+        expected.put("effect connection", except(s, "endpoint-scoped-key"));
+
+        Map<String, Set<String>> actual = new LinkedHashMap<>();
+        for (Map.Entry<String, Creds> c : creds.entrySet()) {
+            actual.put(c.getKey(), refused(nats, c.getValue(), s));
+        }
+        assertEquals(expected, actual, "the broker's refusals, per credential");
+    }
+
+    @Test
+    void everySystemCredentialReachesOnlyItsOneRequest(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        Map<String, String> s = systemSubjects(nats);
+        Map<String, Set<String>> expected = new LinkedHashMap<>();
+        Map<String, Set<String>> actual = new LinkedHashMap<>();
+        for (CredentialProfile profile : CredentialProfile.values()) {
+            if (!profile.systemAccount()) {
+                continue;
+            }
+            Creds creds = Creds.mintSystem(f.broker, Identity.create(), profile, f.space.accountPublicKey(),
+                    MintOptions.defaults());
+            expected.put(profile.label(), switch (profile) {
+                case MEMBERSHIP_OBSERVER -> except(s, "connz");
+                case CONNECTION_EVICTOR -> except(s, "kick");
+                case ACCOUNT_CLAIMS -> except(s, "claims-update");
+                default -> except(s);
+            });
+            actual.put(profile.label(), refused(nats, creds, s));
+        }
+        assertEquals(expected, actual, "the broker's refusals, per system credential");
+    }
+}
