@@ -98,7 +98,26 @@ class CotalAuthTest {
             }
             stop.complete(null);
             assertEquals(0, exit.get(30, TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
+            assertPrivate(root.resolve(".cotal"));
         }
+    }
+
+    /** Every file under {@code dir} is 0600 and every directory 0700 (issue #11 part 4). */
+    private static void assertPrivate(Path dir) throws Exception {
+        int files = 0;
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.toList()) {
+                String mode = java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p,
+                        java.nio.file.LinkOption.NOFOLLOW_LINKS));
+                if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    assertEquals("rwx------", mode, p + " is a directory of secrets");
+                } else {
+                    assertEquals("rw-------", mode, p + " is a secret file");
+                    files++;
+                }
+            }
+        }
+        assertTrue(files >= 5, "the provisioned root holds the secret store, ledger, pin and readiness file: " + files);
     }
 
     @Test

@@ -33,32 +33,50 @@ public final class PrivateFiles {
     private PrivateFiles() {
     }
 
-    /** Creates {@code dir} and missing parents below {@code top} with mode 0700; existing ones are left as they are. */
+    /**
+     * Creates {@code dir} and every missing directory above it, up to the first one that exists,
+     * with mode 0700; existing ones are left as they are. Below {@code top} a symbolic link is
+     * refused. (Every directory this creates is private, {@code top}'s missing ancestors too.)
+     */
     public static void ensureDirectory(Path top, Path dir) {
         try {
+            java.util.ArrayDeque<Path> missing = new java.util.ArrayDeque<>();
+            for (Path p = top.toAbsolutePath().normalize(); p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS);
+                    p = p.getParent()) {
+                missing.push(p);
+            }
+            for (Path p : missing) {
+                createPrivate(p);
+            }
             Path relative = top.relativize(dir);
             Path current = top;
-            Files.createDirectories(top);
             for (Path part : relative) {
                 current = current.resolve(part);
                 if (Files.isSymbolicLink(current)) {
                     throw new CotalException(ErrorCode.FAILED_PRECONDITION, current + ": a symbolic link where a"
                             + " private directory belongs");
                 }
-                if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-                    try {
-                        Files.createDirectory(current, PosixFilePermissions.asFileAttribute(DIR));
-                        Files.setPosixFilePermissions(current, DIR); // umask may have narrowed the create mode
-                    } catch (FileAlreadyExistsException raced) {
-                        // Another writer created it first: fine, it is checked below.
-                    }
-                }
-                if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
-                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, current + ": not a directory");
-                }
+                createPrivate(current);
+            }
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dir)) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, dir + ": not a directory");
             }
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, dir + ": cannot create the directory (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    private static void createPrivate(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIR));
+                Files.setPosixFilePermissions(dir, DIR); // umask may have narrowed the create mode
+            } catch (FileAlreadyExistsException raced) {
+                // Another writer created it first: fine, it is checked below.
+            }
+        }
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, dir + ": not a directory");
         }
     }
 
