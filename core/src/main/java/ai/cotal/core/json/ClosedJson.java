@@ -69,22 +69,35 @@ public final class ClosedJson {
         return mapper;
     }
 
-    /** Reads {@code bytes} as {@code type}; any refusal is {@code bad-request} naming {@code what}. */
+    /**
+     * Reads {@code bytes} as {@code type}; any refusal is {@code bad-request} naming {@code what}.
+     * A JSON {@code null} document is refused too: a read never returns null.
+     */
     public static <T> T read(ObjectMapper mapper, byte[] bytes, Class<T> type, String what) {
+        T value;
         try {
-            return mapper.readValue(bytes, type);
+            value = mapper.readValue(bytes, type);
         } catch (java.io.IOException | RuntimeException e) {
             throw refusal(what, e);
         }
+        if (value == null) {
+            throw CotalException.badRequest(what, "must be a JSON object, not null");
+        }
+        return value;
     }
 
-    /** Converts a tree to {@code type}, closed; refusals name {@code what}. */
+    /** Converts a tree to {@code type}, closed; refusals name {@code what}; a null tree is refused. */
     public static <T> T convert(ObjectMapper mapper, JsonNode node, Class<T> type, String what) {
+        T value;
         try {
-            return mapper.treeToValue(node, type);
+            value = mapper.treeToValue(node, type);
         } catch (JsonProcessingException | RuntimeException e) {
             throw refusal(what, e);
         }
+        if (value == null) {
+            throw CotalException.badRequest(what, "must be a JSON object, not null");
+        }
+        return value;
     }
 
     /** Reads a JSON tree (closed against duplicates and trailing tokens). */

@@ -1,0 +1,130 @@
+package ai.cotal.auth.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.service.AuthHostManifest;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.jwt.AccountClaim;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.XKeyPair;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.servicehost.HostJson;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.workspace.BrokerPolicies;
+import ai.cotal.workspace.PrivateFiles;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every parser the SDK exposes or reads from disk, fuzzed from valid inputs (see {@link Fuzz}):
+ * creds, NATS JWTs, xkey envelopes, service-host requests and results, host manifests, ledger
+ * rows, the broker policy and the IdP pin. Each must parse or refuse with a typed error.
+ */
+class ParserFuzzTest {
+    private static final Clock CLOCK = Clock.systemUTC();
+    private static final SpaceAuth AUTH = SpaceAuth.create("alpha", CLOCK);
+
+    @TempDir
+    Path dir;
+
+    private static void expectClean(Fuzz.Report report) {
+        System.out.println("fuzz " + report);
+        assertEquals(List.of(), report.failures(), report.toString());
+    }
+
+    @Test
+    void creds() {
+        Creds creds = Creds.mint(AUTH, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
+        expectClean(Fuzz.run("creds", Fuzz.utf8(creds.text()),
+                input -> Creds.parse(new String(input, StandardCharsets.UTF_8))));
+    }
+
+    @Test
+    void natsJwts() {
+        Creds creds = Creds.mint(AUTH, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
+        List<byte[]> seeds = Fuzz.utf8(creds.jwt(), AUTH.space().jwt());
+        expectClean(Fuzz.run("nats-jwt", seeds, input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8))));
+        expectClean(Fuzz.run("nats-jwt-user", seeds,
+                input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8), UserClaim.class)));
+        expectClean(Fuzz.run("nats-jwt-account", seeds,
+                input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8), AccountClaim.class)));
+    }
+
+    @Test
+    void xkeyEnvelopes() {
+        XKeyPair server = XKeyPair.create();
+        XKeyPair service = XKeyPair.create();
+        byte[] sealed = server.seal("{\"nats\":{\"type\":\"authorization_request\"}}".getBytes(StandardCharsets.UTF_8),
+                service.publicKey());
+        expectClean(Fuzz.run("xkey-open", List.of(sealed), input -> service.open(input, server.publicKey())));
+    }
+
+    @Test
+    void serviceHostRequestsAndResults() {
+        String rid = "req-0123456789abcdef";
+        String iid = "abcdefghijklmnopqrstuvwxyz";
+        List<HostRequest> requests = List.of(
+                new HostRequest.Register(rid, "weather", iid, "sha256:" + "c".repeat(64), List.of("ask")),
+                new HostRequest.Decide(rid, "weather", iid, HostRequest.Decision.approve),
+                new HostRequest.NameBind(rid, "forecast", "weather", "u_" + "a".repeat(26), "dns:x", 0),
+                new HostRequest.CallerGrant(rid, "weather", iid, new HostRequest.Grantee("u_" + "a".repeat(26), "phone"),
+                        List.of("ask")),
+                new HostRequest.InstanceList("c3ZjLmFzZw", 10));
+        List<byte[]> seeds = requests.stream().map(HostJson::writeRequest).toList();
+        expectClean(Fuzz.run("host-request", seeds, HostJson::parseRequest));
+        List<byte[]> results = List.of(HostJson.writeResult(HostResult.of(HostResult.Status.held,
+                "abcdefghijklmnopqrstuvwxyz", "fenced")), HostJson.writeResult(HostResult.of(HostResult.Status.denied, null,
+                "no such instance")));
+        expectClean(Fuzz.run("host-result", results, HostJson::parseResult));
+    }
+
+    @Test
+    void hostManifests() {
+        expectClean(Fuzz.run("host-manifest", Fuzz.utf8("{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"serviceEndpoints\""
+                + ":true},{\"space\":\"beta\"}]}"), input -> AuthHostManifest.parse(new String(input, StandardCharsets.UTF_8))));
+    }
+
+    @Test
+    void filesReadFromDisk() throws Exception {
+        ActorLedger ledger = new ActorLedger(dir, CLOCK);
+        ledger.grantActor("u_" + "a".repeat(26), "laptop", ActorLedger.Grant.of(List.of("chat"), List.of("general"),
+                List.of()));
+        Path row = dir.resolve("actors").resolve("u_" + "a".repeat(26) + ".laptop.json");
+        byte[] rowSeed = Files.readAllBytes(row);
+        expectClean(Fuzz.run("ledger-row", List.of(rowSeed), input -> {
+            PrivateFiles.write(row, input);
+            ledger.find("u_" + "a".repeat(26), "laptop");
+        }));
+
+        IdpPin.pin(dir, "https://idp.example");
+        Path pin = Files.list(dir).filter(p -> p.getFileName().toString().startsWith("idp")).findFirst().orElseThrow();
+        byte[] pinSeed = Files.readAllBytes(pin);
+        expectClean(Fuzz.run("idp-pin", List.of(pinSeed), input -> {
+            PrivateFiles.write(pin, input);
+            IdpPin.read(dir);
+        }));
+
+        Path root = dir.resolve("root");
+        BrokerPolicies.writeBrokerPolicy(root, new ai.cotal.core.config.BrokerPolicy(ai.cotal.core.config.Transport.plaintext(),
+                java.util.Optional.empty()));
+        Path policy = Files.walk(root).filter(p -> p.getFileName().toString().equals("broker-policy.json")).findFirst()
+                .orElseThrow();
+        byte[] policySeed = Files.readAllBytes(policy);
+        expectClean(Fuzz.run("broker-policy", List.of(policySeed), input -> {
+            PrivateFiles.write(policy, input);
+            BrokerPolicies.readBrokerPolicy(root);
+        }));
+    }
+}
