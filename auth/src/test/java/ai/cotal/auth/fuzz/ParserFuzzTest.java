@@ -62,6 +62,25 @@ class ParserFuzzTest {
                 input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8), AccountClaim.class)));
     }
 
+    /** A JWT whose payload is {@code payload}, signed by {@code signer} over {@code header.payload}. */
+    private static String resign(String header, byte[] payload, ai.cotal.core.keys.NKeyPair signer) {
+        java.util.Base64.Encoder b64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        String signingInput = header + "." + b64.encodeToString(payload);
+        return signingInput + "." + b64.encodeToString(signer.sign(signingInput.getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Test
+    void natsJwtPayloadsResigned() {
+        Creds creds = Creds.mint(AUTH, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
+        java.util.Base64.Decoder b64 = java.util.Base64.getUrlDecoder();
+        String[] user = creds.jwt().split("\\.");
+        String[] account = AUTH.space().jwt().split("\\.");
+        expectClean(Fuzz.run("nats-jwt-user-payload", List.of(b64.decode(user[1])), input -> NatsJwt.decode(
+                resign(user[0], input, AUTH.space().signing()), UserClaim.class)));
+        expectClean(Fuzz.run("nats-jwt-account-payload", List.of(b64.decode(account[1])), input -> NatsJwt.decode(
+                resign(account[0], input, AUTH.broker().operator()), AccountClaim.class)));
+    }
+
     @Test
     void xkeyEnvelopes() {
         XKeyPair server = XKeyPair.create();
