@@ -226,11 +226,20 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
                 continue;
             }
-            if ("bind".equals(step.tag())) {
-                inv.attemptedBind = true;
+            boolean binding = "bind".equals(step.tag());
+            if (binding) {
+                inv.attemptedBind = true; // from here a binding may exist, unless the broker says it does not
             }
             long expected = step.mode() == Plan.Mode.CREATE ? 0 : revisions.getOrDefault(step.key(), 0L);
-            Optional<Long> written = effect.publish(step.key(), step.bytes().apply(revisions), expected);
+            Optional<Long> written;
+            try {
+                written = effect.publish(step.key(), step.bytes().apply(revisions), expected);
+            } catch (CotalException refused) {
+                if (binding) {
+                    inv.attemptedBind = false; // the broker refused the bind: it was not written
+                }
+                throw refused;
+            }
             if (written.isEmpty()) {
                 return false;
             }
