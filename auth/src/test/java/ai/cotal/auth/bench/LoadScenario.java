@@ -1,0 +1,180 @@
+package ai.cotal.auth.bench;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.auth.service.AuthService;
+import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.ServiceMaterial;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.testbroker.BackendChoice;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Load (issue #11 part 3): {@code scripts/bench LoadScenario [minutes] [clients]} (10 and 32 by
+ * default) runs mixed traffic against the stock service of one space: agent exchanges over HTTP
+ * followed by a connect through the auth callout, service-endpoint register and approve, and
+ * instance-list reads. Every 30 s it samples the JVM's heap after a GC, its thread count, the
+ * broker's resident memory and the operations so far. It prints the samples, then exits 1 when a
+ * request got neither an answer nor a typed refusal, or when threads or heap grew across the run.
+ */
+public final class LoadScenario {
+    private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+
+    private LoadScenario() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 10;
+        int clients = args.length > 1 ? Integer.parseInt(args[1]) : 32;
+        Clock clock = Clock.systemUTC();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        InMemorySecretStore store = new InMemorySecretStore();
+        ServiceMaterial.store(store, auth.strip(), callout);
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        Path stateDir = Files.createTempDirectory("load-scenario");
+        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
+                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                        .extraAccounts(List.of(callout.jwt())).build()));
+             AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
+                     .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
+            service.plane().ledger().grantActor(OWNER, "laptop", grant);
+            String secret = "load-agent-secret";
+            service.plane().ledger().grantManagedActor(OWNER, "agent", grant, HexFormat.of().formatHex(
+                    MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8))),
+                    "loadagentuid000000000000000");
+            String capability = new ObjectMapper().readTree(stateDir.resolve(TokenExchange.DISCOVERY_FILE).toFile())
+                    .path("capability").asText();
+            HttpClient http = HttpClient.newHttpClient();
+            Granter owner = new Granter.Owner(OWNER, "laptop");
+            AtomicLong answered = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            AtomicLong failed = new AtomicLong();
+            AtomicLong ids = new AtomicLong(System.nanoTime());
+            List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            long end = System.nanoTime() + (long) (minutes * 60e9);
+            List<Thread> threads = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int kind = c % 3;
+                Thread t = new Thread(() -> {
+                    while (System.nanoTime() < end) {
+                        try {
+                            switch (kind) {
+                                case 0 -> exchangeAndConnect(http, service, capability, secret, callout, nats, ids);
+                                case 1 -> registerAndApprove(service, owner, ids);
+                                default -> service.serviceEndpointHost(owner, new HostRequest.InstanceList(null, 20));
+                            }
+                            answered.incrementAndGet();
+                        } catch (CotalException e) {
+                            refused.incrementAndGet();
+                        } catch (Exception e) {
+                            failed.incrementAndGet();
+                            if (failures.size() < 5) {
+                                failures.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+                            }
+                        }
+                    }
+                }, "load-client-" + c);
+                threads.add(t);
+                t.start();
+            }
+            System.out.println("| t (s) | answered | refused | failed | heap after GC (MiB) | JVM threads | broker RSS (MiB) |");
+            System.out.println("|---|---|---|---|---|---|---|");
+            List<long[]> samples = new ArrayList<>();
+            long start = System.nanoTime();
+            while (System.nanoTime() < end) {
+                Thread.sleep(Math.min(30_000, Math.max(1, (end - System.nanoTime()) / 1_000_000))); // the sampling period
+                System.gc();
+                long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1 << 20);
+                long threadCount = ManagementFactory.getThreadMXBean().getThreadCount();
+                long rss = nats.residentKib() / 1024;
+                long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+                samples.add(new long[] {seconds, heap, threadCount});
+                System.out.printf("| %d | %d | %d | %d | %d | %d | %d |%n", seconds, answered.get(), refused.get(),
+                        failed.get(), heap, threadCount, rss);
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            boolean leak = false;
+            if (samples.size() >= 3) {
+                long[] early = samples.get(1);
+                long[] last = samples.get(samples.size() - 1);
+                leak = last[2] > early[2] + 8 || last[1] > early[1] * 3 / 2 + 16;
+                System.out.printf("%nthreads %d -> %d, heap %d -> %d MiB (from the second sample to the last)%n", early[2],
+                        last[2], early[1], last[1]);
+            }
+            failures.forEach(f -> System.out.println("failure: " + f));
+            System.out.println(failed.get() == 0 && !leak ? "load: every request answered or refused; threads and heap flat"
+                    : "load: FAILED (" + failed.get() + " unanswered, leak=" + leak + ")");
+            if (failed.get() > 0 || leak) {
+                System.exit(1);
+            }
+        }
+    }
+
+    private static void exchangeAndConnect(HttpClient http, AuthService service, String capability, String secret,
+            CalloutAuth callout, NatsBroker nats, AtomicLong ids) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(service.loopbackUrl() + "/exchange"))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + capability)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"" + OWNER + "\",\"actor\":\"agent\",\"actorToken\":\""
+                        + secret + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "exchange answered " + response.statusCode());
+        }
+        String bearer = new ObjectMapper().readTree(response.body()).path("token").asText();
+        String nonce = "ibxload" + ids.incrementAndGet();
+        Options options = new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
+                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
+                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce).build();
+        Connection connection = Nats.connect(options);
+        connection.close();
+    }
+
+    private static void registerAndApprove(AuthService service, Granter owner, AtomicLong ids) {
+        String instance = String.format("%026d", ids.incrementAndGet() % 1_000_000_000_000_000L);
+        HostResult pending = service.plane().serviceEndpointAuthority(owner, new HostRequest.Register("load-req-"
+                + ids.incrementAndGet(), "load", instance, "sha256:" + "c".repeat(64), List.of("ask")));
+        HostResult approved = service.serviceEndpointHost(owner, new HostRequest.Decide("load-req-" + ids.incrementAndGet(),
+                "load", instance, HostRequest.Decision.approve));
+        if (pending.status() != HostResult.Status.pending || approved.status() != HostResult.Status.completed) {
+            throw new IllegalStateException("register/approve answered " + pending.status() + "/" + approved.status());
+        }
+    }
+}
