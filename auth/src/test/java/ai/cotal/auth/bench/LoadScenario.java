@@ -49,7 +49,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * followed by a connect through the auth callout, service-endpoint register and approve, and
  * instance-list reads. Every 30 s it samples the JVM's heap after a GC, its thread count, the
  * broker's resident memory and the operations so far. It prints the samples, then exits 1 when a
- * request got neither an answer nor a typed refusal, or when threads or heap grew across the run.
+ * request got neither an answer nor a typed refusal, or when the heap floor (its minimum after GC)
+ * or the median thread count of the last third of the run exceeds the first third's (by more
+ * than a quarter plus 8 MiB, or 16 threads).
  */
 public final class LoadScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -134,11 +136,18 @@ public final class LoadScenario {
             }
             boolean leak = false;
             if (samples.size() >= 3) {
-                long[] early = samples.get(1);
-                long[] last = samples.get(samples.size() - 1);
-                leak = last[2] > early[2] + 8 || last[1] > early[1] * 3 / 2 + 16;
-                System.out.printf("%nthreads %d -> %d, heap %d -> %d MiB (from the second sample to the last)%n", early[2],
-                        last[2], early[1], last[1]);
+                // a leak raises the floor: compare the first and last thirds of the run, heap by its
+                // minimum after GC (one sample is noise), threads by their median
+                int third = Math.max(1, samples.size() / 3);
+                List<long[]> first = samples.subList(0, third);
+                List<long[]> last = samples.subList(samples.size() - third, samples.size());
+                long heapFirst = first.stream().mapToLong(x -> x[1]).min().orElseThrow();
+                long heapLast = last.stream().mapToLong(x -> x[1]).min().orElseThrow();
+                long threadsFirst = median(first.stream().mapToLong(x -> x[2]).toArray());
+                long threadsLast = median(last.stream().mapToLong(x -> x[2]).toArray());
+                leak = heapLast > heapFirst * 5 / 4 + 8 || threadsLast > threadsFirst + 16;
+                System.out.printf("%nfirst third -> last third: heap floor %d -> %d MiB, median threads %d -> %d%n",
+                        heapFirst, heapLast, threadsFirst, threadsLast);
             }
             failures.forEach(f -> System.out.println("failure: " + f));
             System.out.println(failed.get() == 0 && !leak ? "load: every request answered or refused; threads and heap flat"
@@ -147,6 +156,12 @@ public final class LoadScenario {
                 System.exit(1);
             }
         }
+    }
+
+    private static long median(long[] values) {
+        long[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     private static void exchangeAndConnect(HttpClient http, AuthService service, String capability, String secret,
