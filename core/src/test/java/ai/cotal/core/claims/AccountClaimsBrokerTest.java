@@ -36,6 +36,27 @@ class AccountClaimsBrokerTest {
     private final ClaimsFixture f = new ClaimsFixture();
 
     @Test
+    void aPushWithoutItsBrokerRefusesClearlyAndThePushAfterARestartLands(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            nats.kill(); // the broker dies under the claims client (issue #11 part 2)
+            ai.cotal.core.CotalException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    ai.cotal.core.CotalException.class, () -> new AccountClaims(system, f.broker, f.clock)
+                            .push(f.beta.jwt(), Set.of(nats.serverId()), WAIT));
+            assertTrue(java.util.EnumSet.of(ai.cotal.core.ErrorCode.UNAVAILABLE, ai.cotal.core.ErrorCode.DEADLINE_EXCEEDED)
+                    .contains(refused.code()), refused.code() + ": " + refused.getMessage());
+        }
+        nats.restart();
+        try (Connection system = f.system(nats)) {
+            PushResult result = new AccountClaims(system, f.broker, f.clock).push(f.beta.jwt(), Set.of(nats.serverId()), WAIT);
+            assertEquals(List.of(nats.serverId()), result.servers(), "the push after the restart landed");
+        }
+        try (Client user = connect(nats, f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults()))) {
+            assertEquals(Connection.Status.CONNECTED, user.connection().getStatus());
+        }
+    }
+
+    @Test
     void pushAddsASpaceWithoutAReload(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(b -> f.config(b, 100));
         long mark = nats.log().mark();
