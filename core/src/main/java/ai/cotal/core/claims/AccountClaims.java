@@ -205,13 +205,26 @@ public final class AccountClaims {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
+        } catch (IllegalStateException e) {
+            throw closed(subject, e);
         }
+    }
+
+    /** jnats refuses every call on a closed connection with an IllegalStateException: typed here. */
+    private static CotalException closed(String subject, IllegalStateException e) {
+        return new CotalException(ErrorCode.UNAVAILABLE, "the system connection is closed (" + e.getMessage()
+                + "); nothing was sent on " + subject + ": reconnect and push again", e);
     }
 
     /** Publishes once and collects answers until every expected server answered or the wait ends. */
     private List<ClaimsReply> gather(String subject, String body, Set<String> expected, Duration maxWait) {
         String inbox = system.createInbox();
-        Subscription replies = system.subscribe(inbox);
+        Subscription replies;
+        try {
+            replies = system.subscribe(inbox);
+        } catch (IllegalStateException e) {
+            throw closed(subject, e);
+        }
         try {
             system.publish(subject, inbox, body.getBytes(StandardCharsets.US_ASCII));
             List<ClaimsReply> answers = new ArrayList<>();
@@ -234,8 +247,14 @@ public final class AccountClaims {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
+        } catch (IllegalStateException e) {
+            throw closed(subject, e);
         } finally {
-            replies.unsubscribe();
+            try {
+                replies.unsubscribe();
+            } catch (IllegalStateException closedAlready) {
+                // the connection closed under us: nothing to unsubscribe
+            }
         }
     }
 }

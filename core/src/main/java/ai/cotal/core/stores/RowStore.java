@@ -69,7 +69,7 @@ public final class RowStore {
             }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the broker refused a write to " + bucket + " "
                     + key + ": " + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
-        } catch (IOException e) {
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + bucket + " " + key, e);
         }
     }
@@ -99,7 +99,7 @@ public final class RowStore {
             }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read " + bucket + " " + key + ": "
                     + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
-        } catch (IOException e) {
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key, e);
         }
     }
