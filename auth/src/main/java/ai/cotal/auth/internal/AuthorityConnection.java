@@ -186,22 +186,7 @@ public final class AuthorityConnection implements AutoCloseable {
         volatile AuthorityConnection owner;
 
         AuthHandler handler(NKeyPair identity) {
-            return new AuthHandler() {
-                @Override
-                public byte[] sign(byte[] nonce) {
-                    return identity.sign(nonce);
-                }
-
-                @Override
-                public char[] getID() {
-                    return identity.publicKey().toCharArray();
-                }
-
-                @Override
-                public char[] getJWT() {
-                    return jwt.toCharArray();
-                }
-            };
+            return ai.cotal.core.creds.Creds.handler(identity, () -> jwt);
         }
 
         @Override

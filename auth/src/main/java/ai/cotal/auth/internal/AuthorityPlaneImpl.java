@@ -215,9 +215,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public ActorRow authorizeConnect(ConnectAttempt attempt) {
         refuseIfUnavailable();
-        ActorRow row = ledger.authorizeConnect(attempt);
-        credentials.requireLive(attempt);
-        return row;
+        return credentials.authorize(ledger, attempt);
     }
 
     @Override

@@ -64,6 +64,13 @@ final class CredentialRows {
         }
     }
 
+    /** The connect check (SPEC §13.14): the ledger row allows it, then its credential row is live. */
+    ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
+        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt);
+        requireLive(attempt);
+        return row;
+    }
+
     void requireLive(ConnectAttempt attempt) {
         String id = attempt.credentialId();
         if (id == null || !id.matches("[a-z2-7]{26}")) {

@@ -114,9 +114,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     @Override
     public ActorRow authorizeConnect(ConnectAttempt attempt) {
         refuseIfFailed();
-        ActorRow row = ledger.authorizeConnect(attempt);
-        credentials.requireLive(attempt);
-        return row;
+        return credentials.authorize(ledger, attempt);
     }
 
     @Override

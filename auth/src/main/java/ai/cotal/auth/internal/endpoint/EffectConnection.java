@@ -11,7 +11,6 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
-import io.nats.client.AuthHandler;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.JetStream;
@@ -126,22 +125,7 @@ public final class EffectConnection implements AutoCloseable {
         }
         Holder holder = new Holder();
         Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
-                .authHandler(new AuthHandler() {
-                    @Override
-                    public byte[] sign(byte[] nonce) {
-                        return identity.sign(nonce);
-                    }
-
-                    @Override
-                    public char[] getID() {
-                        return identity.publicKey().toCharArray();
-                    }
-
-                    @Override
-                    public char[] getJWT() {
-                        return jwt.toCharArray();
-                    }
-                })
+                .authHandler(ai.cotal.core.creds.Creds.handler(identity, () -> jwt))
                 .inboxPrefix("_INBOX_" + identity.publicKey()).connectionName("cotal:ep-effect:" + signer.space())
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).noReconnect().connectionListener(holder)
                 .bufferSize(BUFFER).reconnectBufferSize(0)

@@ -19,7 +19,7 @@ final class InstancePlans {
     }
 
     /** The instance as discovered: its gate and the proposal the gate names. */
-    private record Target(Discovery.Seen gateSeen, Rows.Gate gate, Discovery.Seen propSeen, Rows.Proposal prop) {
+    record Target(Discovery.Seen gateSeen, Rows.Gate gate, Discovery.Seen propSeen, Rows.Proposal prop) {
         static Target read(Snapshot s, String endpoint, String instanceId) {
             Discovery.Seen gateSeen = s.seen(Rows.gate(endpoint, instanceId));
             Rows.Gate gate = s.row(gateSeen.key(), Rows.Gate.class);
@@ -50,7 +50,7 @@ final class InstancePlans {
         if (p.answer != null) {
             return p;
         }
-        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        Rows.Operation op = planner.open(inv, b, e, i);
         List<String> releases = List.of(r.requestId());
         if (t.gate() != null && !t.gate().operationId().equals(opId)) {
             String why = "another request registered the instance";
@@ -121,13 +121,13 @@ final class InstancePlans {
                     r.decision() == HostRequest.Decision.approve ? "approval" : "gate-retire"));
         }
         if (!t.visibleTo(inv.owner())) {
-            return unreachable(inv, s, b, e, i, "no such instance");
+            return planner.refuse(inv, s, b, e, i, "no such instance");
         }
         Plan p = planner.begin(inv, s, b, e, i);
         if (p.answer != null) {
             return p;
         }
-        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        Rows.Operation op = planner.open(inv, b, e, i);
         Discovery.Seen regSeen = Planner.live(s, Rows.op(regOpId));
         Rows.Operation regOp = s.row(regSeen.key(), Rows.Operation.class);
         Discovery.Seen apprSeen = Planner.live(s, Rows.appr(e, i));
@@ -208,13 +208,13 @@ final class InstancePlans {
                     : asg.state().equals("fenced") ? DenyNew.LANDED : null).build());
         }
         if (!t.visibleTo(inv.owner()) || asg == null) {
-            return unreachable(inv, s, b, e, i, "no approved instance");
+            return planner.refuse(inv, s, b, e, i, "no approved instance");
         }
         Plan p = planner.begin(inv, s, b, e, i);
         if (p.answer != null) {
             return p;
         }
-        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
+        Rows.Operation op = planner.open(inv, b, e, i);
         boolean landed = asg.state().equals("fenced") && !inv.wrote.containsKey("fence");
         if (asg.state().equals("active")) {
             p.cas(asgSeen, new Rows.Assignment(Rows.V, asg.uid(), "fenced"), "fence");
@@ -242,20 +242,5 @@ final class InstancePlans {
         } catch (RuntimeException e) {
             return DenyNew.UNKNOWN;
         }
-    }
-
-    /** A target that is absent (or foreign): denied when unbound; a bound request settles refused. */
-    private Plan unreachable(Invocation inv, Snapshot s, Planner.Bound b, String e, String i, String why) {
-        if (!b.bound()) {
-            return Planner.denied(why);
-        }
-        Plan p = planner.begin(inv, s, b, e, i);
-        if (p.answer != null) {
-            return p;
-        }
-        Rows.Operation op = b.op() != null ? b.op() : planner.opened(inv, e, i);
-        planner.settle(p, s, inv, b, op, "refused", why, e, i, List.of(inv.request.requestId()));
-        p.answer = o -> Answers.of(Status.refused).operation(b.operationId()).reason(why).debt(Planner.debt(p, o)).build();
-        return p;
     }
 }

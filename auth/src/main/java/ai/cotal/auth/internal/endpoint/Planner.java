@@ -118,6 +118,30 @@ final class Planner {
         return p;
     }
 
+    /** The open operation of a bound request: the stored one, or the one {@link #begin} creates. */
+    Rows.Operation open(Invocation inv, Bound b, String endpoint, String instanceId) {
+        return b.op() != null ? b.op() : opened(inv, endpoint, instanceId);
+    }
+
+    /**
+     * A target that is absent, foreign or no longer fit: {@code denied} with nothing written when
+     * the request is unbound; a bound request settles {@code refused} (releasing its slot).
+     */
+    Plan refuse(Invocation inv, Snapshot s, Bound b, String endpoint, String instanceId, String why) {
+        if (!b.bound()) {
+            return denied(why);
+        }
+        Plan p = begin(inv, s, b, endpoint, instanceId);
+        if (p.answer != null) {
+            return p;
+        }
+        settle(p, s, inv, b, open(inv, b, endpoint, instanceId), "refused", why, endpoint, instanceId,
+                endpoint == null ? List.of() : List.of(inv.request.requestId()));
+        p.answer = o -> Answers.of(HostResult.Status.refused).operation(b.operationId()).reason(why)
+                .debt(debt(p, o)).build();
+        return p;
+    }
+
     /** The operation as this plan leaves it open: the stored one, or the one {@link #begin} creates. */
     Rows.Operation opened(Invocation inv, String endpoint, String instanceId) {
         String now = now();

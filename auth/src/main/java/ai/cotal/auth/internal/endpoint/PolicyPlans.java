@@ -33,13 +33,13 @@ final class PolicyPlans {
         String problem = nameSeen.tombstone() ? "the name's key was deleted behind the host's back; it stays closed"
                 : stored != null && !stored.requestDigest().equals(inv.digest) ? "the name is already bound" : null;
         if (problem != null) {
-            return refuse(inv, s, b, null, null, problem);
+            return planner.refuse(inv, s, b, null, null, problem);
         }
         Plan p = planner.begin(inv, s, b, null, null);
         if (stored == null) {
             p.create(nameSeen.key(), mine, "name");
         }
-        planner.settle(p, s, inv, b, open(inv, b, null, null), "completed", null, null, null, List.of());
+        planner.settle(p, s, inv, b, planner.open(inv, b, null, null), "completed", null, null, null, List.of());
         p.answer = o -> Answers.completed(opId, o.tags().containsKey("name")).name(nameView(r.name(), mine)).build();
         return p;
     }
@@ -60,15 +60,16 @@ final class PolicyPlans {
             if (p.answer != null) {
                 return p;
             }
-            planner.settle(p, s, inv, b, open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
+            planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
             p.answer = o -> Answers.of(Status.granted).operation(opId).debt(Planner.debt(p, o))
                     .grant(grantView(opId, e, i, created)).build();
             return p;
         }
-        Rows.Gate gate = s.row(Rows.gate(e, i), Rows.Gate.class);
-        Rows.Proposal prop = gate == null ? null : s.row(Rows.prop(gate.operationId()), Rows.Proposal.class);
-        if (prop == null || !prop.owner().equals(inv.owner())) {
-            return refuse(inv, s, b, e, i, "no such instance");
+        InstancePlans.Target t = InstancePlans.Target.read(s, e, i);
+        Rows.Gate gate = t.gate();
+        Rows.Proposal prop = t.prop();
+        if (!t.visibleTo(inv.owner()) || inv.owner() == null) {
+            return planner.refuse(inv, s, b, e, i, "no such instance");
         }
         Discovery.Seen apprSeen = Planner.live(s, Rows.appr(e, i));
         Rows.Approval appr = s.row(apprSeen.key(), Rows.Approval.class);
@@ -80,7 +81,7 @@ final class PolicyPlans {
                 : !appr.callerCeiling().containsAll(r.capabilities()) ? "the capabilities exceed the approval's caller ceiling"
                 : grantee.isEmpty() ? "the grantee is not a current principal of this space" : null;
         if (problem != null) {
-            return refuse(inv, s, b, e, i, problem);
+            return planner.refuse(inv, s, b, e, i, problem);
         }
         Plan p = planner.begin(inv, s, b, e, i);
         if (p.answer != null) {
@@ -98,7 +99,7 @@ final class PolicyPlans {
             p.create(grantSeen.key(), row, "grant");
         }
         Rows.CallerGrant granted = row;
-        planner.settle(p, s, inv, b, open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
+        planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
         p.answer = o -> Answers.of(Status.granted).operation(opId).debt(Planner.debt(p, o))
                 .grant(grantView(opId, e, i, granted)).build();
         return p;
@@ -114,10 +115,9 @@ final class PolicyPlans {
             return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "revoke-grant")
                     .grant(grant == null ? null : grantView(r.grantId(), e, i, grant)).build());
         }
-        Rows.Gate gate = s.row(Rows.gate(e, i), Rows.Gate.class);
-        Rows.Proposal prop = gate == null ? null : s.row(Rows.prop(gate.operationId()), Rows.Proposal.class);
-        if (prop == null || !prop.owner().equals(inv.owner()) || grant == null) {
-            return refuse(inv, s, b, e, i, "no such grant");
+        InstancePlans.Target t = InstancePlans.Target.read(s, e, i);
+        if (!t.visibleTo(inv.owner()) || inv.owner() == null || grant == null) {
+            return planner.refuse(inv, s, b, e, i, "no such grant");
         }
         Plan p = planner.begin(inv, s, b, e, i);
         if (p.answer != null) {
@@ -128,28 +128,9 @@ final class PolicyPlans {
         if (grant.state().equals("active")) {
             p.cas(grantSeen, revoked, "revoke-grant");
         }
-        planner.settle(p, s, inv, b, open(inv, b, e, i), "completed", null, e, i, List.of(r.requestId()));
+        planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "completed", null, e, i, List.of(r.requestId()));
         p.answer = o -> Answers.completed(opId, o.tags().containsKey("revoke-grant")).debt(Planner.debt(p, o))
                 .grant(grantView(r.grantId(), e, i, revoked)).build();
-        return p;
-    }
-
-    private Rows.Operation open(Invocation inv, Planner.Bound b, String e, String i) {
-        return b.op() != null ? b.op() : planner.opened(inv, e, i);
-    }
-
-    /** Unbound: denied, nothing written. Bound (a replay whose target went away): settle refused. */
-    private Plan refuse(Invocation inv, Snapshot s, Planner.Bound b, String e, String i, String why) {
-        if (!b.bound()) {
-            return Planner.denied(why);
-        }
-        Plan p = planner.begin(inv, s, b, e, i);
-        if (p.answer != null) {
-            return p;
-        }
-        planner.settle(p, s, inv, b, open(inv, b, e, i), "refused", why, e, i,
-                e == null ? List.of() : List.of(inv.request.requestId()));
-        p.answer = o -> Answers.of(Status.refused).operation(b.operationId()).reason(why).debt(Planner.debt(p, o)).build();
         return p;
     }
 
