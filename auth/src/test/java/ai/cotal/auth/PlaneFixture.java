@@ -54,6 +54,18 @@ public final class PlaneFixture {
         return NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label("test-admin").build().connect();
     }
 
+    /**
+     * The operator's word after a broker restart: every connection of the old claim is gone (a
+     * restarted broker is a new server, so no sweep can prove it by itself).
+     */
+    public static LivenessOracle operatorSaysGone() {
+        return tuples -> {
+            java.util.Map<ConnTuple, LivenessOracle.State> gone = new java.util.HashMap<>();
+            tuples.forEach(t -> gone.put(t, LivenessOracle.State.GONE));
+            return new LivenessOracle.Answer(gone, true);
+        };
+    }
+
     public Connection system(NatsBroker nats, Creds creds) {
         return NatsConnector.builder().server(nats.url()).creds(creds).label("test-system").build().connect();
     }

@@ -80,12 +80,8 @@ class FaultsBrokerTest {
         ai.cotal.auth.PlaneClaimRefusal unknown = assertThrows(ai.cotal.auth.PlaneClaimRefusal.class,
                 () -> open(f, nats, stateDir.resolve("second")));
         assertEquals(ai.cotal.auth.PlaneClaimRefusal.Reason.UNKNOWN, unknown.reason());
-        ai.cotal.auth.LivenessOracle operatorSaysGone = tuples -> {
-            java.util.Map<ai.cotal.auth.ConnTuple, ai.cotal.auth.LivenessOracle.State> gone = new java.util.HashMap<>();
-            tuples.forEach(t -> gone.put(t, ai.cotal.auth.LivenessOracle.State.GONE));
-            return new ai.cotal.auth.LivenessOracle.Answer(gone, true);
-        };
-        try (AuthAuthorityPlane second = open(f.options(nats, stateDir.resolve("second")).livenessOracle(operatorSaysGone))) {
+        try (AuthAuthorityPlane second = open(f.options(nats, stateDir.resolve("second"))
+                .livenessOracle(PlaneFixture.operatorSaysGone()))) {
             assertEquals(2, second.claim().generation(), "the next plane reclaimed the space");
             HostResult replay = second.serviceEndpointAuthority(OWNER, register);
             assertEquals(HostResult.Status.pending, replay.status(), String.valueOf(replay.reason()));

@@ -1,0 +1,153 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import io.nats.client.Connection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults (issue #11 part 2) in the plane's own paths: the broker killed after the plane claim
+ * landed but before the open returned, and killed while the callout was answering a connect after
+ * it had written the caller's accepted row. In both, nothing is granted, the component refuses
+ * clearly, and after a restart the next plane finishes what was written.
+ */
+@ExtendWith(NatsBrokerExtension.class)
+class PlaneFaultsBrokerTest {
+    @TempDir
+    Path stateDir;
+
+    /** {@code delegate}, except that the first read of {@code killOn} kills the broker first. */
+    private static SecretStore killingOnRead(SecretStore delegate, String killOn, NatsBroker nats) {
+        AtomicBoolean once = new AtomicBoolean();
+        return new SecretStore() {
+            @Override
+            public Optional<byte[]> get(String key) {
+                if (key.equals(killOn) && once.compareAndSet(false, true)) {
+                    nats.kill();
+                }
+                return delegate.get(key);
+            }
+
+            @Override
+            public void put(String key, byte[] value) {
+                delegate.put(key, value);
+            }
+
+            @Override
+            public void delete(String key) {
+                delegate.delete(key);
+            }
+        };
+    }
+
+    @Test
+    void aBrokerKilledAfterTheClaimLandedFailsTheOpenAndTheNextPlaneReclaims(NatsBrokers brokers) {
+        PlaneFixture f = new PlaneFixture();
+        NatsBroker nats = brokers.start(f::config);
+        // the issuer key is read after the claim is written and before the plane is returned
+        SecretStore store = killingOnRead(f.store, SecretKeys.issuerKeysKey("alpha"), nats);
+        CotalException refused = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(
+                f.options(nats, stateDir).secretStore(store).serviceEndpoints(true).build()));
+        assertEquals(ErrorCode.UNAVAILABLE, refused.code(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("alpha"), "the refusal names the space: " + refused.getMessage());
+
+        nats.restart();
+        PlaneClaimRefusal unknown = assertThrows(PlaneClaimRefusal.class,
+                () -> AuthAuthorityPlane.open(f.options(nats, stateDir).build()));
+        assertEquals(PlaneClaimRefusal.Reason.UNKNOWN, unknown.reason(), "the claim the failed open wrote is kept");
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
+                .livenessOracle(PlaneFixture.operatorSaysGone()).serviceEndpoints(true).build())) {
+            assertEquals(2, plane.claim().generation(), "the next plane reclaimed the space");
+            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            assertEquals(row, plane.ledger().find("u_abcdefghijklmnopqrstuvwxyz", "laptop").orElseThrow(),
+                    "the reclaimed plane writes and reads its ledger");
+        }
+    }
+
+    @Test
+    void aBrokerKilledMidCalloutAnswerAdmitsNobodyAndTheSameNonceConnectsOnTheNextPlane(NatsBrokers brokers)
+            throws Exception {
+        CalloutFixture f = new CalloutFixture();
+        NatsBroker nats = brokers.start(f::config);
+        String nonce = "ibx-caller-fault01";
+        String bearer;
+        AuthAuthorityPlane first = f.open(nats, stateDir);
+        ActorRow row = first.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        String credential = first.mintConnectCredential(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
+        bearer = first.issueBearer(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", List.of("chat"),
+                row.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+        AtomicBoolean killed = new AtomicBoolean();
+        CalloutAuthority killingAfterTheRow = new CalloutAuthority() {
+            @Override
+            public String space() {
+                return first.space();
+            }
+
+            @Override
+            public BearerClaims verifyBearer(String token) {
+                return first.verifyBearer(token);
+            }
+
+            @Override
+            public ActorRow authorizeConnect(ConnectAttempt attempt) {
+                return first.authorizeConnect(attempt);
+            }
+
+            @Override
+            public Ceiling issueUserCaller(BearerClaims claims, String connId, Ceiling ceiling) {
+                Ceiling granted = first.issueUserCaller(claims, connId, ceiling); // the accepted row landed
+                if (killed.compareAndSet(false, true)) {
+                    nats.kill(); // before the answer is sealed and published
+                }
+                return granted;
+            }
+        };
+        try (AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(f.callout)
+                .plane(killingAfterTheRow).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
+                .build())) {
+            f.refused(nats, bearer, nonce); // the broker died under the connect: nobody was admitted
+            assertTrue(killed.get(), "the kill happened inside the callout's answer");
+            first.fenced().get(10, TimeUnit.SECONDS);
+            nats.restart();
+            CotalException fenced = assertThrows(CotalException.class, () -> first.authorizeConnect(
+                    first.verifyBearer(bearer).attempt()));
+            assertEquals(ErrorCode.UNAVAILABLE, fenced.code(), "the fenced plane refuses every connect");
+        }
+        first.close();
+
+        try (AuthAuthorityPlane second = AuthAuthorityPlane.open(f.plane.options(nats, stateDir)
+                .livenessOracle(PlaneFixture.operatorSaysGone()).build()); AuthCallout callout = f.responder(nats, second);
+             Connection admin = f.plane.admin(nats)) {
+            String token = IssuedAuthority.acceptedToken(nonce);
+            String generation = second.resolveIssued(token).ref().generation(); // written before the kill
+            try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+            }
+            assertEquals(generation, second.resolveIssued(token).ref().generation(),
+                    "the retried connect confirmed the generation written before the kill");
+            assertEquals(1, admin.jetStreamManagement().getStreamInfo("KV_cotal_accepted_alpha").getStreamState()
+                    .getMsgCount(), "one accepted row: nothing was written twice");
+        }
+    }
+}
