@@ -24,6 +24,9 @@ import java.util.Map;
  * {@code {"kind": "...", ...fields}}. Thread-safe.
  */
 public final class HostJson {
+    private static final java.util.regex.Pattern SHOWABLE_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_$-]{1,64}");
+    private static final String HIDDEN_NAME = "<name not shown>";
+
     private static final ObjectMapper JSON = mapper();
     private static final Map<String, Class<? extends HostRequest>> KINDS = Map.ofEntries(
             Map.entry("register", HostRequest.Register.class), Map.entry("decide", HostRequest.Decide.class),
@@ -154,7 +157,7 @@ public final class HostJson {
         if (node.isFloatingPointNumber()) {
             throw ContractException.badRequest(path, "must be an integer");
         }
-        node.fields().forEachRemaining(e -> checkIntegers(e.getValue(), path + "." + e.getKey()));
+        node.fields().forEachRemaining(e -> checkIntegers(e.getValue(), path + "." + fieldName(e.getKey())));
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {
                 checkIntegers(node.get(i), path + "[" + i + "]");
@@ -162,11 +165,19 @@ public final class HostJson {
         }
     }
 
+    /**
+     * A field name as a refusal may show it: names of 1 to 64 of {@code [A-Za-z0-9_$-]} as they are,
+     * any other as {@value #HIDDEN_NAME}, so a message never carries input a log should not.
+     */
+    public static String fieldName(String name) {
+        return name != null && SHOWABLE_NAME.matcher(name).matches() ? name : HIDDEN_NAME;
+    }
+
     private static String path(JsonMappingException e) {
         StringBuilder out = new StringBuilder();
         for (JsonMappingException.Reference ref : e.getPath()) {
             if (ref.getFieldName() != null) {
-                out.append('.').append(ref.getFieldName());
+                out.append('.').append(fieldName(ref.getFieldName()));
             } else if (ref.getIndex() >= 0) {
                 out.append('[').append(ref.getIndex()).append(']');
             }

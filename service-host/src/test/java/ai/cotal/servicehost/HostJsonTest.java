@@ -2,6 +2,7 @@ package ai.cotal.servicehost;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,6 +71,18 @@ class HostJsonTest {
         ContractException named = refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\"}");
         assertTrue(named.getMessage().startsWith("instanceId"), named.getMessage());
         refused("{\"kind\":\"revoke\"} trailing");
+    }
+
+    @Test
+    void aRefusalNamesAPlainFieldButNeverQuotesAHostileName() {
+        String extra = "{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\""
+                + IID + "\",";
+        assertTrue(refused(extra + "\"extra\":1}").getMessage().contains("extra"), "a plain name is shown");
+        String secret = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTBI";
+        ContractException hidden = refused(extra + "\"" + secret + "\\nFAKE LOG LINE\":1}");
+        assertFalse(hidden.getMessage().contains(secret), hidden.getMessage());
+        assertTrue(hidden.getMessage().contains("<name not shown>"), hidden.getMessage());
+        assertEquals("<name not shown>", HostJson.fieldName("x".repeat(65)));
     }
 
     @Test

@@ -51,7 +51,7 @@ final class HostRoute {
             for (Iterator<String> names = root.fieldNames(); names.hasNext();) {
                 String name = names.next();
                 if (!FIELDS.contains(name)) {
-                    return error(400, name + ": unknown field; the body is {idpToken, actor, request}");
+                    return error(400, HostJson.fieldName(name) + ": unknown field; the body is {idpToken, actor, request}");
                 }
             }
             idpToken = text(root, "idpToken");

@@ -5,7 +5,11 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
-/** Counts events in a rolling window; {@link #record()} says whether the limit is now exceeded. Thread-safe. */
+/**
+ * Counts events in a rolling window; {@link #record()} says whether the limit is now exceeded.
+ * It keeps at most {@code limit + 1} timestamps (the newest), which is all the answer needs, so a
+ * flood costs no more memory than a limit's worth. Thread-safe.
+ */
 final class RollingWindow {
     private final int limit;
     private final long windowMillis;
@@ -25,6 +29,14 @@ final class RollingWindow {
             events.removeFirst();
         }
         events.addLast(now);
+        if (events.size() > limit + 1) {
+            events.removeFirst(); // the newest limit + 1 decide: over the limit iff all are in the window
+        }
         return events.size() > limit;
+    }
+
+    /** The timestamps held (tests: the memory bound). */
+    synchronized int held() {
+        return events.size();
     }
 }

@@ -33,8 +33,23 @@ import org.slf4j.LoggerFactory;
  * ({@code Cache-Control: max-age=300}), {@code POST /exchange}. Refused exchanges are throttled
  * (per face on loopback, per peer on the public face); successes never are. No CORS headers are
  * ever sent. {@link #close()} stops both faces.
+ *
+ * <p>Latency: the JDK's HTTP server writes a response's headers and body separately, and with
+ * Nagle's algorithm on every answer waits for the client's delayed ACK (about 40 ms on Linux).
+ * Loading this class sets {@value #NODELAY} to {@code true} unless the embedder set it; the JDK
+ * reads it once, when the first {@code HttpServer} of the JVM is created, so an embedder that
+ * creates one earlier passes {@code -D}{@value #NODELAY}{@code =true} itself (SPEC §13.17).
  */
 public final class TokenExchange implements AutoCloseable {
+    /** The JDK HTTP server's TCP_NODELAY switch. */
+    public static final String NODELAY = "sun.net.httpserver.nodelay";
+
+    static {
+        if (System.getProperty(NODELAY) == null) {
+            System.setProperty(NODELAY, "true");
+        }
+    }
+
     /** The capability file under the state directory. */
     public static final String DISCOVERY_FILE = "auth-service.json";
     static final int MAX_BODY = 64 * 1024;

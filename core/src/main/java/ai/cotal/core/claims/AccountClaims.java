@@ -97,7 +97,8 @@ public final class AccountClaims {
         missing.removeAll(byServer.keySet());
         if (!missing.isEmpty()) {
             throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, "no answer within " + maxWait.toMillis()
-                    + " ms to the push of " + claim.sub() + " from " + missing);
+                    + " ms to the push of " + claim.sub() + " from " + missing + "; it may have landed there:"
+                    + " push the same claim again (a push of the same claim is idempotent)");
         }
         return new PushResult(claim.sub(), claim.jti(), List.copyOf(byServer.keySet()));
     }
@@ -227,6 +228,11 @@ public final class AccountClaims {
         }
         try {
             system.publish(subject, inbox, body.getBytes(StandardCharsets.US_ASCII));
+        } catch (IllegalStateException e) {
+            unsubscribe(replies);
+            throw closed(subject, e);
+        }
+        try {
             List<ClaimsReply> answers = new ArrayList<>();
             Set<String> waiting = new LinkedHashSet<>(expected);
             long deadline = System.nanoTime() + maxWait.toNanos();
@@ -248,13 +254,19 @@ public final class AccountClaims {
             Thread.currentThread().interrupt();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
         } catch (IllegalStateException e) {
-            throw closed(subject, e);
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the system connection closed after " + subject
+                    + " was sent and before every answer came (" + e.getMessage() + "): it may have landed;"
+                    + " reconnect and push the same claim again (a push of the same claim is idempotent)", e);
         } finally {
-            try {
-                replies.unsubscribe();
-            } catch (IllegalStateException closedAlready) {
-                // the connection closed under us: nothing to unsubscribe
-            }
+            unsubscribe(replies);
+        }
+    }
+
+    private static void unsubscribe(Subscription replies) {
+        try {
+            replies.unsubscribe();
+        } catch (IllegalStateException closedAlready) {
+            // the connection closed under us: nothing to unsubscribe
         }
     }
 }

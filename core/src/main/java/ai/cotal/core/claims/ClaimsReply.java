@@ -26,7 +26,7 @@ record ClaimsReply(String serverId, JsonNode data, String error) {
         }
         root.fieldNames().forEachRemaining(name -> {
             if (!TOP.contains(name)) {
-                throw protocol("reply." + name + ": unknown field");
+                throw protocol("reply." + ClosedJson.fieldName(name) + ": unknown field");
             }
         });
         JsonNode id = root.path("server").path("id");

@@ -25,6 +25,9 @@ import com.fasterxml.jackson.databind.type.LogicalType;
  * records). Both mappers are thread-safe.
  */
 public final class ClosedJson {
+    private static final java.util.regex.Pattern SHOWABLE_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_$-]{1,64}");
+    private static final String HIDDEN_NAME = "<name not shown>";
+
     private static final ObjectMapper NATS = build(true);
     private static final ObjectMapper COTAL = build(false);
 
@@ -138,11 +141,20 @@ public final class ClosedJson {
         return CotalException.badRequest(what, "malformed JSON");
     }
 
+    /**
+     * A field name as a refusal may show it: names of 1 to 64 of {@code [A-Za-z0-9_$-]} as they are,
+     * any other (an attacker's 64 KiB name, a secret pasted as a key, a newline) as
+     * {@value #HIDDEN_NAME}, so a message never carries input a log should not.
+     */
+    public static String fieldName(String name) {
+        return name != null && SHOWABLE_NAME.matcher(name).matches() ? name : HIDDEN_NAME;
+    }
+
     private static String pathOf(com.fasterxml.jackson.databind.JsonMappingException e) {
         StringBuilder path = new StringBuilder();
         for (com.fasterxml.jackson.databind.JsonMappingException.Reference ref : e.getPath()) {
             if (ref.getFieldName() != null) {
-                path.append('.').append(ref.getFieldName());
+                path.append('.').append(fieldName(ref.getFieldName()));
             } else if (ref.getIndex() >= 0) {
                 path.append('[').append(ref.getIndex()).append(']');
             }

@@ -63,6 +63,57 @@ class AccountClaimsBrokerTest {
         }
     }
 
+    /**
+     * {@code system}, except that the claim update is sent to an inbox of its own: once the server
+     * has answered it (the claim landed) the broker is killed, and the answer never reaches the
+     * caller.
+     */
+    private static Connection answerLostAfterTheUpdate(Connection system, NatsBroker nats) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("publish") && args.length == 3 && args[0] instanceof String subject
+                            && subject.endsWith(".CLAIMS.UPDATE")) {
+                        String inbox = system.createInbox();
+                        io.nats.client.Subscription own = system.subscribe(inbox);
+                        system.publish(subject, inbox, (byte[]) args[2]);
+                        assertTrue(own.nextMessage(Duration.ofSeconds(5)) != null, "the server answered the update");
+                        nats.kill();
+                        return null;
+                    }
+                    try {
+                        return method.invoke(system, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void aBrokerKilledMidPushGivesATypedUnknownOutcomeAndTheSamePushConvergesAfterARestart(NatsBrokers brokers)
+            throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            ai.cotal.core.CotalException unknown = org.junit.jupiter.api.Assertions.assertThrows(
+                    ai.cotal.core.CotalException.class, () -> new AccountClaims(answerLostAfterTheUpdate(system, nats),
+                            f.broker, f.clock).push(f.beta.jwt(), Set.of(nats.serverId()), WAIT));
+            assertTrue(Set.of(ai.cotal.core.ErrorCode.UNAVAILABLE, ai.cotal.core.ErrorCode.DEADLINE_EXCEEDED)
+                    .contains(unknown.code()), unknown.code() + ": " + unknown.getMessage());
+            assertFalse(unknown.getMessage().contains("nothing was sent"), "the update was sent: " + unknown.getMessage());
+            assertTrue(unknown.getMessage().contains("push the same claim again"), unknown.getMessage());
+        }
+        nats.restart();
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            assertEquals(java.util.Optional.of(f.beta.jwt()), claims.lookup(f.beta.accountPublicKey(), WAIT),
+                    "the update landed before the kill");
+            PushResult again = claims.push(f.beta.jwt(), Set.of(nats.serverId()), WAIT);
+            assertEquals(List.of(nats.serverId()), again.servers(), "pushing the same claim again converges");
+        }
+        try (Client user = connect(nats, f.mint(f.beta, CredentialProfile.OBSERVER, MintOptions.defaults()))) {
+            assertEquals(Connection.Status.CONNECTED, user.connection().getStatus());
+        }
+    }
+
     @Test
     void pushAddsASpaceWithoutAReload(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(b -> f.config(b, 100));

@@ -1,0 +1,118 @@
+package ai.cotal.auth.exchange;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.fuzz.Fuzz;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.servicehost.ServiceEndpointHostClient;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hostile HTTP bodies (issue #11 part 1) through the exchange's real routes on loopback, with the
+ * capability, against an open plane: the token exchange and both service-endpoint routes. Each
+ * mutated body must get a JSON answer with a status the route documents; a 500, a non-JSON body or
+ * a slow answer is a failure.
+ */
+@ExtendWith(NatsBrokerExtension.class)
+class HttpBodiesFuzzTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<Integer> REFUSALS = Set.of(400, 401, 403, 409, 413);
+    private static final String AGENT_OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+
+    @TempDir
+    Path stateDir;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /** Posts {@code body}; returns on 200, throws a typed refusal on a documented refusal, fails otherwise. */
+    private Fuzz.Parser route(String url, String capability) {
+        return input -> {
+            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url))
+                    .header("Content-Type", "application/json").header("Authorization", "Bearer " + capability)
+                    .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofByteArray(input)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            JsonNode body = JSON.readTree(answer.body());
+            if (body == null || !body.isObject()) {
+                throw new AssertionError(answer.statusCode() + " with a body that is not a JSON object");
+            }
+            if (answer.statusCode() == 200) {
+                return;
+            }
+            if (!REFUSALS.contains(answer.statusCode()) || !body.path("error").isTextual()) {
+                throw new AssertionError("status " + answer.statusCode() + ": " + answer.body());
+            }
+            throw new CotalException(ErrorCode.BAD_REQUEST, "refused with " + answer.statusCode());
+        };
+    }
+
+    private static void expectClean(Fuzz.Report report) {
+        System.out.println("fuzz " + report);
+        assertEquals(List.of(), report.failures(), report.toString());
+    }
+
+    @Test
+    void exchangeAndHostRoutesAnswerEveryMutatedBodyWithADocumentedStatus(NatsBrokers brokers) throws Exception {
+        PlaneFixture f = new PlaneFixture();
+        NatsBroker nats = brokers.start(f::config);
+        try (TestIdp idp = new TestIdp();
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build())) {
+            IdpPin pin = IdpPin.pin(stateDir, idp.url());
+            String owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(AGENT_OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
+                            .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+            try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                    .refusalsPerMinute(Integer.MAX_VALUE - 1).build())) {
+                String capability = JSON.readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
+                        .path("capability").asText();
+                String token = idp.token("alice", 3600);
+                String url = exchange.loopbackUrl();
+
+                expectClean(Fuzz.run("http-exchange", Fuzz.utf8(
+                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"ttlSec\":120}",
+                        "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent1\",\"actorToken\":\"agent-secret\","
+                                + "\"ttlSec\":300,\"view\":\"manager-caller\"}"), route(url + "/exchange", capability)));
+                String iid = "abcdefghijklmnopqrstuvwxyz";
+                List<byte[]> hostBodies = Fuzz.utf8(
+                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"name-read\","
+                                + "\"name\":\"forecast\"}}",
+                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"decide\","
+                                + "\"requestId\":\"req-fuzz-000000001\",\"endpoint\":\"weather\",\"instanceId\":\"" + iid
+                                + "\",\"decision\":\"approve\"}}",
+                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"instance-read\","
+                                + "\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\"}}");
+                expectClean(Fuzz.run("http-host", hostBodies, route(url + ServiceEndpointHostClient.HOST_ROUTE,
+                        capability)));
+                expectClean(Fuzz.run("http-authority", Fuzz.utf8("{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\","
+                        + "\"request\":{\"kind\":\"register\",\"requestId\":\"req-fuzz-000000002\",\"endpoint\":\"weather\","
+                        + "\"instanceId\":\"" + iid + "\",\"contractDigest\":\"sha256:" + "c".repeat(64)
+                        + "\",\"callerCeiling\":[\"ask\"]}}"), route(url + ServiceEndpointHostClient.AUTHORITY_ROUTE, capability)));
+            }
+        }
+    }
+}
