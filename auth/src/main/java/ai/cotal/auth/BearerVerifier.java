@@ -69,7 +69,7 @@ public final class BearerVerifier {
             }
             return claims(jwt.getJWTClaimsSet());
         } catch (JOSEException | ParseException e) {
-            throw refused("unreadable (" + e.getMessage() + ")");
+            throw refused("unreadable"); // never the parser's words: they may quote the token
         }
     }
 

@@ -66,9 +66,9 @@ class PlaneFaultsBrokerTest {
         // the issuer key is read after the claim is written and before the plane is returned
         SecretStore store = killingOnRead(f.store, SecretKeys.issuerKeysKey("alpha"), nats);
         CotalException refused = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(
-                f.options(nats, stateDir).secretStore(store).serviceEndpoints(true).build()));
+                f.options(nats, stateDir).secretStore(store).build()));
         assertEquals(ErrorCode.UNAVAILABLE, refused.code(), refused.getMessage());
-        assertTrue(refused.getMessage().contains("alpha"), "the refusal names the space: " + refused.getMessage());
+        assertTrue(refused.getMessage().contains("space \"alpha\" lost its broker while opening"), refused.getMessage());
 
         nats.restart();
         PlaneClaimRefusal unknown = assertThrows(PlaneClaimRefusal.class,
@@ -85,7 +85,7 @@ class PlaneFaultsBrokerTest {
     }
 
     @Test
-    void aBrokerKilledMidCalloutAnswerAdmitsNobodyAndTheSameNonceConnectsOnTheNextPlane(NatsBrokers brokers)
+    void aBrokerKilledMidCalloutAnswerLeavesAFencedPlaneThatAdmitsNobodyAndTheNextPlaneConfirmsTheRow(NatsBrokers brokers)
             throws Exception {
         CalloutFixture f = new CalloutFixture();
         NatsBroker nats = brokers.start(f::config);
@@ -126,10 +126,22 @@ class PlaneFaultsBrokerTest {
         try (AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(f.callout)
                 .plane(killingAfterTheRow).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
                 .build())) {
-            f.refused(nats, bearer, nonce); // the broker died under the connect: nobody was admitted
+            java.util.concurrent.CompletableFuture<Void> back = new java.util.concurrent.CompletableFuture<>();
+            callout.connection().addConnectionListener((conn, event) -> {
+                if (event == io.nats.client.ConnectionListener.Events.RECONNECTED) {
+                    back.complete(null);
+                }
+            });
+            f.refused(nats, bearer, nonce); // the broker died under the connect
             assertTrue(killed.get(), "the kill happened inside the callout's answer");
             first.fenced().get(10, TimeUnit.SECONDS);
             nats.restart();
+            back.get(30, TimeUnit.SECONDS); // the responder is back and subscribed (the flush proves the SUB landed)
+            callout.connection().flush(Duration.ofSeconds(5));
+            long mark = nats.log().mark();
+            f.refused(nats, bearer, nonce); // the broker refuses: the callout's fenced plane admits nobody
+            assertTrue(nats.log().await(mark, line -> line.contains("is momentarily unavailable"), Duration.ofSeconds(5))
+                    .isPresent(), "the refusal is the callout's signed answer from the fenced plane, not a timeout");
             CotalException fenced = assertThrows(CotalException.class, () -> first.authorizeConnect(
                     first.verifyBearer(bearer).attempt()));
             assertEquals(ErrorCode.UNAVAILABLE, fenced.code(), "the fenced plane refuses every connect");

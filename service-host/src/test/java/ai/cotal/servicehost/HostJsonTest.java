@@ -81,6 +81,7 @@ class HostJsonTest {
         String secret = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTBI";
         ContractException hidden = refused(extra + "\"" + secret + "\\nFAKE LOG LINE\":1}");
         assertFalse(hidden.getMessage().contains(secret), hidden.getMessage());
+        assertFalse(hidden.getMessage().contains("FAKE"), hidden.getMessage());
         assertTrue(hidden.getMessage().contains("<name not shown>"), hidden.getMessage());
         assertEquals("<name not shown>", HostJson.fieldName("x".repeat(65)));
     }

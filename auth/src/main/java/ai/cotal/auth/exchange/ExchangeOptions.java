@@ -17,6 +17,8 @@ import java.util.Optional;
 public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopbackPort,
         Optional<InetSocketAddress> publicAddress, JwksSource jwks, Clock clock, int refusalsPerMinute,
         int maxInFlight, Duration deadline) {
+    /** The highest {@code refusalsPerMinute}: a window keeps up to that many timestamps. */
+    public static final int MAX_REFUSALS_PER_MINUTE = 1_000_000;
 
     public static Builder builder() {
         return new Builder();
@@ -70,7 +72,10 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
             return this;
         }
 
-        /** Refused exchanges allowed per rolling minute (per face on loopback, per peer in public). */
+        /**
+         * Refused exchanges allowed per rolling minute (per face on loopback, per peer in public),
+         * 1 to {@value ExchangeOptions#MAX_REFUSALS_PER_MINUTE}; 30 by default.
+         */
         public Builder refusalsPerMinute(int limit) {
             this.refusalsPerMinute = limit;
             return this;
@@ -98,8 +103,12 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
             if (loopbackPort < 0 || loopbackPort > 65535) {
                 throw CotalException.badRequest("loopbackPort", "must be 0 to 65535");
             }
-            if (refusalsPerMinute < 1 || maxInFlight < 1) {
-                throw CotalException.badRequest("refusalsPerMinute", "limits must be positive");
+            if (refusalsPerMinute < 1 || refusalsPerMinute > MAX_REFUSALS_PER_MINUTE) {
+                throw CotalException.badRequest("refusalsPerMinute", "must be 1 to " + MAX_REFUSALS_PER_MINUTE
+                        + " (a window holds that many timestamps)");
+            }
+            if (maxInFlight < 1) {
+                throw CotalException.badRequest("maxInFlight", "must be positive");
             }
             if (deadline == null || deadline.isNegative() || deadline.isZero()) {
                 throw CotalException.badRequest("deadline", "must be positive");

@@ -29,7 +29,7 @@ final class RollingWindow {
             events.removeFirst();
         }
         events.addLast(now);
-        if (events.size() > limit + 1) {
+        if (events.size() - 1 > limit) { // (no overflow at any limit)
             events.removeFirst(); // the newest limit + 1 decide: over the limit iff all are in the window
         }
         return events.size() > limit;

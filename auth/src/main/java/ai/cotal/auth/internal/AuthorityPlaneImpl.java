@@ -126,6 +126,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                         + "\" refused to open: " + startupRefusal);
             }
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
+            requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
                     recordsScanner, claim, issuer, discovery);
@@ -156,6 +157,25 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 renewalFailure::complete);
         opened.push(connection);
         return connection;
+    }
+
+    /**
+     * One round trip on each scanner: a broker lost after the claim landed refuses the open here
+     * (the fence hooks are not wired yet, and the scanners never reconnect).
+     */
+    private static void requireLive(String space, AuthorityConnection... scanners) {
+        for (AuthorityConnection scanner : scanners) {
+            try {
+                scanner.connection().flush(Duration.ofSeconds(5));
+            } catch (java.util.concurrent.TimeoutException | IllegalStateException e) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
+                        + "\" lost its broker while opening; retry", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while opening the authority plane of space \""
+                        + space + "\"", e);
+            }
+        }
     }
 
     private static ConnTuple tuple(AuthorityConnection connection) {

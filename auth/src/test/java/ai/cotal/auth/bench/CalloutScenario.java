@@ -8,8 +8,6 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.CalloutOptions;
 import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
@@ -17,9 +15,7 @@ import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
-import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -48,12 +44,8 @@ public final class CalloutScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = new InMemorySecretStore();
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
-        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .extraAccounts(List.of(callout.jwt())).build()));
+        InMemorySecretStore store = BenchSpace.store(auth);
+        try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("callout-scenario")).secretStore(store).signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)

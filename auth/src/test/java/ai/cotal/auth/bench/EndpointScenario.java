@@ -5,8 +5,6 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Granter;
 import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
@@ -15,9 +13,7 @@ import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
-import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
-import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Options;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -44,12 +40,8 @@ public final class EndpointScenario {
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        InMemorySecretStore store = new InMemorySecretStore();
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
-        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .build()));
+        InMemorySecretStore store = BenchSpace.store(auth);
+        try (NatsBroker nats = BenchSpace.broker(auth);
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("endpoint-scenario")).secretStore(store).signer(auth.strip())
                      .serviceEndpoints(true).build())) {

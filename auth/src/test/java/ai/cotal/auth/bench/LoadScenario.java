@@ -9,18 +9,12 @@ import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
-import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
-import ai.cotal.core.creds.Identity;
-import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
-import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -48,10 +42,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * default) runs mixed traffic against the stock service of one space: agent exchanges over HTTP
  * followed by a connect through the auth callout, service-endpoint register and approve, and
  * instance-list reads. Every 30 s it samples the JVM's heap after a GC, its thread count, the
- * broker's resident memory and the operations so far. It prints the samples, then exits 1 when a
- * request got neither an answer nor a typed refusal, or when the heap floor (its minimum after GC)
- * or the median thread count of the last third of the run exceeds the first third's (by more
- * than a quarter plus 8 MiB, or 16 threads).
+ * space's connections as the broker counts them (CONNZ), the broker's resident memory and the
+ * operations so far. It prints the samples, then exits 1 when a request got neither an answer nor
+ * a typed refusal, or when the last third of the run exceeds the first third in heap floor (its
+ * minimum after GC; by more than a quarter plus 8 MiB), median threads (by 16) or median space
+ * connections (by the number of clients).
  */
 public final class LoadScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -65,14 +60,10 @@ public final class LoadScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = new InMemorySecretStore();
+        InMemorySecretStore store = BenchSpace.store(auth);
         ServiceMaterial.store(store, auth.strip(), callout);
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
         Path stateDir = Files.createTempDirectory("load-scenario");
-        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .extraAccounts(List.of(callout.jwt())).build()));
+        try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
@@ -116,8 +107,12 @@ public final class LoadScenario {
                 threads.add(t);
                 t.start();
             }
-            System.out.println("| t (s) | answered | refused | failed | heap after GC (MiB) | JVM threads | broker RSS (MiB) |");
-            System.out.println("|---|---|---|---|---|---|---|");
+            Connection observer = ai.cotal.core.connect.NatsConnector.builder().server(nats.url()).creds(Creds.parse(
+                    store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow())).label("load-observer")
+                    .build().connect();
+            System.out.println("| t (s) | answered | refused | failed | heap after GC (MiB) | JVM threads | space connections"
+                    + " | broker RSS (MiB) |");
+            System.out.println("|---|---|---|---|---|---|---|---|");
             List<long[]> samples = new ArrayList<>();
             long start = System.nanoTime();
             while (System.nanoTime() < end) {
@@ -126,14 +121,16 @@ public final class LoadScenario {
                 long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1 << 20);
                 long threadCount = ManagementFactory.getThreadMXBean().getThreadCount();
                 long rss = nats.residentKib() / 1024;
+                long connections = spaceConnections(observer, auth.space().accountPublicKey());
                 long seconds = (System.nanoTime() - start) / 1_000_000_000L;
-                samples.add(new long[] {seconds, heap, threadCount});
-                System.out.printf("| %d | %d | %d | %d | %d | %d | %d |%n", seconds, answered.get(), refused.get(),
-                        failed.get(), heap, threadCount, rss);
+                samples.add(new long[] {seconds, heap, threadCount, connections});
+                System.out.printf("| %d | %d | %d | %d | %d | %d | %d | %d |%n", seconds, answered.get(), refused.get(),
+                        failed.get(), heap, threadCount, connections, rss);
             }
             for (Thread t : threads) {
                 t.join();
             }
+            observer.close();
             boolean leak = false;
             if (samples.size() >= 3) {
                 // a leak raises the floor: compare the first and last thirds of the run, heap by its
@@ -145,9 +142,13 @@ public final class LoadScenario {
                 long heapLast = last.stream().mapToLong(x -> x[1]).min().orElseThrow();
                 long threadsFirst = median(first.stream().mapToLong(x -> x[2]).toArray());
                 long threadsLast = median(last.stream().mapToLong(x -> x[2]).toArray());
-                leak = heapLast > heapFirst * 5 / 4 + 8 || threadsLast > threadsFirst + 16;
-                System.out.printf("%nfirst third -> last third: heap floor %d -> %d MiB, median threads %d -> %d%n",
-                        heapFirst, heapLast, threadsFirst, threadsLast);
+                long connectionsFirst = median(first.stream().mapToLong(x -> x[3]).toArray());
+                long connectionsLast = median(last.stream().mapToLong(x -> x[3]).toArray());
+                leak = heapLast > heapFirst * 5 / 4 + 8 || threadsLast > threadsFirst + 16
+                        || connectionsLast > connectionsFirst + clients;
+                System.out.printf("%nfirst third -> last third: heap floor %d -> %d MiB, median threads %d -> %d,"
+                        + " median space connections %d -> %d%n", heapFirst, heapLast, threadsFirst, threadsLast,
+                        connectionsFirst, connectionsLast);
             }
             failures.forEach(f -> System.out.println("failure: " + f));
             System.out.println(failed.get() == 0 && !leak ? "load: every request answered or refused; threads and heap flat"
@@ -156,6 +157,13 @@ public final class LoadScenario {
                 System.exit(1);
             }
         }
+    }
+
+    /** The data account's connections as the broker counts them (CONNZ through the membership observer). */
+    private static long spaceConnections(Connection observer, String account) throws Exception {
+        byte[] reply = observer.request("$SYS.REQ.ACCOUNT." + account + ".CONNZ", "{\"limit\":1}".getBytes(
+                StandardCharsets.UTF_8), Duration.ofSeconds(10)).getData();
+        return new ObjectMapper().readTree(reply).path("data").path("total").asLong(-1);
     }
 
     private static long median(long[] values) {

@@ -5,9 +5,6 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.ConnectAttempt;
-import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -15,9 +12,7 @@ import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
-import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import java.nio.file.Files;
@@ -41,13 +36,9 @@ public final class PlaneScenario {
         int calls = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        InMemorySecretStore store = new InMemorySecretStore();
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        InMemorySecretStore store = BenchSpace.store(auth);
         Path stateDir = Files.createTempDirectory("plane-scenario");
-        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .build()))) {
+        try (NatsBroker nats = BenchSpace.broker(auth)) {
             AuthPlaneOptions options = AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
                     .secretStore(store).signer(auth.strip()).clock(clock).build();
             Creds plain = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());

@@ -1,6 +1,7 @@
 package ai.cotal.auth.exchange;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -146,6 +147,11 @@ class HostRouteBrokerTest {
                 HttpResponse<String> response = post(url, route, bad, cap, "application/json", "POST", false);
                 assertEquals(400, response.statusCode(), bad + " -> " + response.body());
             }
+            HttpResponse<String> hostileName = post(url, route, "{\"idpToken\":\"t\",\"x\\nFORGED LOG LINE\":1}", cap,
+                    "application/json", "POST", false);
+            assertEquals(400, hostileName.statusCode());
+            assertTrue(hostileName.body().contains("<name not shown>: unknown field"), hostileName.body());
+            assertFalse(hostileName.body().contains("FORGED"), "a hostile field name is never echoed: " + hostileName.body());
             HttpResponse<String> badProof = post(url, route, good.replace(good.substring(14, 30), "AAAAAAAAAAAAAAAA"), cap,
                     "application/json", "POST", false);
             assertEquals(401, badProof.statusCode(), badProof.body());

@@ -243,4 +243,16 @@ class TokenExchangeBrokerTest {
             assertTrue(late.body().contains("deadline"), late.body());
         }
     }
+
+    @Test
+    void limitsOutOfRangeAreRefusedNamingTheField() {
+        for (int bad : new int[] {0, ExchangeOptions.MAX_REFUSALS_PER_MINUTE + 1, Integer.MAX_VALUE}) {
+            ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
+                    () -> ExchangeOptions.builder().plane(plane).stateDir(stateDir).refusalsPerMinute(bad).build());
+            assertTrue(e.getMessage().startsWith("refusalsPerMinute"), e.getMessage());
+        }
+        ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
+                () -> ExchangeOptions.builder().plane(plane).stateDir(stateDir).maxInFlight(0).build());
+        assertTrue(e.getMessage().startsWith("maxInFlight"), e.getMessage());
+    }
 }

@@ -70,7 +70,9 @@ public final class AccountClaims {
      * @throws CotalException {@code bad-request} for a claim not of this operator (nothing sent);
      *     {@code conflict} when the broker holds a newer claim (nothing sent);
      *     {@code failed-precondition} naming a server that answered with an error or was not
-     *     expected; {@code deadline-exceeded} naming the expected servers that did not answer
+     *     expected; {@code deadline-exceeded} naming the expected servers that did not answer;
+     *     {@code unavailable} when the connection closed, saying whether the update was sent (then
+     *     it may have landed: pushing the same claim again converges)
      */
     public PushResult push(String accountJwt, Set<String> expectedServerIds, Duration maxWait) {
         ClaimSet<AccountClaim> claim = check(accountJwt);
@@ -228,9 +230,9 @@ public final class AccountClaims {
         }
         try {
             system.publish(subject, inbox, body.getBytes(StandardCharsets.US_ASCII));
-        } catch (IllegalStateException e) {
+        } catch (RuntimeException e) { // nothing sent: closed (IllegalStateException) or refused by jnats
             unsubscribe(replies);
-            throw closed(subject, e);
+            throw e instanceof IllegalStateException closedNow ? closed(subject, closedNow) : e;
         }
         try {
             List<ClaimsReply> answers = new ArrayList<>();
@@ -252,7 +254,8 @@ public final class AccountClaims {
             return answers;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting on " + subject, e);
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted waiting for the answers to " + subject
+                    + ", which was sent: it may have landed; push the same claim again", e);
         } catch (IllegalStateException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the system connection closed after " + subject
                     + " was sent and before every answer came (" + e.getMessage() + "): it may have landed;"

@@ -1,0 +1,36 @@
+package ai.cotal.auth.bench;
+
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.BackendChoice;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.SecretKeys;
+import java.util.List;
+
+/** The space "alpha" every auth scenario runs: its secret store and its loopback broker. */
+final class BenchSpace {
+    private BenchSpace() {
+    }
+
+    /** A secret store holding the space's membership-observer credential (the plane's liveness oracle uses it). */
+    static InMemorySecretStore store(SpaceAuth auth) {
+        InMemorySecretStore store = new InMemorySecretStore();
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        return store;
+    }
+
+    /** A plaintext broker with the space and {@code extraAccountJwts} (a callout account). */
+    static NatsBroker broker(SpaceAuth auth, String... extraAccountJwts) {
+        return NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
+                ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                        .extraAccounts(List.of(extraAccountJwts)).build()));
+    }
+}

@@ -1,0 +1,124 @@
+package ai.cotal.auth.bench;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Scenario: agent token exchanges over HTTP on the loopback face, one client thread. Floors, in
+ * the same run: {@code GET /health} on the same face (the HTTP round trip alone) and the plane
+ * work an exchange does, in process (a credential row and a bearer). Run it once as is and once
+ * with {@code COTAL_BENCH_JVM=-Dsun.net.httpserver.nodelay=false} to see what Nagle costs.
+ */
+public final class ExchangeScenario {
+    private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+
+    private ExchangeScenario() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int calls = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+        Clock clock = Clock.systemUTC();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        InMemorySecretStore store = BenchSpace.store(auth);
+        Path stateDir = Files.createTempDirectory("exchange-scenario");
+        HttpClient http = HttpClient.newHttpClient();
+        try (NatsBroker nats = BenchSpace.broker(auth);
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
+                     .stateDir(stateDir).secretStore(store).signer(auth.strip()).clock(clock).build());
+             TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                     .build())) {
+            ActorRow row = plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(),
+                    List.of()), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
+                            .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+            String capability = new ObjectMapper().readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
+                    .path("capability").asText();
+            HttpRequest health = HttpRequest.newBuilder(URI.create(exchange.loopbackUrl() + "/health")).GET().build();
+            HttpRequest post = HttpRequest.newBuilder(URI.create(exchange.loopbackUrl() + "/exchange"))
+                    .header("Content-Type", "application/json").header("Authorization", "Bearer " + capability)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"" + OWNER + "\",\"actor\":\"agent1\","
+                            + "\"actorToken\":\"agent-secret\"}")).build();
+            Runnable inProcess = () -> {
+                String credential = plane.mintConnectCredential(OWNER, "agent1", row.lifecycleUid());
+                plane.issueBearer(new BearerIssuer.Request(OWNER, "agent1", row.scope(), row.lifecycleUid(), credential,
+                        Duration.ofMinutes(5), row.parent(), Optional.empty()));
+            };
+            for (int i = 0; i < Math.max(50, calls / 10); i++) { // warm-up of all three paths
+                send(http, health);
+                send(http, post);
+                inProcess.run();
+            }
+            long[] floorHttp = time(calls, () -> send(http, health));
+            long[] floorWork = time(calls, inProcess);
+            long[] exchanges = time(calls, () -> send(http, post));
+            System.out.printf("%nsun.net.httpserver.nodelay=%s, %d calls each, one thread%n",
+                    System.getProperty(TokenExchange.NODELAY), calls);
+            System.out.println("\n| path | per s | p50 ms | p99 ms | ratio to the HTTP floor | ratio to the work floor |");
+            System.out.println("|---|---|---|---|---|---|");
+            row(" `GET /health` (HTTP floor)", floorHttp, floorHttp, floorWork);
+            row(" credential row + bearer in process (work floor)", floorWork, floorHttp, floorWork);
+            row(" `POST /exchange`, agent arm", exchanges, floorHttp, floorWork);
+        }
+    }
+
+    private static void send(HttpClient http, HttpRequest request) {
+        try {
+            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200) {
+                throw new IllegalStateException("status " + answer.statusCode() + ": " + answer.body());
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long[] time(int calls, Runnable call) {
+        long[] nanos = new long[calls];
+        for (int i = 0; i < calls; i++) {
+            long start = System.nanoTime();
+            call.run();
+            nanos[i] = System.nanoTime() - start;
+        }
+        return nanos;
+    }
+
+    private static void row(String name, long[] nanos, long[] httpFloor, long[] workFloor) {
+        System.out.printf("|%s | %.0f | %.2f | %.2f | %.2fx | %.2fx |%n", name, rate(nanos), pct(nanos, 50), pct(nanos, 99),
+                rate(nanos) / rate(httpFloor), rate(nanos) / rate(workFloor));
+    }
+
+    private static double rate(long[] nanos) {
+        return nanos.length / (Arrays.stream(nanos).sum() / 1e9);
+    }
+
+    private static double pct(long[] nanos, int p) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)] / 1e6;
+    }
+}
