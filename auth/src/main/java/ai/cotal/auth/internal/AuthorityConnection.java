@@ -45,6 +45,8 @@ public final class AuthorityConnection implements AutoCloseable {
     private final Connection connection;
     private final CompletableFuture<String> gone = new CompletableFuture<>();
     private final CompletableFuture<Void> reconnected = new CompletableFuture<>();
+    private final Object connectedSignal = new Object();
+    private final java.util.concurrent.atomic.AtomicLong reconnects = new java.util.concurrent.atomic.AtomicLong();
     private volatile ScheduledFuture<?> renewalTask;
     private volatile String jwt;
     private volatile boolean closing;
@@ -132,6 +134,35 @@ public final class AuthorityConnection implements AutoCloseable {
         return NatsJwt.encode(claims, signer.signing());
     }
 
+    /**
+     * Waits until the connection is connected, at most {@code wait} (a standing connection is
+     * disconnected by the broker at each JWT expiry and reconnects at once with the renewed one).
+     * True when connected; false on timeout, close or interrupt (the interrupt is kept).
+     */
+    public boolean awaitConnected(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (connectedSignal) {
+            while (connection.getStatus() != Connection.Status.CONNECTED) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closing || connection.getStatus() == Connection.Status.CLOSED) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(connectedSignal, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** How many times this connection has reconnected. */
+    public long reconnects() {
+        return reconnects.get();
+    }
+
     public Connection connection() {
         return connection;
     }
@@ -196,7 +227,11 @@ public final class AuthorityConnection implements AutoCloseable {
                 return;
             }
             if (type == Events.RECONNECTED) {
+                self.reconnects.incrementAndGet();
                 self.reconnected.complete(null);
+            }
+            synchronized (self.connectedSignal) {
+                self.connectedSignal.notifyAll(); // any change of state wakes awaitConnected
             }
             boolean lost = type == Events.CLOSED || (self.role.planeCandidate() && type == Events.DISCONNECTED);
             if (lost) {

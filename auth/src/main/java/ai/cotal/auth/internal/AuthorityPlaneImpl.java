@@ -79,13 +79,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.claim = claim;
         this.issuer = issuer;
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
-        this.credentials = new CredentialRows(space, writer.connection(), reader.connection(), options.clock());
+        this.credentials = new CredentialRows(space, writer.connection(), reader, options.clock());
         this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock());
         this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
-                options.clock(), ledger, discovery.connection(), claim::assertHeld, fenced::isDone));
+                options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */

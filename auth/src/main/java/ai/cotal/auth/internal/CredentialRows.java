@@ -27,18 +27,21 @@ final class CredentialRows {
     }
 
     private final String space;
-    private final Connection reader;
+    /** How long a read waits for the reader to come back (the broker drops it at each JWT expiry). */
+    private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
+
+    private final AuthorityConnection reader;
     private final KeyValue writerBucket;
     private final KeyValue readerBucket;
     private final Clock clock;
 
-    CredentialRows(String space, Connection writer, Connection reader, Clock clock) {
+    CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock) {
         this.space = space;
         this.reader = reader;
         this.clock = clock;
         try {
             this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
-            this.readerBucket = reader.keyValue(StoreNames.bucket("auth", space));
+            this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space));
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
         }
@@ -71,21 +74,37 @@ final class CredentialRows {
         return row;
     }
 
+    /**
+     * The credential row, read on the reader. A read that meets the reader reconnecting waits for
+     * it ({@link #RECONNECT_WAIT}); one whose connection turned over under it is read once more.
+     */
+    private KeyValueEntry read(String id) {
+        for (int attempt = 0;; attempt++) {
+            if (!reader.awaitConnected(RECONNECT_WAIT)) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
+                        + "\" is reconnecting; retry shortly");
+            }
+            long before = reader.reconnects();
+            try {
+                return readerBucket.get("cred." + id);
+            } catch (IOException | IllegalStateException e) {
+                boolean turnedOver = reader.reconnects() != before
+                        || reader.connection().getStatus() != Connection.Status.CONNECTED;
+                if (attempt > 0 || !turnedOver) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
+                }
+            } catch (JetStreamApiException e) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
+            }
+        }
+    }
+
     void requireLive(ConnectAttempt attempt) {
         String id = attempt.credentialId();
         if (id == null || !id.matches("[a-z2-7]{26}")) {
             throw denied(attempt, "names no valid credential");
         }
-        if (reader.getStatus() != Connection.Status.CONNECTED) {
-            throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
-                    + "\" is reconnecting; retry shortly");
-        }
-        KeyValueEntry entry;
-        try {
-            entry = readerBucket.get("cred." + id);
-        } catch (JetStreamApiException | IOException e) {
-            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
-        }
+        KeyValueEntry entry = read(id);
         if (entry == null || entry.getOperation() != KeyValueOperation.PUT) {
             throw denied(attempt, "names a credential that was revoked or never issued");
         }

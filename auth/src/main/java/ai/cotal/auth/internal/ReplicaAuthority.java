@@ -45,7 +45,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
         this.reader = reader;
         this.issuer = issuer;
         this.ledger = ledger;
-        this.credentials = new CredentialRows(space, reader.connection(), reader.connection(), clock);
+        this.credentials = new CredentialRows(space, reader.connection(), reader, clock);
         this.bearers = bearers;
         this.issued = new IssuedCallers(space, issuer.connection(), ledger, clock);
     }

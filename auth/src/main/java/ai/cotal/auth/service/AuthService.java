@@ -58,6 +58,7 @@ public final class AuthService implements AutoCloseable {
                     .stateDir(options.stateDir()).secretStore(options.secretStore()).signer(material.signer())
                     .clock(options.clock()).serviceEndpoints(options.serviceEndpoints().orElse(null));
             options.livenessOracle().ifPresent(plane::livenessOracle);
+            options.standingTtl().ifPresent(plane::standingTtl);
             AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane.build());
             taken.push(opened);
             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())

@@ -19,7 +19,8 @@ import java.util.Optional;
  */
 public record AuthServiceOptions(List<String> servers, String space, Path stateDir, SecretStore secretStore,
         Optional<ServiceEndpoints> serviceEndpoints, int loopbackPort, Optional<InetSocketAddress> publicAddress,
-        Optional<JwksSource> jwks, Optional<LivenessOracle> livenessOracle, Clock clock) {
+        Optional<JwksSource> jwks, Optional<LivenessOracle> livenessOracle, Clock clock,
+        Optional<java.time.Duration> standingTtl) {
 
     public static Builder builder() {
         return new Builder();
@@ -37,6 +38,7 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
         private JwksSource jwks;
         private LivenessOracle livenessOracle;
         private Clock clock = Clock.systemUTC();
+        private java.time.Duration standingTtl;
 
         private Builder() {
         }
@@ -97,6 +99,15 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             return this;
         }
 
+        /**
+         * The plane's standing credential lifetime (5 s to 24 h, default 15 min). The broker drops a
+         * standing connection when its JWT expires; it reconnects at once with the renewed one.
+         */
+        public Builder standingTtl(java.time.Duration ttl) {
+            this.standingTtl = ttl;
+            return this;
+        }
+
         public AuthServiceOptions build() {
             if (servers.isEmpty()) {
                 throw CotalException.badRequest("servers", "at least one broker URL");
@@ -114,9 +125,13 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
+            if (standingTtl != null && (standingTtl.compareTo(java.time.Duration.ofSeconds(5)) < 0
+                    || standingTtl.compareTo(java.time.Duration.ofHours(24)) > 0)) {
+                throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
+            }
             return new AuthServiceOptions(servers, space, stateDir.toAbsolutePath().normalize(), secretStore,
                     Optional.ofNullable(serviceEndpoints), loopbackPort, Optional.ofNullable(publicAddress),
-                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock);
+                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl));
         }
     }
 }

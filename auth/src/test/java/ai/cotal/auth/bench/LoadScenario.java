@@ -38,8 +38,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Load (issue #11 part 3): {@code scripts/bench LoadScenario [minutes] [clients]} (10 and 32 by
- * default) runs mixed traffic against the stock service of one space: agent exchanges over HTTP
+ * Load (issue #11 part 3): {@code scripts/bench LoadScenario [minutes] [clients] [standingTtlSeconds]}
+ * (10, 32 and 900 by default) runs mixed traffic against the stock service of one space: agent exchanges over HTTP
  * followed by a connect through the auth callout, service-endpoint register and approve, and
  * instance-list reads. Every 30 s it samples the JVM's heap after a GC, its thread count, the
  * space's connections as the broker counts them (CONNZ), the broker's resident memory and the
@@ -57,6 +57,7 @@ public final class LoadScenario {
     public static void main(String[] args) throws Exception {
         double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 10;
         int clients = args.length > 1 ? Integer.parseInt(args[1]) : 32;
+        Duration standingTtl = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 900);
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
@@ -65,7 +66,8 @@ public final class LoadScenario {
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+                     .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
+                     .build())) {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
             service.plane().ledger().grantActor(OWNER, "laptop", grant);
             String secret = "load-agent-secret";
@@ -183,11 +185,33 @@ public final class LoadScenario {
         }
         String bearer = new ObjectMapper().readTree(response.body()).path("token").asText();
         String nonce = "ibxload" + ids.incrementAndGet();
+        Violation violation = new Violation();
         Options options = new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
-                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce).build();
-        Connection connection = Nats.connect(options);
+                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce)
+                .errorListener(violation).build();
+        Connection connection;
+        try {
+            connection = Nats.connect(options);
+        } catch (java.io.IOException e) {
+            if (violation.refused) { // the broker answered: the callout refused (a refusal, not silence)
+                throw new CotalException(ai.cotal.core.ErrorCode.PERMISSION_DENIED, "the broker refused the connect");
+            }
+            throw e;
+        }
         connection.close();
+    }
+
+    /** Notes the broker's "Authorization Violation" for a connect. */
+    private static final class Violation implements io.nats.client.ErrorListener {
+        volatile boolean refused;
+
+        @Override
+        public void errorOccurred(Connection conn, String error) {
+            if (error.contains("Authorization Violation")) {
+                refused = true;
+            }
+        }
     }
 
     private static void registerAndApprove(AuthService service, Granter owner, AtomicLong ids) {

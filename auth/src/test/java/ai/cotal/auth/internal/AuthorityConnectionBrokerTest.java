@@ -87,6 +87,29 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
+    void credentialReadsAcrossTheReadersJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
+        NatsBroker nats = start(brokers);
+        CompletableFuture<String> failure = new CompletableFuture<>();
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
+                Duration.ofHours(1), Clock.systemUTC(), scheduler, null, failure::complete);
+             AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
+                Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete)) {
+            SpaceStores.setup(writer.connection(), "alpha");
+            CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC());
+            String uid = "abcdefghijklmnopqrstuvwxyz";
+            String id = rows.mint("u_owner", "laptop", uid);
+            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_owner", "laptop", List.of(), uid, id);
+            long reads = 0;
+            while (reader.reconnects() < 2) { // the broker drops the reader at each 5 s expiry; it comes back renewed
+                rows.requireLive(attempt); // a refusal fails the test
+                reads++;
+            }
+            assertTrue(reads > 100, "reads ran through both turnovers: " + reads);
+            assertTrue(!failure.isDone());
+        }
+    }
+
+    @Test
     void aFailedRenewalClosesTheConnectionAtOnce(NatsBrokers brokers) throws Exception {
         NatsBroker nats = start(brokers);
         CompletableFuture<String> failure = new CompletableFuture<>();

@@ -40,13 +40,18 @@ final class Discovery {
     }
 
     private final String bucket;
+    /** How long a read waits for the discovery connection to come back (dropped at each JWT expiry). */
+    private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
+
+    private final ai.cotal.auth.internal.AuthorityConnection standing;
     private final Connection connection;
     private final JetStreamManagement jsm;
     private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
-    Discovery(Connection connection, String bucket) {
+    Discovery(ai.cotal.auth.internal.AuthorityConnection standing, String bucket) {
         this.bucket = bucket;
-        this.connection = connection;
+        this.standing = standing;
+        this.connection = standing.connection();
         try {
             this.jsm = connection.jetStreamManagement();
         } catch (IOException e) {
@@ -71,9 +76,12 @@ final class Discovery {
         return connection;
     }
 
-    /** Reads fail at once while the connection is not up (no read waits in a reconnect buffer). */
+    /**
+     * A read never waits in a reconnect buffer: while the connection is down it waits (at most
+     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails.
+     */
     private void requireConnected() {
-        if (connection.getStatus() != Connection.Status.CONNECTED) {
+        if (!standing.awaitConnected(RECONNECT_WAIT)) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: the discovery connection is "
                     + connection.getStatus().name().toLowerCase(java.util.Locale.ROOT) + "; nothing was written; retry");
         }

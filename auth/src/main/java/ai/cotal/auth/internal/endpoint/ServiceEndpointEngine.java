@@ -30,7 +30,8 @@ import javax.net.ssl.SSLContext;
 public final class ServiceEndpointEngine implements AutoCloseable {
     /** How the engine reaches the plane it belongs to. */
     public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
-            ActorLedger ledger, Connection discovery, Runnable assertClaimHeld, BooleanSupplier tripped) {
+            ActorLedger ledger, ai.cotal.auth.internal.AuthorityConnection discovery, Runnable assertClaimHeld,
+            BooleanSupplier tripped) {
     }
 
     private final Wiring wiring;
