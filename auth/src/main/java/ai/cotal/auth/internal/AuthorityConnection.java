@@ -45,8 +45,7 @@ public final class AuthorityConnection implements AutoCloseable {
     private final Connection connection;
     private final CompletableFuture<String> gone = new CompletableFuture<>();
     private final CompletableFuture<Void> reconnected = new CompletableFuture<>();
-    private final Object connectedSignal = new Object();
-    private final java.util.concurrent.atomic.AtomicLong reconnects = new java.util.concurrent.atomic.AtomicLong();
+    private final ai.cotal.core.connect.ConnectedWait online;
     private volatile ScheduledFuture<?> renewalTask;
     private volatile String jwt;
     private volatile boolean closing;
@@ -57,6 +56,7 @@ public final class AuthorityConnection implements AutoCloseable {
         this.identity = identity;
         this.jwt = jwt;
         this.connection = connection;
+        this.online = ai.cotal.core.connect.ConnectedWait.on(connection);
     }
 
     /**
@@ -140,27 +140,12 @@ public final class AuthorityConnection implements AutoCloseable {
      * True when connected; false on timeout, close or interrupt (the interrupt is kept).
      */
     public boolean awaitConnected(Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
-        synchronized (connectedSignal) {
-            while (connection.getStatus() != Connection.Status.CONNECTED) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || closing || connection.getStatus() == Connection.Status.CLOSED) {
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(connectedSignal, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
+        return !closing && online.await(wait);
     }
 
-    /** How many times this connection has reconnected. */
-    public long reconnects() {
-        return reconnects.get();
+    /** The watch on this connection's state (reads wait out a reconnect with it). */
+    public ai.cotal.core.connect.ConnectedWait online() {
+        return online;
     }
 
     public Connection connection() {
@@ -227,11 +212,7 @@ public final class AuthorityConnection implements AutoCloseable {
                 return;
             }
             if (type == Events.RECONNECTED) {
-                self.reconnects.incrementAndGet();
                 self.reconnected.complete(null);
-            }
-            synchronized (self.connectedSignal) {
-                self.connectedSignal.notifyAll(); // any change of state wakes awaitConnected
             }
             boolean lost = type == Events.CLOSED || (self.role.planeCandidate() && type == Events.DISCONNECTED);
             if (lost) {

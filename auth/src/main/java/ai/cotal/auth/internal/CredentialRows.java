@@ -84,13 +84,11 @@ final class CredentialRows {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
                         + "\" is reconnecting; retry shortly");
             }
-            long before = reader.reconnects();
+            long before = reader.online().reconnects();
             try {
                 return readerBucket.get("cred." + id);
             } catch (IOException | IllegalStateException e) {
-                boolean turnedOver = reader.reconnects() != before
-                        || reader.connection().getStatus() != Connection.Status.CONNECTED;
-                if (attempt > 0 || !turnedOver) {
+                if (attempt > 0 || !reader.online().turnedOver(before)) {
                     throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
                 }
             } catch (JetStreamApiException e) {

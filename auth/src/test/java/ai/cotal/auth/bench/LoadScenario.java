@@ -82,7 +82,11 @@ public final class LoadScenario {
             AtomicLong refused = new AtomicLong();
             AtomicLong failed = new AtomicLong();
             AtomicLong ids = new AtomicLong(System.nanoTime());
+            AtomicLong replays = new AtomicLong();
             List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            String[] kinds = {"exchange+connect", "register+approve", "instance-list"};
+            AtomicLong[] refusedByKind = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+            java.util.Map<String, String> firstReasons = new java.util.concurrent.ConcurrentHashMap<>();
             long end = System.nanoTime() + (long) (minutes * 60e9);
             List<Thread> threads = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
@@ -92,12 +96,14 @@ public final class LoadScenario {
                         try {
                             switch (kind) {
                                 case 0 -> exchangeAndConnect(http, service, capability, secret, callout, nats, ids);
-                                case 1 -> registerAndApprove(service, owner, ids);
+                                case 1 -> registerAndApprove(service, owner, ids, replays);
                                 default -> service.serviceEndpointHost(owner, new HostRequest.InstanceList(null, 20));
                             }
                             answered.incrementAndGet();
                         } catch (CotalException e) {
                             refused.incrementAndGet();
+                            refusedByKind[kind].incrementAndGet();
+                            firstReasons.putIfAbsent(kinds[kind], e.code() + ": " + e.getMessage());
                         } catch (Exception e) {
                             failed.incrementAndGet();
                             if (failures.size() < 5) {
@@ -152,6 +158,11 @@ public final class LoadScenario {
                         + " median space connections %d -> %d%n", heapFirst, heapLast, threadsFirst, threadsLast,
                         connectionsFirst, connectionsLast);
             }
+            for (int k = 0; k < kinds.length; k++) {
+                System.out.printf("refused %s: %d%s%n", kinds[k], refusedByKind[k].get(),
+                        firstReasons.containsKey(kinds[k]) ? " (first: " + firstReasons.get(kinds[k]) + ")" : "");
+            }
+            System.out.println("held invocations replayed: " + replays.get());
             failures.forEach(f -> System.out.println("failure: " + f));
             System.out.println(failed.get() == 0 && !leak ? "load: every request answered or refused; threads and heap flat"
                     : "load: FAILED (" + failed.get() + " unanswered, leak=" + leak + ")");
@@ -214,14 +225,29 @@ public final class LoadScenario {
         }
     }
 
-    private static void registerAndApprove(AuthService service, Granter owner, AtomicLong ids) {
+    private static void registerAndApprove(AuthService service, Granter owner, AtomicLong ids, AtomicLong replays) {
         String instance = String.format("%026d", ids.incrementAndGet() % 1_000_000_000_000_000L);
-        HostResult pending = service.plane().serviceEndpointAuthority(owner, new HostRequest.Register("load-req-"
-                + ids.incrementAndGet(), "load", instance, "sha256:" + "c".repeat(64), List.of("ask")));
-        HostResult approved = service.serviceEndpointHost(owner, new HostRequest.Decide("load-req-" + ids.incrementAndGet(),
-                "load", instance, HostRequest.Decision.approve));
+        HostRequest.Register register = new HostRequest.Register("load-req-" + ids.incrementAndGet(), "load", instance,
+                "sha256:" + "c".repeat(64), List.of("ask"));
+        HostResult pending = finished(() -> service.plane().serviceEndpointAuthority(owner, register), replays);
+        HostRequest.Decide approve = new HostRequest.Decide("load-req-" + ids.incrementAndGet(), "load", instance,
+                HostRequest.Decision.approve);
+        HostResult approved = finished(() -> service.serviceEndpointHost(owner, approve), replays);
         if (pending.status() != HostResult.Status.pending || approved.status() != HostResult.Status.completed) {
             throw new IllegalStateException("register/approve answered " + pending.status() + "/" + approved.status());
         }
+    }
+
+    /**
+     * Runs {@code call}; a {@code held} answer (an invocation cut short, e.g. at a standing
+     * connection's turnover) is replayed with the same request, as a client must, up to 5 times.
+     */
+    private static HostResult finished(java.util.function.Supplier<HostResult> call, AtomicLong replays) {
+        HostResult result = call.get();
+        for (int i = 0; i < 5 && result.status() == HostResult.Status.held; i++) {
+            replays.incrementAndGet();
+            result = call.get();
+        }
+        return result;
     }
 }

@@ -87,7 +87,7 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
-    void credentialReadsAcrossTheReadersJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
+    void rowReadsAcrossTheReadersJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
         NatsBroker nats = start(brokers);
         CompletableFuture<String> failure = new CompletableFuture<>();
         try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
@@ -99,9 +99,11 @@ class AuthorityConnectionBrokerTest {
             String uid = "abcdefghijklmnopqrstuvwxyz";
             String id = rows.mint("u_owner", "laptop", uid);
             ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_owner", "laptop", List.of(), uid, id);
+            ai.cotal.core.stores.RowStore store = new ai.cotal.core.stores.RowStore(reader.connection(), "cotal_auth_alpha");
             long reads = 0;
-            while (reader.reconnects() < 2) { // the broker drops the reader at each 5 s expiry; it comes back renewed
+            while (reader.online().reconnects() < 2) { // the broker drops the reader at each 5 s expiry; it comes back
                 rows.requireLive(attempt); // a refusal fails the test
+                assertTrue(store.last("cred." + id).isPresent(), "a row read across the turnover");
                 reads++;
             }
             assertTrue(reads > 100, "reads ran through both turnovers: " + reads);

@@ -20,6 +20,8 @@ import java.util.Optional;
  * has no direct get. Thread-safe.
  */
 public final class RowStore {
+    /** How long a read waits for its connection to come back. */
+    public static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
     private static final int WRONG_LAST_SEQUENCE = 10071;
     private static final int NO_MESSAGE = 10037;
 
@@ -30,9 +32,16 @@ public final class RowStore {
     private final String bucket;
     private final JetStream js;
     private final JetStreamManagement jsm;
+    private final ai.cotal.core.connect.ConnectedWait online;
 
+    /**
+     * Rows of {@code bucket} over {@code connection}. A read that meets the connection reconnecting
+     * waits for it (at most {@link #RECONNECT_WAIT}); a read whose connection turned over under it
+     * runs once more. Writes never retry (the caller decides, from the typed refusal).
+     */
     public RowStore(Connection connection, String bucket) {
         this.bucket = bucket;
+        this.online = ai.cotal.core.connect.ConnectedWait.on(connection);
         try {
             this.js = connection.jetStream();
             this.jsm = connection.jetStreamManagement();
@@ -85,6 +94,23 @@ public final class RowStore {
     }
 
     private Optional<Row> read(String key, boolean first) {
+        for (int attempt = 0;; attempt++) {
+            if (!online.await(RECONNECT_WAIT)) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key
+                        + ": the connection is reconnecting; retry shortly");
+            }
+            long before = online.reconnects();
+            try {
+                return readOnce(key, first);
+            } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
+                if (attempt > 0 || !online.turnedOver(before)) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key, e);
+                }
+            }
+        }
+    }
+
+    private Optional<Row> readOnce(String key, boolean first) throws IOException {
         try {
             MessageInfo info = first ? jsm.getFirstMessage(stream(), subject(key)) : jsm.getLastMessage(stream(), subject(key));
             Headers headers = info.getHeaders();
@@ -99,8 +125,6 @@ public final class RowStore {
             }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read " + bucket + " " + key + ": "
                     + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
-        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
-            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key, e);
         }
     }
 }

@@ -78,7 +78,8 @@ final class Discovery {
 
     /**
      * A read never waits in a reconnect buffer: while the connection is down it waits (at most
-     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails.
+     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails. A key read
+     * whose connection turned over under it runs once more.
      */
     private void requireConnected() {
         if (!standing.awaitConnected(RECONNECT_WAIT)) {
@@ -91,8 +92,9 @@ final class Discovery {
     Seen read(String key) {
         reads.incrementAndGet();
         requireConnected();
+        long before = standing.online().reconnects();
         try {
-            MessageInfo info = jsm.getLastMessage("KV_" + bucket, subject(key));
+            MessageInfo info = lastMessage(key, before);
             Headers headers = info.getHeaders();
             if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
                 return new Seen(key, true, null, info.getSeq());
@@ -107,6 +109,19 @@ final class Discovery {
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key
                     + " (the broker did not answer); nothing was written", e);
+        }
+    }
+
+    /** The last message of {@code key}, read once more when the connection turned over under the first read. */
+    private MessageInfo lastMessage(String key, long before) throws IOException, JetStreamApiException {
+        try {
+            return jsm.getLastMessage("KV_" + bucket, subject(key));
+        } catch (IOException e) {
+            if (!standing.online().turnedOver(before)) {
+                throw e;
+            }
+            requireConnected();
+            return jsm.getLastMessage("KV_" + bucket, subject(key));
         }
     }
 

@@ -1,0 +1,85 @@
+package ai.cotal.core.connect;
+
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Waits for a connection that is reconnecting, instead of failing at once or leaving a request in
+ * jnats' reconnect buffer. A standing connection whose JWT expires is dropped by the broker and
+ * comes back with its renewed JWT within a few hundred milliseconds; a read can wait that out,
+ * then run, and run once more when the connection turned over under it. Thread-safe.
+ */
+public final class ConnectedWait implements ConnectionListener {
+    /** One watch per connection, however many stores ask (a listener per ask would pile up). */
+    private static final java.util.Map<Connection, ConnectedWait> WATCHES = new java.util.WeakHashMap<>();
+
+    private final java.lang.ref.WeakReference<Connection> connection;
+    private final Object signal = new Object();
+    private final AtomicLong reconnects = new AtomicLong();
+
+    private ConnectedWait(Connection connection) {
+        this.connection = new java.lang.ref.WeakReference<>(connection);
+    }
+
+    /** The watch on {@code connection}: made (and added as one of its listeners) on first use. */
+    public static ConnectedWait on(Connection connection) {
+        synchronized (WATCHES) {
+            return WATCHES.computeIfAbsent(connection, c -> {
+                ConnectedWait wait = new ConnectedWait(c);
+                c.addConnectionListener(wait);
+                return wait;
+            });
+        }
+    }
+
+    private Connection.Status status() {
+        Connection c = connection.get();
+        return c == null ? Connection.Status.CLOSED : c.getStatus();
+    }
+
+    @Override
+    public void connectionEvent(Connection conn, Events type) {
+        if (type == Events.RECONNECTED) {
+            reconnects.incrementAndGet();
+        }
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    /**
+     * Waits until the connection is connected, at most {@code wait}. True when it is; false on
+     * timeout, once it is closed, or on interrupt (the interrupt is kept).
+     */
+    public boolean await(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (signal) {
+            while (status() != Connection.Status.CONNECTED) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || status() == Connection.Status.CLOSED) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(signal, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** How many times the connection has reconnected since this watch began. */
+    public long reconnects() {
+        return reconnects.get();
+    }
+
+    /** Whether the connection turned over (reconnected, or is not connected now) since {@code before} reconnects. */
+    public boolean turnedOver(long before) {
+        return reconnects.get() != before || status() != Connection.Status.CONNECTED;
+    }
+}
