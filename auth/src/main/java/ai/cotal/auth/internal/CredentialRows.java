@@ -30,7 +30,11 @@ final class CredentialRows {
     /** How long a read waits for the reader to come back (the broker drops it at each JWT expiry). */
     private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
 
+    /** The broker's "wrong last sequence": the key already has a message. */
+    private static final int WRONG_LAST_SEQUENCE = 10071;
+
     private final AuthorityConnection reader;
+    private final ai.cotal.core.connect.ConnectedWait writerOnline;
     private final KeyValue writerBucket;
     private final KeyValue readerBucket;
     private final Clock clock;
@@ -38,6 +42,7 @@ final class CredentialRows {
     CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock) {
         this.space = space;
         this.reader = reader;
+        this.writerOnline = ai.cotal.core.connect.ConnectedWait.on(writer);
         this.clock = clock;
         try {
             this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
@@ -47,14 +52,34 @@ final class CredentialRows {
         }
     }
 
+    /**
+     * Creates a fresh credential row. A create whose connection turned over under it runs once
+     * more with the same id: "already there" then means the first one landed (the id is 130
+     * random bits, written by nobody else).
+     */
     String mint(String owner, String actor, String lifecycleUid) {
         String id = newId();
         byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
-        try {
-            writerBucket.create("cred." + id, row);
-            return id;
-        } catch (JetStreamApiException | IOException e) {
-            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+        for (int attempt = 0;; attempt++) {
+            if (!writerOnline.await(RECONNECT_WAIT)) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the auth writer of space \"" + space
+                        + "\" is reconnecting; retry shortly");
+            }
+            long before = writerOnline.reconnects();
+            try {
+                writerBucket.create("cred." + id, row);
+                return id;
+            } catch (JetStreamApiException e) {
+                if (attempt > 0 && e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                    return id; // the first create landed before the turnover
+                }
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+            } catch (IOException | IllegalStateException e) {
+                if (attempt > 0 || !writerOnline.turnedOver(before)) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "."
+                            + actor, e);
+                }
+            }
         }
     }
 

@@ -87,11 +87,11 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
-    void rowReadsAcrossTheReadersJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
+    void rowReadsAndMintsAcrossJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
         NatsBroker nats = start(brokers);
         CompletableFuture<String> failure = new CompletableFuture<>();
         try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
-                Duration.ofHours(1), Clock.systemUTC(), scheduler, null, failure::complete);
+                Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete);
              AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
                 Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete)) {
             SpaceStores.setup(writer.connection(), "alpha");
@@ -101,9 +101,11 @@ class AuthorityConnectionBrokerTest {
             ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_owner", "laptop", List.of(), uid, id);
             ai.cotal.core.stores.RowStore store = new ai.cotal.core.stores.RowStore(reader.connection(), "cotal_auth_alpha");
             long reads = 0;
-            while (reader.online().reconnects() < 2) { // the broker drops the reader at each 5 s expiry; it comes back
+            // the broker drops both connections at each 5 s expiry; they come back with renewed JWTs
+            while (reader.online().reconnects() < 2 || writer.online().reconnects() < 2) {
                 rows.requireLive(attempt); // a refusal fails the test
                 assertTrue(store.last("cred." + id).isPresent(), "a row read across the turnover");
+                assertTrue(store.last("cred." + rows.mint("u_owner", "laptop", uid)).isPresent(), "a mint across it");
                 reads++;
             }
             assertTrue(reads > 100, "reads ran through both turnovers: " + reads);

@@ -68,6 +68,10 @@ class AuthServiceBrokerTest {
                 && missing.getMessage().contains(SecretKeys.calloutKey("alpha")), missing.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
         assertFalse(missing.getMessage().contains("SA"), "no seed in the message");
+        for (java.time.Duration bad : List.of(java.time.Duration.ofSeconds(4), java.time.Duration.ofHours(25))) {
+            CotalException ttl = assertThrows(CotalException.class, () -> options(nats).standingTtl(bad).build());
+            assertTrue(ttl.getMessage().startsWith("standingTtl"), "refused at build, naming the field: " + ttl.getMessage());
+        }
     }
 
     @Test

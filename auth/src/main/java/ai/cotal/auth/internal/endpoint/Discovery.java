@@ -78,8 +78,8 @@ final class Discovery {
 
     /**
      * A read never waits in a reconnect buffer: while the connection is down it waits (at most
-     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails. A key read
-     * whose connection turned over under it runs once more.
+     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails. A read or
+     * listing whose connection turned over under it runs once more.
      */
     private void requireConnected() {
         if (!standing.awaitConnected(RECONNECT_WAIT)) {
@@ -129,8 +129,18 @@ final class Discovery {
     List<String> keys(String prefix) {
         reads.incrementAndGet();
         requireConnected();
+        long before = standing.online().reconnects();
         try {
-            StreamInfo info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
+            StreamInfo info;
+            try {
+                info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
+            } catch (IOException e) {
+                if (!standing.online().turnedOver(before)) {
+                    throw e;
+                }
+                requireConnected(); // the connection turned over under the listing: list once more
+                info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
+            }
             List<String> keys = new ArrayList<>();
             List<Subject> subjects = info.getStreamState().getSubjects();
             if (subjects != null) {
