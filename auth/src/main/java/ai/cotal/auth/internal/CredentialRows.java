@@ -30,6 +30,8 @@ final class CredentialRows {
     /** How long a read waits for the reader to come back (the broker drops it at each JWT expiry). */
     private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
 
+    /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
+    private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(1);
     /** The broker's "wrong last sequence": the key already has a message. */
     private static final int WRONG_LAST_SEQUENCE = 10071;
 
@@ -46,7 +48,10 @@ final class CredentialRows {
         this.clock = clock;
         try {
             this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
-            this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space));
+            // the connect check answers inside the broker's auth timeout: a read whose answer was lost
+            // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
+            this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space),
+                    io.nats.client.KeyValueOptions.builder().jsRequestTimeout(READ_TIMEOUT).build());
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
         }
