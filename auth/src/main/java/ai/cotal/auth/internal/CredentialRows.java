@@ -34,6 +34,8 @@ final class CredentialRows {
     private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(1);
     /** The broker's "wrong last sequence": the key already has a message. */
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** The broker's "sequence temporarily unknown" (a clustered stream still applying a proposal). */
+    private static final int SEQUENCE_TEMPORARILY_UNKNOWN = 10164;
 
     private final AuthorityConnection reader;
     private final ai.cotal.core.connect.ConnectedWait writerOnline;
@@ -58,9 +60,10 @@ final class CredentialRows {
     }
 
     /**
-     * Creates a fresh credential row. A create whose connection turned over under it runs once
-     * more with the same id: "already there" then means the first one landed (the id is 130
-     * random bits, written by nobody else).
+     * Creates a fresh credential row. A create whose connection turned over under it is tried once
+     * more with the same id, as a strict create (no tombstone is ever overwritten, so a revoke of a
+     * row that landed is never undone): "already there" counts as landed only when the row there
+     * is a put of exactly these bytes (the id is 130 random bits, written by nobody else).
      */
     String mint(String owner, String actor, String lifecycleUid) {
         String id = newId();
@@ -70,12 +73,17 @@ final class CredentialRows {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the auth writer of space \"" + space
                         + "\" is reconnecting; retry shortly");
             }
-            long before = writerOnline.reconnects();
+            long before = writerOnline.mark();
             try {
-                writerBucket.create("cred." + id, row);
+                if (attempt == 0) {
+                    writerBucket.create("cred." + id, row);
+                } else {
+                    writerBucket.update("cred." + id, row, 0); // strict: fails on any message, tombstones too
+                }
                 return id;
             } catch (JetStreamApiException e) {
-                if (attempt > 0 && e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                if (attempt > 0 && (e.getApiErrorCode() == WRONG_LAST_SEQUENCE
+                        || e.getApiErrorCode() == SEQUENCE_TEMPORARILY_UNKNOWN) && landed("cred." + id, row)) {
                     return id; // the first create landed before the turnover
                 }
                 throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
@@ -85,6 +93,17 @@ final class CredentialRows {
                             + actor, e);
                 }
             }
+        }
+    }
+
+    /** Whether {@code key}'s last message is a put of exactly {@code row}. */
+    private boolean landed(String key, byte[] row) {
+        try {
+            KeyValueEntry entry = writerBucket.get(key);
+            return entry != null && entry.getOperation() == KeyValueOperation.PUT
+                    && java.util.Arrays.equals(entry.getValue(), row);
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            return false;
         }
     }
 
@@ -114,7 +133,7 @@ final class CredentialRows {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
                         + "\" is reconnecting; retry shortly");
             }
-            long before = reader.online().reconnects();
+            long before = reader.online().mark();
             try {
                 return readerBucket.get("cred." + id);
             } catch (IOException | IllegalStateException e) {

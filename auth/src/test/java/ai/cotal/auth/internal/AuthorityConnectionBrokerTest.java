@@ -87,6 +87,7 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(90) // the loop ends on two turnovers of each connection; a broker that never drops them fails here
     void rowReadsAndMintsAcrossJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
         NatsBroker nats = start(brokers);
         CompletableFuture<String> failure = new CompletableFuture<>();

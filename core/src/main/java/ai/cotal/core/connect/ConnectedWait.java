@@ -19,6 +19,8 @@ public final class ConnectedWait implements ConnectionListener {
     private final java.lang.ref.WeakReference<Connection> connection;
     private final Object signal = new Object();
     private final AtomicLong reconnects = new AtomicLong();
+    /** Disconnects and reconnects seen: jnats fires DISCONNECTED as the socket drops, before a lost reply times out. */
+    private final AtomicLong turnovers = new AtomicLong();
 
     private ConnectedWait(Connection connection) {
         this.connection = new java.lang.ref.WeakReference<>(connection);
@@ -44,6 +46,9 @@ public final class ConnectedWait implements ConnectionListener {
     public void connectionEvent(Connection conn, Events type) {
         if (type == Events.RECONNECTED) {
             reconnects.incrementAndGet();
+        }
+        if (type == Events.RECONNECTED || type == Events.DISCONNECTED) {
+            turnovers.incrementAndGet();
         }
         synchronized (signal) {
             signal.notifyAll();
@@ -78,8 +83,13 @@ public final class ConnectedWait implements ConnectionListener {
         return reconnects.get();
     }
 
-    /** Whether the connection turned over (reconnected, or is not connected now) since {@code before} reconnects. */
-    public boolean turnedOver(long before) {
-        return reconnects.get() != before || status() != Connection.Status.CONNECTED;
+    /** A mark to pass to {@link #turnedOver} after an operation. */
+    public long mark() {
+        return turnovers.get();
+    }
+
+    /** Whether the connection dropped or came back since {@code mark}, or is not connected now. */
+    public boolean turnedOver(long mark) {
+        return turnovers.get() != mark || status() != Connection.Status.CONNECTED;
     }
 }

@@ -99,7 +99,7 @@ public final class RowStore {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key
                         + ": the connection is reconnecting; retry shortly");
             }
-            long before = online.reconnects();
+            long before = online.mark();
             try {
                 return readOnce(key, first);
             } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection

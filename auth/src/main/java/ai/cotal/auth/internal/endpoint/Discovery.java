@@ -92,7 +92,7 @@ final class Discovery {
     Seen read(String key) {
         reads.incrementAndGet();
         requireConnected();
-        long before = standing.online().reconnects();
+        long before = standing.online().mark();
         try {
             MessageInfo info = lastMessage(key, before);
             Headers headers = info.getHeaders();
@@ -129,7 +129,7 @@ final class Discovery {
     List<String> keys(String prefix) {
         reads.incrementAndGet();
         requireConnected();
-        long before = standing.online().reconnects();
+        long before = standing.online().mark();
         try {
             StreamInfo info;
             try {
