@@ -77,15 +77,14 @@ final class CredentialRows {
             try {
                 if (attempt == 0) {
                     writerBucket.create("cred." + id, row);
-                } else {
-                    writerBucket.update("cred." + id, row, 0); // strict: fails on any message, tombstones too
+                    return id;
                 }
-                return id;
+                if (createAgain("cred." + id, row)) {
+                    return id;
+                }
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor
+                        + ": the retried create found the key taken by something else");
             } catch (JetStreamApiException e) {
-                if (attempt > 0 && (e.getApiErrorCode() == WRONG_LAST_SEQUENCE
-                        || e.getApiErrorCode() == SEQUENCE_TEMPORARILY_UNKNOWN) && landed("cred." + id, row)) {
-                    return id; // the first create landed before the turnover
-                }
                 throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
             } catch (IOException | IllegalStateException e) {
                 if (attempt > 0 || !writerOnline.turnedOver(before)) {
@@ -93,6 +92,24 @@ final class CredentialRows {
                             + actor, e);
                 }
             }
+        }
+    }
+
+    /**
+     * The retry of a create whose answer was lost: a strict create (fails on any message on the
+     * key, tombstones too, so a revoked row is never written back). True when it wrote the row now
+     * or the first try had landed (the key holds a put of exactly {@code row}); false when the
+     * key holds anything else.
+     */
+    boolean createAgain(String key, byte[] row) throws IOException, JetStreamApiException {
+        try {
+            writerBucket.update(key, row, 0);
+            return true;
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE || e.getApiErrorCode() == SEQUENCE_TEMPORARILY_UNKNOWN) {
+                return landed(key, row);
+            }
+            throw e;
         }
     }
 

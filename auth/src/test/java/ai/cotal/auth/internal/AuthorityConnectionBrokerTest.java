@@ -115,6 +115,25 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
+    void aRetriedMintNeverWritesBackARevokedRowAndConfirmsOnlyItsOwnBytes(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
+                Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { })) {
+            SpaceStores.setup(writer.connection(), "alpha");
+            CredentialRows rows = new CredentialRows("alpha", writer.connection(), writer, Clock.systemUTC());
+            io.nats.client.KeyValue kv = writer.connection().keyValue("cotal_auth_alpha");
+            byte[] mine = "{\"v\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(rows.createAgain("cred.fresh", mine), "nothing there: the retry writes the row");
+            assertTrue(rows.createAgain("cred.fresh", mine), "the first try landed: the same bytes confirm it");
+            assertTrue(!rows.createAgain("cred.fresh", "{\"v\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    "other bytes under the key are not ours");
+            kv.delete("cred.fresh"); // revoked after the first try landed
+            assertTrue(!rows.createAgain("cred.fresh", mine), "a revoked row is never written back");
+            assertEquals(null, kv.get("cred.fresh"), "the tombstone is still the last word");
+        }
+    }
+
+    @Test
     void aFailedRenewalClosesTheConnectionAtOnce(NatsBrokers brokers) throws Exception {
         NatsBroker nats = start(brokers);
         CompletableFuture<String> failure = new CompletableFuture<>();
