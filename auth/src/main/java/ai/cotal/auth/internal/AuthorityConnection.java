@@ -135,15 +135,9 @@ public final class AuthorityConnection implements AutoCloseable {
     }
 
     /**
-     * Waits until the connection is connected, at most {@code wait} (a standing connection is
-     * disconnected by the broker at each JWT expiry and reconnects at once with the renewed one).
-     * True when connected; false on timeout, close or interrupt (the interrupt is kept).
+     * The watch on this connection's state: a standing connection is dropped by the broker at each
+     * JWT expiry and comes back at once with the renewed one; operations wait that out with it.
      */
-    public boolean awaitConnected(Duration wait) {
-        return !closing && online.await(wait);
-    }
-
-    /** The watch on this connection's state (reads wait out a reconnect with it). */
     public ai.cotal.core.connect.ConnectedWait online() {
         return online;
     }

@@ -27,9 +27,6 @@ final class CredentialRows {
     }
 
     private final String space;
-    /** How long a read waits for the reader to come back (the broker drops it at each JWT expiry). */
-    private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
-
     /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
     private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(1);
     /** The broker's "wrong last sequence": the key already has a message. */
@@ -68,30 +65,20 @@ final class CredentialRows {
     String mint(String owner, String actor, String lifecycleUid) {
         String id = newId();
         byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
-        for (int attempt = 0;; attempt++) {
-            if (!writerOnline.await(RECONNECT_WAIT)) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "the auth writer of space \"" + space
-                        + "\" is reconnecting; retry shortly");
-            }
-            long before = writerOnline.mark();
-            try {
-                if (attempt == 0) {
-                    writerBucket.create("cred." + id, row);
-                    return id;
-                }
-                if (createAgain("cred." + id, row)) {
-                    return id;
-                }
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor
-                        + ": the retried create found the key taken by something else");
-            } catch (JetStreamApiException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
-            } catch (IOException | IllegalStateException e) {
-                if (attempt > 0 || !writerOnline.turnedOver(before)) {
+        String key = "cred." + id;
+        try {
+            return writerOnline.run(() -> {
+                writerBucket.create(key, row);
+                return id;
+            }, () -> {
+                if (!createAgain(key, row)) {
                     throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "."
-                            + actor, e);
+                            + actor + ": the retried create found the key taken by something else");
                 }
-            }
+                return id;
+            });
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
         }
     }
 
@@ -140,26 +127,13 @@ final class CredentialRows {
         return row;
     }
 
-    /**
-     * The credential row, read on the reader. A read that meets the reader reconnecting waits for
-     * it ({@link #RECONNECT_WAIT}); one whose connection turned over under it is read once more.
-     */
+    /** The credential row, read on the reader across a turnover ({@link ai.cotal.core.connect.ConnectedWait#run}). */
     private KeyValueEntry read(String id) {
-        for (int attempt = 0;; attempt++) {
-            if (!reader.awaitConnected(RECONNECT_WAIT)) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "the auth reader of space \"" + space
-                        + "\" is reconnecting; retry shortly");
-            }
-            long before = reader.online().mark();
-            try {
-                return readerBucket.get("cred." + id);
-            } catch (IOException | IllegalStateException e) {
-                if (attempt > 0 || !reader.online().turnedOver(before)) {
-                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
-                }
-            } catch (JetStreamApiException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id, e);
-            }
+        try {
+            return reader.online().run(() -> readerBucket.get("cred." + id));
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id + " (" + e.getMessage()
+                    + "); retry shortly", e);
         }
     }
 

@@ -2,6 +2,7 @@ package ai.cotal.core.connect;
 
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,6 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * then run, and run once more when the connection turned over under it. Thread-safe.
  */
 public final class ConnectedWait implements ConnectionListener {
+    /** How long an operation waits for its connection to come back. */
+    public static final Duration RECONNECT_WAIT = Duration.ofSeconds(2);
+
+    /** One broker operation; {@code E} is the checked exception it adds to {@link IOException}. */
+    @FunctionalInterface
+    public interface Op<T, E extends Exception> {
+        T run() throws IOException, E;
+    }
+
     /** One watch per connection, however many stores ask (a listener per ask would pile up). */
     private static final java.util.Map<Connection, ConnectedWait> WATCHES = new java.util.WeakHashMap<>();
 
@@ -81,6 +91,35 @@ public final class ConnectedWait implements ConnectionListener {
     /** How many times the connection has reconnected since this watch began. */
     public long reconnects() {
         return reconnects.get();
+    }
+
+    /** {@link #run(Op, Op)} with the same operation both times. */
+    public <T, E extends Exception> T run(Op<T, E> op) throws IOException, E {
+        return run(op, op);
+    }
+
+    /**
+     * Runs {@code first} once the connection is connected (waiting at most
+     * {@link #RECONNECT_WAIT}). When it fails with an {@link IOException} or jnats'
+     * {@link IllegalStateException} and the connection turned over meanwhile (its answer was lost),
+     * runs {@code retry} once, after waiting again. A connection that does not come back is an
+     * {@link IOException}; any other failure is the operation's own.
+     */
+    public <T, E extends Exception> T run(Op<T, E> first, Op<T, E> retry) throws IOException, E {
+        for (int attempt = 0;; attempt++) {
+            if (!await(RECONNECT_WAIT)) {
+                throw new IOException("the connection is " + status().name().toLowerCase(java.util.Locale.ROOT)
+                        + " and did not come back within " + RECONNECT_WAIT.toSeconds() + " s");
+            }
+            long before = mark();
+            try {
+                return (attempt == 0 ? first : retry).run();
+            } catch (IOException | IllegalStateException e) {
+                if (attempt > 0 || !turnedOver(before)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** A mark to pass to {@link #turnedOver} after an operation. */

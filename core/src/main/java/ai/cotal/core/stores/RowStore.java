@@ -20,8 +20,6 @@ import java.util.Optional;
  * has no direct get. Thread-safe.
  */
 public final class RowStore {
-    /** How long a read waits for its connection to come back. */
-    public static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
     private static final int WRONG_LAST_SEQUENCE = 10071;
     private static final int NO_MESSAGE = 10037;
 
@@ -36,7 +34,7 @@ public final class RowStore {
 
     /**
      * Rows of {@code bucket} over {@code connection}. A read that meets the connection reconnecting
-     * waits for it (at most {@link #RECONNECT_WAIT}); a read whose connection turned over under it
+     * waits for it (at most {@link ai.cotal.core.connect.ConnectedWait#RECONNECT_WAIT}); a read whose connection turned over under it
      * runs once more. Writes never retry (the caller decides, from the typed refusal).
      */
     public RowStore(Connection connection, String bucket) {
@@ -94,19 +92,11 @@ public final class RowStore {
     }
 
     private Optional<Row> read(String key, boolean first) {
-        for (int attempt = 0;; attempt++) {
-            if (!online.await(RECONNECT_WAIT)) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key
-                        + ": the connection is reconnecting; retry shortly");
-            }
-            long before = online.mark();
-            try {
-                return readOnce(key, first);
-            } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
-                if (attempt > 0 || !online.turnedOver(before)) {
-                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key, e);
-                }
-            }
+        try {
+            return online.run(() -> readOnce(key, first));
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key + " (" + e.getMessage()
+                    + "); retry shortly", e);
         }
     }
 

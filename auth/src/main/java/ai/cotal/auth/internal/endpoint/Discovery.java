@@ -40,9 +40,6 @@ final class Discovery {
     }
 
     private final String bucket;
-    /** How long a read waits for the discovery connection to come back (dropped at each JWT expiry). */
-    private static final java.time.Duration RECONNECT_WAIT = java.time.Duration.ofSeconds(2);
-
     private final ai.cotal.auth.internal.AuthorityConnection standing;
     private final Connection connection;
     private final JetStreamManagement jsm;
@@ -78,11 +75,12 @@ final class Discovery {
 
     /**
      * A read never waits in a reconnect buffer: while the connection is down it waits (at most
-     * {@link #RECONNECT_WAIT}) for the connection to be back, then reads, else it fails. A read or
-     * listing whose connection turned over under it runs once more.
+     * {@link ai.cotal.core.connect.ConnectedWait#RECONNECT_WAIT}) for the connection to be back,
+     * then reads (through {@link ai.cotal.core.connect.ConnectedWait#run}: once more when the
+     * connection turned over under it), else it fails.
      */
     private void requireConnected() {
-        if (!standing.awaitConnected(RECONNECT_WAIT)) {
+        if (!standing.online().await(ai.cotal.core.connect.ConnectedWait.RECONNECT_WAIT)) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: the discovery connection is "
                     + connection.getStatus().name().toLowerCase(java.util.Locale.ROOT) + "; nothing was written; retry");
         }
@@ -92,9 +90,8 @@ final class Discovery {
     Seen read(String key) {
         reads.incrementAndGet();
         requireConnected();
-        long before = standing.online().mark();
         try {
-            MessageInfo info = lastMessage(key, before);
+            MessageInfo info = standing.online().run(() -> jsm.getLastMessage("KV_" + bucket, subject(key)));
             Headers headers = info.getHeaders();
             if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
                 return new Seen(key, true, null, info.getSeq());
@@ -112,35 +109,13 @@ final class Discovery {
         }
     }
 
-    /** The last message of {@code key}, read once more when the connection turned over under the first read. */
-    private MessageInfo lastMessage(String key, long before) throws IOException, JetStreamApiException {
-        try {
-            return jsm.getLastMessage("KV_" + bucket, subject(key));
-        } catch (IOException e) {
-            if (!standing.online().turnedOver(before)) {
-                throw e;
-            }
-            requireConnected();
-            return jsm.getLastMessage("KV_" + bucket, subject(key));
-        }
-    }
-
     /** The keys under {@code prefix} (e.g. {@code svc.asg.<owner>.}), sorted, from the stream's subject index. */
     List<String> keys(String prefix) {
         reads.incrementAndGet();
         requireConnected();
-        long before = standing.online().mark();
         try {
-            StreamInfo info;
-            try {
-                info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
-            } catch (IOException e) {
-                if (!standing.online().turnedOver(before)) {
-                    throw e;
-                }
-                requireConnected(); // the connection turned over under the listing: list once more
-                info = jsm.getStreamInfo("KV_" + bucket, StreamInfoOptions.filterSubjects(subject(prefix) + ">"));
-            }
+            StreamInfo info = standing.online().run(() -> jsm.getStreamInfo("KV_" + bucket,
+                    StreamInfoOptions.filterSubjects(subject(prefix) + ">")));
             List<String> keys = new ArrayList<>();
             List<Subject> subjects = info.getStreamState().getSubjects();
             if (subjects != null) {
