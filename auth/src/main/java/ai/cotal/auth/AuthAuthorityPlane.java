@@ -28,6 +28,19 @@ public interface AuthAuthorityPlane extends CalloutAuthority, AutoCloseable {
         return AuthorityPlaneImpl.open(options);
     }
 
+    /**
+     * Provisions the keys a space's plane signs and derives with, each create-only (SPEC §13.14):
+     * the bearer issuer's key ({@code space.<hex>/issuer.json}) and the owner secret
+     * ({@code space.<hex>/owner-secret.json}). A key already there is kept exactly as it is, so
+     * provisioning twice, or two provisioners racing, never re-keys an owner. The stock service
+     * ({@code AuthService.start}) never creates them: it refuses to start without them.
+     */
+    static void provisionKeys(ai.cotal.core.secrets.SecretStore store, String space) {
+        ai.cotal.core.trust.SpaceName.check(space, "space");
+        BearerIssuer.loadOrCreate(store, space, java.time.Clock.systemUTC());
+        ai.cotal.auth.internal.OwnerSecret.loadOrCreate(store, space);
+    }
+
     /** The space this plane owns. */
     String space();
 

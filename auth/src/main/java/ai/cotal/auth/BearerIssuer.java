@@ -88,7 +88,10 @@ public final class BearerIssuer {
         return "urn:cotal:auth:" + space;
     }
 
-    /** The issuer of {@code space}, its key loaded from {@code store} or created and stored when absent. */
+    /**
+     * The issuer of {@code space}, its key loaded from {@code store} or, when absent, created
+     * create-only ({@link SecretStore#create}): of two racing creators both end with the winner's key.
+     */
     public static BearerIssuer loadOrCreate(SecretStore store, String space, Clock clock) {
         return load(store, space, clock, true);
     }
@@ -108,10 +111,15 @@ public final class BearerIssuer {
         if (bytes.isEmpty()) {
             Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(RANDOM);
             BearerIssuer created = new BearerIssuer(space, key, clock);
-            store.put(storeKey, ClosedJson.write(ClosedJson.cotal(), new Document(1, created.issuer, created.kid,
+            if (store.create(storeKey, ClosedJson.write(ClosedJson.cotal(), new Document(1, created.issuer, created.kid,
                     List.of(new KeyDocument(created.kid, Base64URL.encode(key.getEncoded()).toString(),
-                            created.publicJwk.getX().toString())))));
-            return created;
+                            created.publicJwk.getX().toString())))))) {
+                return created;
+            }
+            bytes = store.get(storeKey); // another creator won (create-only): load its key
+            if (bytes.isEmpty()) {
+                throw new CotalException(ErrorCode.DATA_LOSS, storeKey + " vanished right after it was created");
+            }
         }
         try {
             Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, storeKey);

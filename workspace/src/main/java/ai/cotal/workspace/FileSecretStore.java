@@ -49,6 +49,17 @@ public final class FileSecretStore implements SecretStore {
     }
 
     @Override
+    public boolean create(String key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        Path file = resolve(key);
+        PrivateFiles.ensureDirectory(root, file.getParent());
+        if (Files.isSymbolicLink(file)) {
+            throw symlink(key);
+        }
+        return PrivateFiles.create(file, value);
+    }
+
+    @Override
     public void delete(String key) {
         Path file = resolve(key);
         try {

@@ -82,6 +82,20 @@ public final class PrivateFiles {
 
     /** Replaces {@code file} with {@code data} atomically, mode 0600. The parent directory must exist. */
     public static void write(Path file, byte[] data) {
+        land(file, data, false);
+    }
+
+    /**
+     * Creates {@code file} with {@code data}, mode 0600, only when no file is there: the content is
+     * written to a temp file first and then linked into place, so the file appears whole or not at
+     * all, and of two racing creators exactly one wins. Answers whether this call created it (an
+     * existing file is left exactly as it is). The parent directory must exist.
+     */
+    public static boolean create(Path file, byte[] data) {
+        return land(file, data, true);
+    }
+
+    private static boolean land(Path file, byte[] data, boolean createOnly) {
         Path dir = file.getParent();
         Path temp = dir.resolve("." + file.getFileName() + "." + HexFormat.of().formatHex(nonce()) + ".tmp");
         try {
@@ -92,10 +106,21 @@ public final class PrivateFiles {
                 }
                 channel.force(true);
             }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            boolean landed = true;
+            if (createOnly) {
+                try {
+                    Files.createLink(file, temp); // fails when the target exists: the first creator wins
+                } catch (FileAlreadyExistsException taken) {
+                    landed = false;
+                }
+                Files.delete(temp);
+            } else {
+                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
             try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
                 directory.force(true);
             }
+            return landed;
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(temp);

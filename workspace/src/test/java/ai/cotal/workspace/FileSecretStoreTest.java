@@ -117,6 +117,43 @@ class FileSecretStoreTest {
     }
 
     @Test
+    void createIsCreateOnlyAndOfRacingCreatorsExactlyOneWins() throws Exception {
+        FileSecretStore store = new FileSecretStore(root);
+        assertTrue(store.create("space.61/owner-secret.json", new byte[] {1}));
+        assertFalse(store.create("space.61/owner-secret.json", new byte[] {2}), "an existing key is never replaced");
+        assertArrayEquals(new byte[] {1}, store.get("space.61/owner-secret.json").orElseThrow());
+        assertEquals("rw-------", mode(root.resolve(".cotal/space.61/owner-secret.json")));
+        int racers = 8;
+        java.util.concurrent.atomic.AtomicInteger winners = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(racers);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int i = 0; i < racers; i++) {
+            byte[] value = ("racer-" + i).getBytes(StandardCharsets.UTF_8);
+            new Thread(() -> {
+                try {
+                    start.await();
+                    if (store.create("race/once", value)) {
+                        winners.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                } finally {
+                    done.countDown();
+                }
+            }).start();
+        }
+        start.countDown();
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        assertEquals(null, failure.get());
+        assertEquals(1, winners.get(), "exactly one creator wins");
+        assertTrue(new String(store.get("race/once").orElseThrow(), StandardCharsets.UTF_8).startsWith("racer-"));
+        try (var files = Files.list(root.resolve(".cotal/race"))) {
+            assertEquals(1, files.count(), "no temp files left behind");
+        }
+    }
+
+    @Test
     void twoProcessesWritingOneKeyNeverLeaveATornValue() throws Exception {
         FileSecretStore store = new FileSecretStore(root);
         store.put("race/key", ConcurrentWriter.value('C'));

@@ -9,8 +9,12 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Optional;
 
-/** The owner-derivation secret: {@code {ver: 1, secretB64}} (32 bytes) at {@code space.<hex>/owner-secret.json}. */
-final class OwnerSecret {
+/**
+ * The owner-derivation secret: {@code {ver: 1, secretB64}} (32 bytes) at
+ * {@code space.<hex>/owner-secret.json}. It is created once, create-only (SPEC §13.14): a second
+ * creator finds the first one's secret and uses it, so no owner is ever re-keyed.
+ */
+public final class OwnerSecret {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private record Document(Integer ver, String secretB64) {
@@ -23,17 +27,33 @@ final class OwnerSecret {
     private OwnerSecret() {
     }
 
-    static byte[] loadOrCreate(SecretStore store, String space) {
+    /** The secret, created (create-only) when the store has none; two racing creators end with the same one. */
+    public static byte[] loadOrCreate(SecretStore store, String space) {
         String key = SecretKeys.ownerSecretKey(space);
         Optional<byte[]> bytes = store.get(key);
         if (bytes.isEmpty()) {
             byte[] secret = new byte[32];
             RANDOM.nextBytes(secret);
-            store.put(key, ClosedJson.write(ClosedJson.cotal(), new Document(1, Base64.getEncoder().encodeToString(secret))));
-            return secret;
+            if (store.create(key, ClosedJson.write(ClosedJson.cotal(), new Document(1,
+                    Base64.getEncoder().encodeToString(secret))))) {
+                return secret;
+            }
+            bytes = store.get(key); // another creator won: use its secret
         }
+        return parse(key, bytes.orElseThrow(() -> new CotalException(ErrorCode.DATA_LOSS, key
+                + " vanished right after it was created")));
+    }
+
+    /** The secret; {@code failed-precondition} when the store has none (nothing is created). */
+    public static byte[] load(SecretStore store, String space) {
+        String key = SecretKeys.ownerSecretKey(space);
+        return parse(key, store.get(key).orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION, "the owner"
+                + " secret of space \"" + space + "\" is missing (" + key + ")")));
+    }
+
+    private static byte[] parse(String key, byte[] bytes) {
         try {
-            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, key);
+            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes, Document.class, key);
             byte[] secret = Base64.getDecoder().decode(doc.secretB64() == null ? "" : doc.secretB64());
             if (doc.ver() == null || doc.ver() != 1 || secret.length < 32) {
                 throw CotalException.badRequest(key, "needs ver 1 and at least 32 bytes");

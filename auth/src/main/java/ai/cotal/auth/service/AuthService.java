@@ -9,6 +9,10 @@ import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.secrets.SecretStore;
+import io.nats.client.Connection;
+import java.time.Duration;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import java.util.ArrayDeque;
@@ -51,7 +55,7 @@ public final class AuthService implements AutoCloseable {
      * failure releases what was taken, in reverse.
      */
     public static AuthService start(AuthServiceOptions options) {
-        ServiceMaterial.Loaded material = ServiceMaterial.load(options.secretStore(), options.space());
+        ServiceMaterial.Loaded material = preflight(options);
         Deque<AutoCloseable> taken = new ArrayDeque<>();
         try {
             AuthPlaneOptions.Builder plane = AuthPlaneOptions.builder().servers(options.servers()).space(options.space())
@@ -84,6 +88,44 @@ public final class AuthService implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The start checks (SPEC §13.18), before anything is taken: the store is the expected one;
+     * every kind of material is there (naming every missing key); the issuer is this space's; the
+     * service keys sign for the expected data account; the broker admits the callout credential.
+     */
+    private static ServiceMaterial.Loaded preflight(AuthServiceOptions options) {
+        SecretStore store = options.secretStore();
+        options.storeIdentity().ifPresent(expected -> {
+            if (!store.identity().map(expected::equals).orElse(false)) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "secretStore: it is not the expected store ("
+                        + (store.identity().isPresent() ? "it declares another identity" : "it declares no identity")
+                        + "); a misplaced store would serve other keys or none");
+            }
+        });
+        ServiceMaterial.Loaded material = ServiceMaterial.load(store, options.space());
+        options.dataAccount().ifPresent(expected -> {
+            if (!expected.equals(material.signer().accountPublicKey())) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "dataAccount: the service keys of space \""
+                        + options.space() + "\" sign for account " + material.signer().accountPublicKey()
+                        + ", not the expected " + expected);
+            }
+        });
+        try (Connection probe = NatsConnector.builder().servers(options.servers()).creds(material.callout().calloutCreds())
+                .label("cotal:auth-service-check:" + options.space()).timeout(Duration.ofSeconds(5)).build().connect()) {
+            probe.flush(Duration.ofSeconds(5));
+        } catch (CotalException e) {
+            throw new CotalException(e.code(), "the broker does not admit the callout credential of space \""
+                    + options.space() + "\" (" + e.code().wire() + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while checking the broker", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the broker did not answer the callout credential's check"
+                    + " of space \"" + options.space() + "\"", e);
+        }
+        return material;
     }
 
     private void unavailable(String why) {

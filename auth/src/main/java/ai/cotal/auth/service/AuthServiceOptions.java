@@ -20,7 +20,8 @@ import java.util.Optional;
 public record AuthServiceOptions(List<String> servers, String space, Path stateDir, SecretStore secretStore,
         Optional<ServiceEndpoints> serviceEndpoints, int loopbackPort, Optional<InetSocketAddress> publicAddress,
         Optional<JwksSource> jwks, Optional<LivenessOracle> livenessOracle, Clock clock,
-        Optional<java.time.Duration> standingTtl) {
+        Optional<java.time.Duration> standingTtl, Optional<ai.cotal.core.secrets.SecretStoreIdentity> storeIdentity,
+        Optional<String> dataAccount) {
 
     public static Builder builder() {
         return new Builder();
@@ -39,6 +40,8 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
         private LivenessOracle livenessOracle;
         private Clock clock = Clock.systemUTC();
         private java.time.Duration standingTtl;
+        private ai.cotal.core.secrets.SecretStoreIdentity storeIdentity;
+        private String dataAccount;
 
         private Builder() {
         }
@@ -108,6 +111,25 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             return this;
         }
 
+        /**
+         * The identity the secret store must declare ({@link SecretStore#identity()}); when set,
+         * {@link AuthService#start} refuses a store that declares another one, or none, before it
+         * takes anything: a misplaced store would otherwise serve other owners' keys or none.
+         */
+        public Builder storeIdentity(ai.cotal.core.secrets.SecretStoreIdentity identity) {
+            this.storeIdentity = identity;
+            return this;
+        }
+
+        /**
+         * The data account this service is for (the hosting context's account public key); when
+         * set, {@link AuthService#start} refuses service keys that sign for another account.
+         */
+        public Builder dataAccount(String accountPublicKey) {
+            this.dataAccount = accountPublicKey;
+            return this;
+        }
+
         public AuthServiceOptions build() {
             if (servers.isEmpty()) {
                 throw CotalException.badRequest("servers", "at least one broker URL");
@@ -129,9 +151,14 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
                     || standingTtl.compareTo(java.time.Duration.ofHours(24)) > 0)) {
                 throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
             }
+            if (dataAccount != null && !ai.cotal.core.keys.NKeyCodec.isPublic(dataAccount,
+                    ai.cotal.core.keys.KeyType.ACCOUNT)) {
+                throw CotalException.badRequest("dataAccount", "must be an account public key (A...)");
+            }
             return new AuthServiceOptions(servers, space, stateDir.toAbsolutePath().normalize(), secretStore,
                     Optional.ofNullable(serviceEndpoints), loopbackPort, Optional.ofNullable(publicAddress),
-                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl));
+                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl),
+                    Optional.ofNullable(storeIdentity), Optional.ofNullable(dataAccount));
         }
     }
 }

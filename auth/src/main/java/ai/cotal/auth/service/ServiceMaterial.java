@@ -1,5 +1,8 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.internal.OwnerSecret;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Creds;
@@ -55,7 +58,11 @@ public final class ServiceMaterial {
         }
     }
 
-    /** Writes both kinds for {@code signer}'s space (replacing what is there). */
+    /**
+     * Provisions a space's service: writes the service keys and the callout material (replacing
+     * what is there), then creates the bearer issuer's key and the owner secret create-only
+     * ({@link AuthAuthorityPlane#provisionKeys}: kept exactly as they are when present).
+     */
     public static void store(SecretStore store, SpaceSigner signer, CalloutAuth callout) {
         if (!signer.space().equals(callout.space())) {
             throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
@@ -66,6 +73,7 @@ public final class ServiceMaterial {
         store.put(SecretKeys.calloutKey(signer.space()), ClosedJson.write(ClosedJson.cotal(), new Callout(1,
                 callout.account().seed(), callout.signing().seed(), callout.jwt(), callout.calloutCreds().text(),
                 callout.sentinelCreds().text(), callout.xkey().seed())));
+        AuthAuthorityPlane.provisionKeys(store, signer.space());
     }
 
     /** The data account's signer alone ({@code service-keys}); missing is {@code failed-precondition}. */
@@ -86,7 +94,11 @@ public final class ServiceMaterial {
                 KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed"));
     }
 
-    /** Loads both kinds of {@code space}; a missing kind is {@code failed-precondition} naming every missing key. */
+    /**
+     * Loads what the stock service of {@code space} needs: the service keys, the callout material,
+     * the bearer issuer's key and the owner secret. A missing kind is {@code failed-precondition}
+     * naming every missing key at once; nothing is ever created here (SPEC §13.18).
+     */
     public static Loaded load(SecretStore store, String space) {
         Optional<byte[]> keys = store.get(SecretKeys.serviceKeysKey(space));
         Optional<byte[]> callout = store.get(SecretKeys.calloutKey(space));
@@ -97,10 +109,17 @@ public final class ServiceMaterial {
         if (callout.isEmpty()) {
             missing.add(SecretKeys.calloutKey(space));
         }
+        for (String key : List.of(SecretKeys.issuerKeysKey(space), SecretKeys.ownerSecretKey(space))) {
+            if (store.get(key).isEmpty()) {
+                missing.add(key);
+            }
+        }
         if (!missing.isEmpty()) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the auth service of space \"" + space
-                    + "\" is not provisioned: the secret store lacks " + String.join(" and ", missing));
+                    + "\" is not provisioned: the secret store lacks " + String.join(", ", missing));
         }
+        BearerIssuer.load(store, space, java.time.Clock.systemUTC()); // its issuer must be urn:cotal:auth:<space>
+        OwnerSecret.load(store, space);
         SpaceSigner signer = signer(space, keys.get());
         Callout c = ClosedJson.read(ClosedJson.cotal(), callout.get(), Callout.class, "callout");
         if (c.ver() == null || c.ver() != 1) {

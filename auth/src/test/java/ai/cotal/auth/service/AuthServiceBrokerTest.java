@@ -75,6 +75,67 @@ class AuthServiceBrokerTest {
     }
 
     @Test
+    void provisioningCreatesTheIssuerAndOwnerSecretOnceAndAStartNeverCreatesThem(NatsBrokers brokers) {
+        NatsBroker nats = broker(brokers);
+        // service keys and callout alone (an old or misplaced store): the start names both missing kinds and creates neither
+        ServiceMaterial.store(store, auth.strip(), callout);
+        byte[] secret = store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow();
+        byte[] issuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
+        ServiceMaterial.store(store, auth.strip(), callout);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(secret, store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow(),
+                "provisioning again never re-keys an owner");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(issuer, store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow());
+        store.delete(SecretKeys.ownerSecretKey("alpha"));
+        store.delete(SecretKeys.issuerKeysKey("alpha"));
+        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
+        assertTrue(missing.getMessage().contains(SecretKeys.ownerSecretKey("alpha"))
+                && missing.getMessage().contains(SecretKeys.issuerKeysKey("alpha")), missing.getMessage());
+        assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "the start created no owner secret");
+        assertTrue(store.get(SecretKeys.issuerKeysKey("alpha")).isEmpty(), "the start created no issuer key");
+        assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+    }
+
+    @Test
+    void theStartChecksTheStoreTheAccountTheIssuerAndTheBrokerBeforeTakingAnything(NatsBrokers brokers) {
+        NatsBroker nats = broker(brokers);
+        ServiceMaterial.store(store, auth.strip(), callout);
+        CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
+                .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
+        assertTrue(otherStore.getMessage().startsWith("secretStore"), otherStore.getMessage());
+
+        SpaceAuth other = SpaceAuth.create("alpha", clock);
+        CotalException otherAccount = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
+                .storeIdentity(store.identity().orElseThrow()).dataAccount(other.space().accountPublicKey()).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, otherAccount.code());
+        assertTrue(otherAccount.getMessage().startsWith("dataAccount"), otherAccount.getMessage());
+
+        InMemorySecretStore foreign = new InMemorySecretStore();
+        ai.cotal.auth.AuthAuthorityPlane.provisionKeys(foreign, "beta");
+        byte[] alphaIssuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
+        store.put(SecretKeys.issuerKeysKey("alpha"), foreign.get(SecretKeys.issuerKeysKey("beta")).orElseThrow());
+        CotalException wrongIssuer = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.DATA_LOSS, wrongIssuer.code());
+        assertTrue(wrongIssuer.getMessage().contains(SecretKeys.issuerKeysKey("alpha")), wrongIssuer.getMessage());
+        store.put(SecretKeys.issuerKeysKey("alpha"), alphaIssuer);
+
+        // a callout credential the broker does not know: refused before the plane opens or a face binds
+        ServiceMaterial.store(store, auth.strip(), CalloutAuth.create("alpha", other.broker(),
+                auth.space().accountPublicKey(), clock));
+        CotalException unreachable = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code());
+        assertTrue(unreachable.getMessage().contains("callout credential"), unreachable.getMessage());
+        assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+
+        ServiceMaterial.store(store, auth.strip(), callout);
+        try (AuthService service = AuthService.start(options(nats).storeIdentity(store.identity().orElseThrow())
+                .dataAccount(auth.space().accountPublicKey()).build())) {
+            assertEquals(AuthService.State.READY, service.state(), "the plane was never taken by the refused starts");
+        }
+    }
+
+    @Test
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         ServiceMaterial.store(store, auth.strip(), callout);

@@ -28,6 +28,12 @@ public final class InMemorySecretStore implements SecretStore {
     }
 
     @Override
+    public boolean create(String key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        return values.putIfAbsent(SecretKey.check(key), value.clone()) == null;
+    }
+
+    @Override
     public void delete(String key) {
         values.remove(SecretKey.check(key));
     }

@@ -19,6 +19,18 @@ public interface SecretStore {
     /** Replaces the whole value at {@code key} atomically. */
     void put(String key, byte[] value);
 
+    /**
+     * Writes {@code value} at {@code key} only when the key is absent, atomically: of two racing
+     * creators exactly one wins, and an existing value is never replaced. Answers whether this call
+     * created it. Provisioning uses it for keys that must never change once written (the owner
+     * secret and the bearer issuer's keys, SPEC §3.6): a store that cannot create atomically keeps
+     * this default, which refuses ({@code unimplemented}) rather than risk re-keying every owner.
+     */
+    default boolean create(String key, byte[] value) {
+        throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNIMPLEMENTED, "this secret store cannot create "
+                + SecretKey.check(key) + " atomically: implement SecretStore.create");
+    }
+
     /** Removes {@code key}; removing an absent key succeeds (only absence is promised). */
     void delete(String key);
 
