@@ -20,16 +20,19 @@ import java.util.List;
  * {@code cotal-auth service-endpoint}: sends one host request as the signed-in user (an IdP token
  * in a file) through the stock service's route and prints the result as JSON. With
  * {@code --state DIR} it talks to the loopback face named in {@code DIR/auth-service.json} with
- * its capability (operator operations need that face); with {@code --url} to any face.
+ * its capability (operator operations need that face); with {@code --url} to any face. Before it
+ * sends the capability or the token it checks that the face answers as the auth service of
+ * {@code --space} ({@link ServiceCheck}).
  */
 final class ServiceEndpointCommand {
-    private static final String USAGE = "usage: cotal-auth service-endpoint (--state DIR | --url URL) --token-file FILE"
-            + " --actor NAME REQUEST_JSON";
+    private static final String USAGE = "usage: cotal-auth service-endpoint --space NAME (--state DIR | --url URL)"
+            + " --token-file FILE --actor NAME REQUEST_JSON";
 
     private ServiceEndpointCommand() {
     }
 
     static int run(List<String> args, PrintStream out, PrintStream err) {
+        String space = null;
         String state = null;
         String url = null;
         String tokenFile = null;
@@ -44,6 +47,7 @@ final class ServiceEndpointCommand {
                 return 2;
             }
             switch (arg) {
+                case "--space" -> space = args.get(++i);
                 case "--state" -> state = args.get(++i);
                 case "--url" -> url = args.get(++i);
                 case "--token-file" -> tokenFile = args.get(++i);
@@ -58,7 +62,7 @@ final class ServiceEndpointCommand {
                 }
             }
         }
-        if ((state == null) == (url == null) || tokenFile == null || actor == null || request == null) {
+        if (space == null || (state == null) == (url == null) || tokenFile == null || actor == null || request == null) {
             err.println(USAGE);
             return 2;
         }
@@ -70,15 +74,26 @@ final class ServiceEndpointCommand {
             return 2;
         }
         try {
-            String token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
             String capability = null;
             if (state != null) {
-                JsonNode discovery = HostJson.tree(Files.readAllBytes(Path.of(state).resolve("auth-service.json")),
-                        "auth-service.json");
+                Path file = Path.of(state).resolve("auth-service.json");
+                if (!Files.exists(file)) {
+                    err.println("cotal-auth service-endpoint: no auth-service.json in the state directory: the service"
+                            + " is not running (it removes the file when it stops)");
+                    return 1;
+                }
+                JsonNode discovery = HostJson.tree(Files.readAllBytes(file), "auth-service.json");
                 url = discovery.path("url").asText();
                 capability = discovery.path("capability").asText();
             }
-            HostResult result = new ServiceEndpointHostClient(URI.create(url), HttpClient.newHttpClient(),
+            HttpClient http = HttpClient.newHttpClient();
+            String refusal = ServiceCheck.refusal(http, URI.create(url), space);
+            if (refusal != null) { // a stale file or a squatter on the port: send it no capability and no token
+                err.println("cotal-auth service-endpoint: " + refusal + "; nothing was sent");
+                return 1;
+            }
+            String token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
+            HostResult result = new ServiceEndpointHostClient(URI.create(url), http,
                     Duration.ofSeconds(30)).invoke(token, actor, parsed, capability);
             out.println(new String(HostJson.writeResult(result), StandardCharsets.UTF_8));
             return result.status() == HostResult.Status.denied || result.status() == HostResult.Status.held ? 1 : 0;

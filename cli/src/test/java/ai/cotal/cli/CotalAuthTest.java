@@ -90,15 +90,57 @@ class CotalAuthTest {
                 Path token = root.resolve("token");
                 Files.writeString(token, idp.token("alice", Duration.ofMinutes(5)));
                 out.reset();
-                assertEquals(1, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
-                        "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"), err.toString());
+                assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
+                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"),
+                        err.toString());
                 assertTrue(out.toString(StandardCharsets.UTF_8).contains("\"status\":\"denied\""), out.toString());
-                assertEquals(2, run("service-endpoint", "--state", stateDir.toString(), "--token-file", token.toString(),
-                        "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
+                assertEquals(2, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
+                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
+                // the same service, asked as another space's: nothing is sent
+                out.reset();
+                assertEquals(1, run("service-endpoint", "--space", "beta", "--state", stateDir.toString(), "--token-file",
+                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                assertTrue(err.toString(StandardCharsets.UTF_8).contains("is not the auth service of space \"beta\""),
+                        err.toString(StandardCharsets.UTF_8));
             }
             stop.complete(null);
             assertEquals(0, exit.get(30, TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
+            assertTrue(Files.notExists(stateDir.resolve("auth-service.json")), "a stopped service leaves no capability file");
             assertPrivate(root.resolve(".cotal"));
+        }
+    }
+
+    @Test
+    void aProcessSquattingAStaleCapabilityFilesPortReceivesNoCapabilityAndNoToken(@TempDir Path stateDir) throws Exception {
+        java.util.List<String> received = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        com.sun.net.httpserver.HttpServer squatter = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        squatter.createContext("/", http -> {
+            received.add(http.getRequestMethod() + " " + http.getRequestURI() + " auth=" + http.getRequestHeaders()
+                    .containsKey("Authorization") + " body=" + http.getRequestBody().readAllBytes().length);
+            byte[] body = "{\"ok\":true,\"issuer\":\"urn:cotal:auth:other\"}".getBytes(StandardCharsets.UTF_8);
+            http.sendResponseHeaders(200, body.length);
+            http.getResponseBody().write(body);
+            http.close();
+        });
+        squatter.start();
+        try {
+            String url = "http://127.0.0.1:" + squatter.getAddress().getPort();
+            Files.writeString(stateDir.resolve("auth-service.json"), "{\"ver\":1,\"url\":\"" + url
+                    + "\",\"capability\":\"stale-capability-0123456789\"}");
+            Path token = stateDir.resolve("token");
+            Files.writeString(token, "idp-token-that-must-stay-home");
+            assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
+                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("nothing was sent"), err.toString(StandardCharsets.UTF_8));
+            assertEquals(List.of("GET /health auth=false body=0"), received, "only the health check reached the squatter");
+            Files.delete(stateDir.resolve("auth-service.json"));
+            assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
+                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("the service is not running"));
+            assertEquals(1, received.size(), "no file, no request");
+        } finally {
+            squatter.stop(0);
         }
     }
 

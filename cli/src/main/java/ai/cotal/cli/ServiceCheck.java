@@ -1,0 +1,50 @@
+package ai.cotal.cli;
+
+import ai.cotal.servicehost.ContractException;
+import ai.cotal.servicehost.HostJson;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * Whether a face answers as the auth service of a space, asked before anything secret is sent to
+ * it: {@code GET /health} must answer 200 {@code {ok: true, issuer: "urn:cotal:auth:<space>"}}
+ * within 5 s. A stale {@code auth-service.json} can name a port another process now holds; that
+ * process must receive neither the capability nor an IdP token (SPEC §13.17).
+ */
+final class ServiceCheck {
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final int MAX_BODY = 4096;
+
+    private ServiceCheck() {
+    }
+
+    /** Why {@code base} is not the auth service of {@code space}, or null when it is. */
+    static String refusal(HttpClient http, URI base, String space) {
+        String expected = "urn:cotal:auth:" + space;
+        String where = "the service at " + base.getScheme() + "://" + base.getAuthority();
+        try {
+            HttpResponse<byte[]> health = http.send(HttpRequest.newBuilder(base.resolve("/health")).timeout(TIMEOUT).GET()
+                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (health.statusCode() != 200 || health.body().length > MAX_BODY) {
+                return where + " does not answer as an auth service (health answered " + health.statusCode() + ")";
+            }
+            JsonNode body = HostJson.tree(health.body(), "health");
+            if (!body.path("ok").asBoolean(false) || !expected.equals(body.path("issuer").asText(null))) {
+                return where + " is not the auth service of space \"" + space + "\"";
+            }
+            return null;
+        } catch (ContractException e) {
+            return where + " does not answer as an auth service (its health is not JSON)";
+        } catch (IOException | IllegalArgumentException e) {
+            return where + " does not answer (" + e.getClass().getSimpleName() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while checking " + where;
+        }
+    }
+}
