@@ -89,4 +89,21 @@ class IdentityPiecesTest {
         CotalException other = assertThrows(CotalException.class, () -> base.space("beta").build());
         assertTrue(other.getMessage().startsWith("signer"), other.getMessage());
     }
+
+    @Test
+    void actorTokensMintWhatTheLedgerAndTheAgentArmExpect() {
+        // FIPS 180-2 vector: SHA-256("abc")
+        assertEquals("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", ActorTokens.tokenHash("abc"));
+        assertEquals("actorToken", assertThrows(CotalException.class, () -> ActorTokens.tokenHash("")).getMessage()
+                .split(":")[0]);
+        String token = ActorTokens.newActorToken();
+        assertTrue(token.matches("[A-Za-z0-9_-]{43}"), token.length() + " characters");
+        assertTrue(!token.equals(ActorTokens.newActorToken()), "fresh every call");
+        String uid = ActorTokens.newLifecycleUid();
+        assertTrue(uid.matches("[a-z2-7]{32}"), uid);
+        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor("u_owner", "agent", ActorLedger.Grant.of(
+                List.of(), List.of(), List.of()), ActorTokens.tokenHash(token), uid);
+        assertEquals(Optional.of(ActorTokens.tokenHash(token)), row.tokenHash());
+        assertEquals(uid, row.lifecycleUid());
+    }
 }
