@@ -53,6 +53,11 @@ class PlaneFaultsBrokerTest {
             }
 
             @Override
+            public boolean create(String key, byte[] value) {
+                return delegate.create(key, value);
+            }
+
+            @Override
             public void delete(String key) {
                 delegate.delete(key);
             }
