@@ -35,37 +35,15 @@ public final class ActorLedger {
 
     private final Path stateDir;
     private final Clock clock;
-    /** The directories from the nearest {@code .cotal} ancestor (if any) down to the state directory. */
-    private final List<Path> chain;
 
     public ActorLedger(Path stateDir, Clock clock) {
         this.stateDir = Objects.requireNonNull(stateDir, "stateDir").toAbsolutePath().normalize();
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.chain = chainTo(this.stateDir);
-    }
-
-    private static List<Path> chainTo(Path stateDir) {
-        java.util.ArrayDeque<Path> chain = new java.util.ArrayDeque<>(List.of(stateDir));
-        for (Path p = stateDir.getParent(); p != null; p = p.getParent()) {
-            if (p.getFileName() != null && p.getFileName().toString().equals(".cotal")) {
-                for (Path q = stateDir.getParent(); !q.equals(p.getParent()); q = q.getParent()) {
-                    chain.push(q);
-                }
-                break;
-            }
-        }
-        return List.copyOf(chain);
     }
 
     /** Checks the state directory and its private ancestors; false when the state directory is absent. */
     private boolean stateDirectoryPresent() {
-        for (Path dir : chain) {
-            String role = dir.equals(stateDir) ? "state directory" : "'" + dir.getFileName() + "' directory";
-            if (!PrivateFiles.requirePrivateDirectory(dir, role)) {
-                return false;
-            }
-        }
-        return true;
+        return PrivateFiles.requirePrivateStateDirectory(stateDir);
     }
 
     private static String role(String dir) {
@@ -182,8 +160,8 @@ public final class ActorLedger {
         }
         String dir = row.kind() == ActorRow.Kind.INTERACTIVE ? INTERACTIVE : MANAGED;
         Path file = file(dir, row.owner(), row.actor());
-        PrivateFiles.ensureDirectory(chain.get(0), file.getParent()); // checks every directory below the chain's top
-        stateDirectoryPresent(); // and the top itself
+        PrivateFiles.ensureDirectory(stateDir, file.getParent()); // creates what is missing, checks the kind's directory
+        stateDirectoryPresent(); // and the state directory with its ancestors up to .cotal
         PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(), row.scope(),
                 row.allowSubscribe(), row.allowPublish(), row.role().orElse(null), row.parent().orElse(null),
                 row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(), row.grantedAt())));

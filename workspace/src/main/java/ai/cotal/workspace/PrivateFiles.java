@@ -126,6 +126,32 @@ public final class PrivateFiles {
         return true;
     }
 
+    /**
+     * Checks a state directory and its ancestors up to the nearest one named {@code .cotal} (the
+     * standard layout {@code <root>/.cotal/auth/space.<hex>}; nothing above {@code .cotal}, and
+     * only the directory itself when no ancestor is named so) with {@link #requirePrivateDirectory}.
+     * Roles: "state directory" for {@code stateDir}, "'<name>' directory" for an ancestor. False
+     * when one of them does not exist.
+     */
+    public static boolean requirePrivateStateDirectory(Path stateDir) {
+        Path dir = stateDir.toAbsolutePath().normalize();
+        java.util.ArrayDeque<Path> chain = new java.util.ArrayDeque<>(java.util.List.of(dir));
+        for (Path p = dir.getParent(); p != null; p = p.getParent()) {
+            if (p.getFileName() != null && p.getFileName().toString().equals(FileSecretStore.DIRECTORY)) {
+                for (Path q = dir.getParent(); !q.equals(p.getParent()); q = q.getParent()) {
+                    chain.push(q);
+                }
+                break;
+            }
+        }
+        for (Path p : chain) {
+            if (!requirePrivateDirectory(p, p.equals(dir) ? "state directory" : "'" + p.getFileName() + "' directory")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static CotalException notADirectory(String role) {
         return new CotalException(ErrorCode.FAILED_PRECONDITION, role + ": not a directory");
     }

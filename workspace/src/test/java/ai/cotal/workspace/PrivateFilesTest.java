@@ -96,4 +96,23 @@ class PrivateFilesTest {
             assertTrue(planted.getMessage().startsWith("'space.61' directory: owned by another user"), planted.getMessage());
         }
     }
+
+    @Test
+    void aStateDirectoryIsCheckedUpToTheNearestDotCotalAndNoFurther() throws Exception {
+        Path state = CotalRoot.userAuthStateDir(dir.resolve("root"), "alpha");
+        assertFalse(PrivateFiles.requirePrivateStateDirectory(state), "absent");
+        Files.createDirectories(state);
+        for (Path p = state; !p.equals(dir); p = p.getParent()) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
+        }
+        assertTrue(PrivateFiles.requirePrivateStateDirectory(state));
+        assertEquals("rwx------", mode(state));
+        assertEquals("rwx------", mode(state.getParent()));
+        assertEquals("rwx------", mode(dir.resolve("root/.cotal")));
+        assertEquals("rwxrwxrwx", mode(dir.resolve("root")), "above .cotal is not the SDK's");
+        Files.delete(state);
+        Files.createSymbolicLink(state, Files.createDirectory(dir.resolve("elsewhere")));
+        CotalException link = assertThrows(CotalException.class, () -> PrivateFiles.requirePrivateStateDirectory(state));
+        assertEquals("state directory: a symbolic link is refused", link.getMessage());
+    }
 }
