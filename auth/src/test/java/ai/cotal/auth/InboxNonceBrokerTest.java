@@ -103,4 +103,37 @@ class InboxNonceBrokerTest {
         assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class,
                 () -> InboxNonce.tag("u_x.y", "laptop")).code());
     }
+
+    @Test
+    void theIssuedViewsAcceptedRowIsBoundThroughTheNonce(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            String victim = caller(plane, CalloutFixture.OWNER);
+            String attacker = caller(plane, OTHER_OWNER);
+            String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String token = ai.cotal.core.issued.IssuedAuthority.acceptedToken(nonce);
+            try (CalloutFixture.Client a = f.connect(nats, victim, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, a.connection().getStatus());
+            }
+            String generation = plane.resolveIssued(token).ref().generation();
+            long mark = nats.log().mark();
+            f.refused(nats, attacker, nonce);
+            assertTrue(nats.log().await(mark, line -> line.contains("the inbox nonce is not this principal's"),
+                    Duration.ofSeconds(5)).isPresent(), "refused by the nonce check, before the accepted row is read:\n"
+                    + nats.logTail(50));
+            assertEquals(CalloutFixture.OWNER, plane.resolveIssued(token).ref().owner());
+            assertEquals(generation, plane.resolveIssued(token).ref().generation());
+            try (CalloutFixture.Client again = f.connect(nats, victim, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, again.connection().getStatus(), "the owner reconnects");
+            }
+        }
+    }
+
+    /** A manager-caller bearer for {@code owner}'s "laptop". */
+    private static String caller(AuthAuthorityPlane plane, String owner) {
+        ActorRow row = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        String credential = plane.mintConnectCredential(owner, "laptop", row.lifecycleUid());
+        return plane.issueBearer(new BearerIssuer.Request(owner, "laptop", List.of("chat"), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+    }
 }
