@@ -15,8 +15,7 @@ final class CalloutRefusal {
     private static final int MAX_LENGTH = 400;
     private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7e]+");
     private static final Pattern INTERNAL = Pattern.compile(
-            "[/\\\\]|[A-Za-z0-9_$]*(Exception|Error)\\b|\\bat [a-z][\\w$]*\\.|S[OAUNCXP][A-Z2-7]{40,}");
-
+            "[/\\\\]|[A-Za-z0-9_$]*(Exception|Error)\\b|S[OAUNCXP][A-Z2-7]{40,}");
     private static final Pattern PATH = Pattern.compile("(?:[A-Za-z]:)?[/\\\\][^\\s:()'\"]*");
 
     private CalloutRefusal() {
