@@ -20,8 +20,13 @@ import java.util.Optional;
  * (managed), one closed JSON row per principal, written atomically at 0600 in 0700 directories.
  * Every read is fresh and fails closed: a symbolic link, a wrong version, a row of the wrong kind
  * for its directory, a row naming another principal, or the same principal in both directories
- * denies. A missing directory is an empty ledger that denies everyone. Thread-safe for reads;
- * one writer per state directory.
+ * denies. Every directory on the way to a row (the state directory, its ancestors up to the
+ * nearest {@code .cotal}, and the kind's directory) is checked on every read and write with
+ * {@link PrivateFiles#requirePrivateDirectory}: a symbolic link or a directory of another user
+ * refuses, group or other access is narrowed to 0700. Messages name the row's kind and principal
+ * or the directory's role, never a path (a refusal of a connect reaches the broker's log). A
+ * missing directory is an empty ledger that denies everyone. Thread-safe for reads; one writer
+ * per state directory.
  */
 public final class ActorLedger {
     static final String INTERACTIVE = "actors";
@@ -34,6 +39,19 @@ public final class ActorLedger {
     public ActorLedger(Path stateDir, Clock clock) {
         this.stateDir = Objects.requireNonNull(stateDir, "stateDir").toAbsolutePath().normalize();
         this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Checks the state directory and its private ancestors; false when the state directory is absent. */
+    private boolean stateDirectoryPresent() {
+        return PrivateFiles.requirePrivateStateDirectory(stateDir);
+    }
+
+    private static String role(String dir) {
+        return dir + " directory";
+    }
+
+    private static String rowName(String dir, String owner, String actor) {
+        return "the " + (dir.equals(INTERACTIVE) ? "interactive" : "managed") + " ledger row of " + owner + "." + actor;
     }
 
     /** What a grant allows; every list explicit (possibly empty). */
@@ -67,11 +85,18 @@ public final class ActorLedger {
     public void revoke(String owner, String actor) {
         ActorRow.check(ActorRow.NAME, owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
+        if (!stateDirectoryPresent()) {
+            return;
+        }
         for (String dir : List.of(INTERACTIVE, MANAGED)) {
+            if (!PrivateFiles.requirePrivateDirectory(stateDir.resolve(dir), role(dir))) {
+                continue;
+            }
             try {
                 Files.deleteIfExists(file(dir, owner, actor));
             } catch (IOException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke " + owner + "." + actor, e);
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke " + owner + "." + actor + " (a file-system error"
+                        + " on " + rowName(dir, owner, actor) + ")", e);
             }
         }
     }
@@ -80,6 +105,9 @@ public final class ActorLedger {
     public Optional<ActorRow> find(String owner, String actor) {
         ActorRow.check(ActorRow.NAME, owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
+        if (!stateDirectoryPresent()) {
+            return Optional.empty();
+        }
         Optional<ActorRow> interactive = read(INTERACTIVE, ActorRow.Kind.INTERACTIVE, owner, actor);
         Optional<ActorRow> managed = read(MANAGED, ActorRow.Kind.MANAGED, owner, actor);
         if (interactive.isPresent() && managed.isPresent()) {
@@ -91,7 +119,8 @@ public final class ActorLedger {
 
     /**
      * The ledger half of a connect: the row exists, the requested scope is within the row's and
-     * the lifecycle uid is the row's. Refusals are {@code permission-denied}.
+     * the lifecycle uid is the row's. Refusals are {@code permission-denied}, worded without paths
+     * or exception text (through the callout they reach the broker's log).
      */
     public ActorRow authorizeConnect(ConnectAttempt attempt) {
         ActorRow row;
@@ -101,7 +130,7 @@ public final class ActorLedger {
             if (e.code() == ErrorCode.PERMISSION_DENIED) {
                 throw e;
             }
-            throw denied(attempt, "has an unreadable ledger row (" + e.getMessage() + ")");
+            throw denied(attempt, "has an unreadable ledger row: " + e.getMessage());
         }
         for (String wanted : attempt.scope()) {
             if (!row.scope().contains(wanted)) {
@@ -131,7 +160,8 @@ public final class ActorLedger {
         }
         String dir = row.kind() == ActorRow.Kind.INTERACTIVE ? INTERACTIVE : MANAGED;
         Path file = file(dir, row.owner(), row.actor());
-        PrivateFiles.ensureDirectory(stateDir, file.getParent());
+        PrivateFiles.ensureDirectory(stateDir, file.getParent()); // creates what is missing, checks the kind's directory
+        stateDirectoryPresent(); // and the state directory with its ancestors up to .cotal
         PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(), row.scope(),
                 row.allowSubscribe(), row.allowPublish(), row.role().orElse(null), row.parent().orElse(null),
                 row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(), row.grantedAt())));
@@ -147,26 +177,38 @@ public final class ActorLedger {
     }
 
     private Optional<ActorRow> read(String dir, ActorRow.Kind kind, String owner, String actor) {
+        if (!PrivateFiles.requirePrivateDirectory(stateDir.resolve(dir), role(dir))) {
+            return Optional.empty();
+        }
         Path file = file(dir, owner, actor);
-        Optional<byte[]> bytes = PrivateFiles.readNoFollow(file);
+        String name = rowName(dir, owner, actor);
+        Optional<byte[]> bytes;
+        try {
+            bytes = PrivateFiles.readNoFollow(file);
+        } catch (CotalException e) { // its message names the path: say which row instead
+            if (e.code() == ErrorCode.PERMISSION_DENIED) {
+                throw new CotalException(ErrorCode.PERMISSION_DENIED, name + " is a symbolic link: refused", e);
+            }
+            throw new CotalException(ErrorCode.UNAVAILABLE, name + " cannot be read (a file-system read error)", e);
+        }
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
-        String name = dir + "/" + owner + "." + actor + ".json";
+        String what = (kind == ActorRow.Kind.INTERACTIVE ? "interactive" : "managed") + " row";
         try {
-            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, name);
+            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, what);
             if (doc.ver() == null || doc.ver() != 1) {
-                throw CotalException.badRequest(name, "ver must be 1");
+                throw CotalException.badRequest(what + ".ver", "must be 1");
             }
             if (!owner.equals(doc.owner()) || !actor.equals(doc.actor())) {
-                throw CotalException.badRequest(name, "names another principal");
+                throw CotalException.badRequest(what, "names another principal");
             }
             return Optional.of(new ActorRow(kind, doc.owner(), doc.actor(), doc.scope(), doc.allowSubscribe(),
                     doc.allowPublish(), Optional.ofNullable(doc.role()), Optional.ofNullable(doc.parent()),
                     Optional.ofNullable(doc.label()), Optional.ofNullable(doc.tokenHash()), doc.lifecycleUid(),
                     doc.grantedAt()));
         } catch (CotalException e) {
-            throw new CotalException(ErrorCode.DATA_LOSS, "actor ledger row " + name + " is corrupt: " + e.getMessage(), e);
+            throw new CotalException(ErrorCode.DATA_LOSS, name + " is corrupt (" + e.getMessage() + ")", e);
         }
     }
 

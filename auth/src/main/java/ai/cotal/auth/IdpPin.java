@@ -40,8 +40,14 @@ public record IdpPin(String url, String issuer, String audience, String jwksUri)
         return wanted;
     }
 
-    /** The pin of the space at {@code stateDir}; empty when none; invalid files are {@code data-loss}. */
+    /**
+     * The pin of the space at {@code stateDir}; empty when none; invalid files are {@code data-loss}.
+     * The state directory and its ancestors up to {@code .cotal} must be private (SPEC §7.1).
+     */
     public static Optional<IdpPin> read(Path stateDir) {
+        if (!PrivateFiles.requirePrivateStateDirectory(stateDir)) { // #16.7: never a pin another user planted
+            return Optional.empty();
+        }
         Optional<byte[]> bytes = PrivateFiles.readNoFollow(stateDir.resolve(FILE));
         if (bytes.isEmpty()) {
             return Optional.empty();

@@ -17,6 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ActorLedgerTest {
+    /** Only root can hand a directory to another user; anyone else finds one root owns. */
+    static final boolean ROOT = new com.sun.security.auth.module.UnixSystem().getUid() == 0;
+
     @TempDir
     Path dir;
 
@@ -104,5 +107,70 @@ class ActorLedgerTest {
         ActorLedger empty = new ActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
         assertThrows(CotalException.class, () -> empty.authorizeConnect(new ConnectAttempt("u_x", "y", List.of(),
                 "abcdefghijklmnopqrstuvwxyz", null)));
+    }
+
+    @Test
+    void aSymlinkedKindDirectoryIsRefusedOnReadByItsRole() throws Exception {
+        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        Path outside = Files.move(dir.resolve("actors"), Files.createDirectory(dir.resolve("elsewhere")).resolve("actors"));
+        Files.createSymbolicLink(dir.resolve("actors"), outside);
+        CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
+        assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
+        assertEquals("actors directory: a symbolic link is refused", e.getMessage());
+        assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class,
+                () -> ledger().find("u_owner", "laptop")).code());
+        assertFalse(ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+        assertThrows(CotalException.class, () -> ledger().grantActor("u_owner", "phone", grant("chat")),
+                "writes refuse it too");
+    }
+
+    @Test
+    void openDirectoriesFromDotCotalDownAreNarrowedAndAnotherUsersAreRefused() throws Exception {
+        Path stateDir = dir.resolve("root/.cotal/auth/space.616c706861");
+        ActorLedger ledger = new ActorLedger(stateDir, Clock.systemUTC());
+        ActorRow row = ledger.grantActor("u_owner", "laptop", grant("chat"));
+        List<Path> chain = List.of(dir.resolve("root/.cotal"), dir.resolve("root/.cotal/auth"), stateDir,
+                stateDir.resolve("actors"));
+        for (Path p : chain) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
+        }
+        Files.setPosixFilePermissions(dir.resolve("root"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        ledger.authorizeConnect(attempt(row, "chat"));
+        for (Path p : chain) {
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)), p.toString());
+        }
+        assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("root"))),
+                "nothing above .cotal is touched");
+
+        Path foreign = ROOT ? stateDir.resolve("actors") : Path.of("/usr"); // only root can hand a directory over
+        if (ROOT) {
+            Files.setAttribute(foreign, "unix:uid", 65534, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        }
+        ActorLedger planted = ROOT ? ledger : new ActorLedger(foreign, Clock.systemUTC());
+        CotalException e = assertThrows(CotalException.class, () -> planted.authorizeConnect(attempt(row, "chat")));
+        assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
+        assertTrue(e.getMessage().contains(ROOT ? "actors directory: owned by another user"
+                : "state directory: owned by another user"), e.getMessage());
+        assertFalse(e.getMessage().contains("/"), e.getMessage());
+        assertEquals(ErrorCode.FAILED_PRECONDITION, assertThrows(CotalException.class,
+                () -> planted.find("u_owner", "laptop")).code());
+    }
+
+    @Test
+    void anUnreadableRowIsRefusedWithoutAPathOrExceptionText() throws Exception {
+        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_owner.laptop.json");
+        Files.delete(file);
+        Files.createDirectory(file); // reading a directory fails for root too
+        CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
+        assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
+        assertEquals("actor u_owner.laptop has an unreadable ledger row: the interactive ledger row of u_owner.laptop"
+                + " cannot be read (a file-system read error)", e.getMessage());
+        Files.delete(file);
+        Files.writeString(file, "{\"ver\":1,\"owner\":\"u_owner\"");
+        CotalException corrupt = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
+        assertFalse(corrupt.getMessage().contains("/") || corrupt.getMessage().contains(".json"), corrupt.getMessage());
+        assertTrue(corrupt.getMessage().contains("the interactive ledger row of u_owner.laptop is corrupt"),
+                corrupt.getMessage());
     }
 }

@@ -29,7 +29,7 @@ class CalloutBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             String bearer = f.bearer(plane, "laptop", List.of("general"), List.of("general"), Duration.ofMinutes(5));
-            try (CalloutFixture.Client client = f.connect(nats, bearer, "ibx0123456789abcdef")) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop"))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
                 client.connection().publish("cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general",
                         "ok".getBytes(StandardCharsets.UTF_8));

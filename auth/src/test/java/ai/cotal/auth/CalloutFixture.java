@@ -21,6 +21,11 @@ final class CalloutFixture {
     final CalloutAuth callout = CalloutAuth.create("alpha", plane.broker, plane.space.accountPublicKey(), plane.clock);
     static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
 
+    /** {@code actor}'s inbox nonce (SPEC §13.16) with the given random part. */
+    static String nonce(String actor, String random) {
+        return InboxNonce.of(OWNER, actor, random);
+    }
+
     String config(NatsBroker nats) {
         return ServerConfig.render(plane.broker, List.of(plane.space), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(nats.storeDir()).extraAccounts(List.of(callout.jwt())).build());
@@ -52,7 +57,7 @@ final class CalloutFixture {
 
     Options.Builder clientOptions(NatsBroker nats, String bearer, String nonce) {
         return new Options.Builder().server(nats.url()).authHandler(callout.sentinelCreds().authHandler())
-                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce)
+                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).connectionTimeout(Duration.ofSeconds(5)).noReconnect();
     }
 

@@ -50,7 +50,7 @@ class CalloutRefusalBrokerTest {
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             String revoked = f.bearer(plane, "revoked", List.of(), List.of(), Duration.ofMinutes(5));
             plane.ledger().revoke(CalloutFixture.OWNER, "revoked");
-            Exception e = f.refused(nats, revoked, "ibx-revoked-0001");
+            Exception e = f.refused(nats, revoked, CalloutFixture.nonce("revoked", "revoked-0001"));
             // nats-server 2.15 tells the client "Authorization Violation" only; the reason travels in the signed,
             // sealed error answer, which the broker logs (asserted below).
             assertTrue(e.getMessage().contains("Authorization Violation"), e.getMessage());
@@ -58,13 +58,13 @@ class CalloutRefusalBrokerTest {
             String shortLived = f.bearer(plane, "expiring", List.of(), List.of(), Duration.ofSeconds(1));
             long exp = com.nimbusds.jwt.SignedJWT.parse(shortLived).getJWTClaimsSet().getExpirationTime().getTime();
             Thread.sleep(Math.max(0, exp + 6_000 - System.currentTimeMillis())); // past exp and the 5 s tolerance
-            f.refused(nats, shortLived, "ibx-expired-0001");
+            f.refused(nats, shortLived, CalloutFixture.nonce("expiring", "expired-0001"));
 
             PlaneFixture other = new PlaneFixture();
             BearerIssuer foreignIssuer = BearerIssuer.loadOrCreate(other.store, "beta", other.clock);
             String foreign = foreignIssuer.issue(BearerIssuer.Request.of(CalloutFixture.OWNER, "laptop", List.of("chat"),
                     "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz", Duration.ofMinutes(5)));
-            f.refused(nats, foreign, "ibx-foreign-0001");
+            f.refused(nats, foreign, CalloutFixture.nonce("laptop", "foreign-0001"));
         }
         String log = String.join("\n", nats.log().tail(200));
         assertTrue(nats.log().containsSince(mark, "not (or no longer) granted"), "the broker reports the reason:\n" + log);
@@ -157,13 +157,13 @@ class CalloutRefusalBrokerTest {
             AuthCallout first = f.responder(nats, plane);
             String bearer = f.bearer(plane, "laptop", List.of(), List.of(), Duration.ofMinutes(5));
             for (int i = 0; i < 4; i++) {
-                try (CalloutFixture.Client client = f.connect(nats, bearer, "ibx-both-000" + i)) {
+                try (CalloutFixture.Client client = f.connect(nats, bearer, CalloutFixture.nonce("laptop", "both-000" + i))) {
                     assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
                 }
             }
             first.close();
             for (int i = 0; i < 4; i++) {
-                try (CalloutFixture.Client client = f.connect(nats, bearer, "ibx-one-0000" + i)) {
+                try (CalloutFixture.Client client = f.connect(nats, bearer, CalloutFixture.nonce("laptop", "one-0000" + i))) {
                     assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
                 }
             }

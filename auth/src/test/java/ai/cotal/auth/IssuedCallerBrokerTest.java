@@ -43,7 +43,7 @@ class IssuedCallerBrokerTest {
                     ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
             String credential = plane.mintConnectCredential(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
             String chatOnly = bearer(plane, row, credential, List.of("chat"));
-            String nonce = "ibx-caller-000001";
+            String nonce = CalloutFixture.nonce("laptop", "caller-000001");
             String token = IssuedAuthority.acceptedToken(nonce);
             try (CalloutFixture.Client client = f.connect(nats, chatOnly, nonce)) {
                 Message row1 = client.connection().request("$JS.API.DIRECT.GET.KV_cotal_accepted_alpha.$KV.cotal_accepted_alpha"
@@ -63,7 +63,7 @@ class IssuedCallerBrokerTest {
 
             String wider = bearer(plane, row, credential, List.of("chat", "ops"));
             f.refused(nats, wider, nonce);
-            try (CalloutFixture.Client fresh = f.connect(nats, wider, "ibx-caller-000002")) {
+            try (CalloutFixture.Client fresh = f.connect(nats, wider, CalloutFixture.nonce("laptop", "caller-000002"))) {
                 assertEquals(Connection.Status.CONNECTED, fresh.connection().getStatus());
             }
             assertEquals(2, messages(admin, "KV_cotal_accepted_alpha"));

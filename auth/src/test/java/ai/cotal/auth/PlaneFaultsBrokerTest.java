@@ -94,7 +94,7 @@ class PlaneFaultsBrokerTest {
             throws Exception {
         CalloutFixture f = new CalloutFixture();
         NatsBroker nats = brokers.start(f::config);
-        String nonce = "ibx-caller-fault01";
+        String nonce = CalloutFixture.nonce("laptop", "caller-fault01");
         String bearer;
         AuthAuthorityPlane first = f.open(nats, stateDir);
         ActorRow row = first.ledger().grantActor(CalloutFixture.OWNER, "laptop",

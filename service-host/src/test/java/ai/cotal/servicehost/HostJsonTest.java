@@ -87,6 +87,25 @@ class HostJsonTest {
     }
 
     @Test
+    void aNameShapedLikeASeedAKeyOrACapabilityIsNotShownEvenAlone() {
+        String seed = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTBI"; // 58 characters, 1 to 64 of the set
+        ContractException e = refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\","
+                + "\"instanceId\":\"" + IID + "\",\"" + seed + "\":1}");
+        assertFalse(e.getMessage().contains(seed), e.getMessage());
+        assertTrue(e.getMessage().contains("<name not shown>"), e.getMessage());
+        for (String secretShaped : new String[] {seed,
+                "UAYIEI5SXGBQLUGSNE3VVWN2VHVRAKEJCTGM7FZCYPC6MEOJTBHCSW3M", // a public nkey
+                "Qm9ndXNDYXBhYmlsaXR5VG9rZW5fLTAxMjM0NTY3ODk", // a base64url capability
+                "0123456789abcdef0123456789abcdef", // 32 hex
+                "abcdefghijklmnopqrstuvwxyz234567"}) { // 32 base32
+            assertEquals("<name not shown>", HostJson.fieldName(secretShaped), secretShaped);
+        }
+        for (String plain : new String[] {"kid", "allowSubscribe", "x".repeat(31), "$schema", "a$" + "b".repeat(40)}) {
+            assertEquals(plain, HostJson.fieldName(plain), plain);
+        }
+    }
+
+    @Test
     void resultsFollowTheStatusRules() {
         HostResult pending = HostResult.of(HostResult.Status.pending, "abcdefghijklmnopqrstuvwxyz", null);
         assertEquals(pending, HostJson.parseResult(HostJson.writeResult(pending)));

@@ -14,7 +14,9 @@ import java.util.Optional;
 /**
  * The default {@link SecretStore}: one file per key under {@code <root>/.cotal}. Keys follow
  * {@link SecretKey} (relative, no {@code .}/{@code ..}, no NUL, nothing that leaves the root), and
- * no path component under {@code .cotal} may be a symbolic link. {@code put} writes a 0600 temp
+ * no path component under {@code .cotal} may be a symbolic link; every directory from
+ * {@code .cotal} down must be this user's ({@link PrivateFiles#requirePrivateDirectory}: one open
+ * to group or others is narrowed to 0700). {@code put} writes a 0600 temp
  * file in a 0700 directory, fsyncs it and renames it over the key, so a reader (thread or
  * process) sees the old or the new value, never a torn one. {@code get} is empty only when the
  * key is absent. Thread-safe; identity {@code {kind: fs, root}}.
@@ -81,10 +83,13 @@ public final class FileSecretStore implements SecretStore {
         if (!file.startsWith(top) || file.equals(top)) {
             throw CotalException.badRequest("key", "leaves the store's root");
         }
+        boolean present = true;
         for (Path dir = top; !dir.equals(file); dir = dir.resolve(file.getName(dir.getNameCount()))) {
             if (Files.isSymbolicLink(dir)) {
                 throw symlink(key);
             }
+            // this user's, 0700 (narrowed when open to others), never another user's (SPEC §7.1)
+            present = present && PrivateFiles.requirePrivateDirectory(dir, "'" + dir.getFileName() + "' directory");
         }
         return file;
     }

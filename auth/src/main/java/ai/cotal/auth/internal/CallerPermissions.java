@@ -3,6 +3,7 @@ package ai.cotal.auth.internal;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
@@ -19,7 +20,9 @@ import java.util.List;
  * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish}, subscribe {@code _INBOX_<nonce>.>} and
  * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code manager-caller} view (interactive
  * rows only) is issued: its ceiling is recorded through the plane's issued authority and the user
- * may read its own accepted row.
+ * may read its own accepted row. The caller has already checked that the nonce is the row's
+ * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
+ * principal's alone.
  */
 final class CallerPermissions {
     static final String MANAGER_CALLER = "manager-caller";
@@ -35,12 +38,13 @@ final class CallerPermissions {
         if (bearer.view().isEmpty()) {
             List<String> pub = new ArrayList<>();
             row.allowPublish().forEach(ch -> pub.add(p + ".chat." + row.owner() + "." + row.actor() + "." + ch));
-            List<String> sub = new ArrayList<>(List.of("_INBOX_" + nonce + ".>"));
+            List<String> sub = new ArrayList<>(List.of(InboxNonce.inboxPrefix(nonce) + ".>"));
             row.allowSubscribe().forEach(ch -> sub.add(p + ".chat.*.*." + ch));
             return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub), Permission.allow(sub), account, tags);
         }
         if (!bearer.view().get().equals(MANAGER_CALLER)) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, "unknown view '" + bearer.view().get() + "'");
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: unknown view '"
+                    + ai.cotal.core.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }
         if (row.kind() != ActorRow.Kind.INTERACTIVE) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "the manager-caller view is issued to interactive actors only");
@@ -48,7 +52,7 @@ final class CallerPermissions {
         List<String> calls = new ArrayList<>();
         bearer.scope().forEach(scope -> calls.add(p + ".svc.manager." + row.owner() + "." + scope));
         Ceiling ceiling = new Ceiling(calls.isEmpty() ? Ceiling.Side.none() : Ceiling.Side.patterns(calls, List.of()),
-                Ceiling.Side.patterns(List.of("_INBOX_" + nonce + ".>"), List.of()));
+                Ceiling.Side.patterns(List.of(InboxNonce.inboxPrefix(nonce) + ".>"), List.of()));
         Ceiling granted = options.plane().issueUserCaller(bearer, nonce, ceiling);
         String token = IssuedAuthority.acceptedToken(nonce);
         String bucket = StoreNames.bucket("accepted", space);

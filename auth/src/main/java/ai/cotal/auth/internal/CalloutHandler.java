@@ -3,7 +3,9 @@ package ai.cotal.auth.internal;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.jwt.AuthorizationRequestClaim;
 import ai.cotal.core.jwt.AuthorizationResponseClaim;
@@ -21,9 +23,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One authorization request, start to end (SPEC §13.16): open the sealed request, verify it came
- * from an expected server, validate the bearer, ask the plane, compute the permissions, mint the
- * user, answer sealed. A request that fails before the bearer step gets no answer at all (the
- * server denies on timeout); a refused bearer gets a signed, sealed error. Thread-safe.
+ * from an expected server, validate the bearer, ask the plane, check the inbox nonce is the
+ * principal's ({@link InboxNonce}), compute the permissions, mint the user, answer sealed. A request
+ * that fails before the bearer step gets no answer at all (the server denies on timeout); a refused
+ * connect gets a signed, sealed error whose text passes {@link CalloutRefusal} (nats-server logs it:
+ * no paths, no exception text). Thread-safe.
  */
 public final class CalloutHandler {
     /** The header carrying the server's curve key. */
@@ -69,9 +73,15 @@ public final class CalloutHandler {
         String response;
         try {
             response = admit(body);
-        } catch (CotalException e) {
-            LOG.info("auth-callout: space {}: refused a connect: {}", options.plane().space(), e.getMessage());
-            response = answer(body, serverId, null, e.getMessage());
+        } catch (RuntimeException e) {
+            String reason = CalloutRefusal.reason(e);
+            if (reason.equals(e.getMessage())) {
+                LOG.info("auth-callout: space {}: refused a connect: {}", options.plane().space(), reason);
+            } else { // the broker gets the generic text; the operator a path-free account of the failure
+                LOG.warn("auth-callout: space {}: refused a connect ({}): {}", options.plane().space(),
+                        e.getClass().getSimpleName(), CalloutRefusal.withoutPaths(e));
+            }
+            response = answer(body, serverId, null, reason);
         }
         return Optional.of(options.callout().xkey().seal(response.getBytes(StandardCharsets.US_ASCII), serverXkey));
     }
@@ -87,6 +97,10 @@ public final class CalloutHandler {
         if (nonce == null || !nonce.matches("[A-Za-z0-9_-]{8,120}")) {
             throw CotalException.badRequest("name", "the connection name must be the inbox nonce (8 to 120 of"
                     + " [A-Za-z0-9_-]); connect with inboxPrefix _INBOX_<nonce>");
+        }
+        if (!InboxNonce.belongsTo(nonce, row.owner(), row.actor())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
+                    + " derive it with InboxNonce.forPrincipal(owner, actor)");
         }
         UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce);
         Instant now = options.clock().instant();

@@ -7,6 +7,7 @@ import ai.cotal.auth.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -59,9 +60,9 @@ public final class CalloutScenario {
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> calloutConnect = i -> {
-                String nonce = "ibxbench" + nonces.incrementAndGet();
+                String nonce = InboxNonce.of(owner, "bench", "bench-" + nonces.incrementAndGet() + "-x");
                 return base(nats).authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
-                        .connectionName(nonce).inboxPrefix("_INBOX_" + nonce).build();
+                        .connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build();
             };
             IntFunction<Options> staticConnect = i -> base(nats).authHandler(staticCreds.authHandler())
                     .inboxPrefix(staticCreds.inboxPrefix()).build();

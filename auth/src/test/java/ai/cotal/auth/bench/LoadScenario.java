@@ -195,11 +195,11 @@ public final class LoadScenario {
             throw new CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "exchange answered " + response.statusCode());
         }
         String bearer = new ObjectMapper().readTree(response.body()).path("token").asText();
-        String nonce = "ibxload" + ids.incrementAndGet();
+        String nonce = ai.cotal.auth.InboxNonce.of(OWNER, "agent", "load" + ids.incrementAndGet() + "-bench");
         Violation violation = new Violation();
         Options options = new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
-                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce)
+                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(ai.cotal.auth.InboxNonce.inboxPrefix(nonce))
                 .errorListener(violation).build();
         Connection connection;
         try {

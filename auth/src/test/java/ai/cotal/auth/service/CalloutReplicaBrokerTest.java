@@ -82,6 +82,7 @@ class CalloutReplicaBrokerTest {
     void replicasRefuseOpenAdmissionAndAnswerForTheOtherSpaces(NatsBrokers brokers) throws Exception {
         NatsBroker nats = provision(brokers);
         String bearer;
+        String nonce = ai.cotal.auth.InboxNonce.forPrincipal("u_abcdefghijklmnopqrstuvwxyz", "laptop");
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
@@ -123,7 +124,7 @@ class CalloutReplicaBrokerTest {
             Options viaReplica = new Options.Builder().server(nats.url()).noReconnect()
                     .connectionTimeout(Duration.ofSeconds(10)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
                     .authHandler(callouts.get("alpha").sentinelCreds().authHandler()).token(bearer.toCharArray())
-                    .connectionName("ibxreplica1").inboxPrefix("_INBOX_ibxreplica1").build();
+                    .connectionName(nonce).inboxPrefix(ai.cotal.auth.InboxNonce.inboxPrefix(nonce)).build();
             try (Connection client = Nats.connect(viaReplica)) {
                 assertEquals(Connection.Status.CONNECTED, client.getStatus(), "only the replica answers alpha's callout");
             }

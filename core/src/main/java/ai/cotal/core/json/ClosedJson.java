@@ -26,6 +26,8 @@ import com.fasterxml.jackson.databind.type.LogicalType;
  */
 public final class ClosedJson {
     private static final java.util.regex.Pattern SHOWABLE_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_$-]{1,64}");
+    /** A name shaped like a secret: an nkey seed or public key, a capability, a token (SPEC §2). */
+    private static final java.util.regex.Pattern SECRET_SHAPED = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{32,}");
     private static final String HIDDEN_NAME = "<name not shown>";
 
     private static final ObjectMapper NATS = build(true);
@@ -142,12 +144,16 @@ public final class ClosedJson {
     }
 
     /**
-     * A field name as a refusal may show it: names of 1 to 64 of {@code [A-Za-z0-9_$-]} as they are,
-     * any other (an attacker's 64 KiB name, a secret pasted as a key, a newline) as
-     * {@value #HIDDEN_NAME}, so a message never carries input a log should not.
+     * A field name as a refusal may show it (SPEC §2): names of 1 to 64 of {@code [A-Za-z0-9_$-]}
+     * as they are, unless shaped like a secret (32 or more characters, all of
+     * {@code [A-Za-z0-9_-]}: an nkey seed or public key, a base32/base64url/hex capability or
+     * token); any other name (an attacker's 64 KiB name, a secret pasted as a key, a newline) as
+     * {@value #HIDDEN_NAME}, so a message never carries input a log should not. The same rule as
+     * {@code ai.cotal.servicehost.HostJson.fieldName}.
      */
     public static String fieldName(String name) {
-        return name != null && SHOWABLE_NAME.matcher(name).matches() ? name : HIDDEN_NAME;
+        return name != null && SHOWABLE_NAME.matcher(name).matches() && !SECRET_SHAPED.matcher(name).matches()
+                ? name : HIDDEN_NAME;
     }
 
     private static String pathOf(com.fasterxml.jackson.databind.JsonMappingException e) {

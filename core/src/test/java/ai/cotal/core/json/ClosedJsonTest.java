@@ -34,4 +34,22 @@ class ClosedJsonTest {
         assertEquals("<name not shown>", ClosedJson.fieldName("x".repeat(65)));
         assertEquals("kid", ClosedJson.fieldName("kid"));
     }
+
+    @Test
+    void aNameShapedLikeASeedAKeyOrACapabilityIsNotShownEvenAlone() {
+        String seed = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTBI"; // 58 characters, 1 to 64 of the set
+        CotalException e = refused("{\"ver\":1,\"" + seed + "\":2}");
+        assertFalse(e.getMessage().contains(seed), e.getMessage());
+        assertTrue(e.getMessage().contains("doc.<name not shown>"), e.getMessage());
+        for (String secretShaped : new String[] {seed,
+                "UAYIEI5SXGBQLUGSNE3VVWN2VHVRAKEJCTGM7FZCYPC6MEOJTBHCSW3M", // a public nkey
+                "Qm9ndXNDYXBhYmlsaXR5VG9rZW5fLTAxMjM0NTY3ODk", // a base64url capability
+                "0123456789abcdef0123456789abcdef", // 32 hex
+                "abcdefghijklmnopqrstuvwxyz234567"}) { // 32 base32
+            assertEquals("<name not shown>", ClosedJson.fieldName(secretShaped), secretShaped);
+        }
+        for (String plain : new String[] {"kid", "allowSubscribe", "x".repeat(31), "$schema", "a$" + "b".repeat(40)}) {
+            assertEquals(plain, ClosedJson.fieldName(plain), plain);
+        }
+    }
 }
