@@ -3,12 +3,10 @@ package ai.cotal.auth;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.json.ClosedJson;
-import ai.cotal.core.keys.NKeyCodec;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -31,7 +29,6 @@ import java.util.Optional;
 public final class ActorLedger {
     static final String INTERACTIVE = "actors";
     static final String MANAGED = "managed-actors";
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path stateDir;
     private final Clock clock;
@@ -70,7 +67,7 @@ public final class ActorLedger {
     /** Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid. */
     public ActorRow grantActor(String owner, String actor, Grant grant) {
         return write(new ActorRow(ActorRow.Kind.INTERACTIVE, owner, actor, grant.scope(), grant.allowSubscribe(),
-                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), newUid(),
+                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), ActorTokens.newLifecycleUid(),
                 clock.instant().toString()));
     }
 
@@ -218,12 +215,5 @@ public final class ActorLedger {
 
     private static CotalException denied(ConnectAttempt attempt, String why) {
         return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
-    }
-
-    /** A fresh lifecycle uid: 160 random bits, 32 base32 characters. */
-    static String newUid() {
-        byte[] bytes = new byte[20];
-        RANDOM.nextBytes(bytes);
-        return NKeyCodec.base32(bytes).toLowerCase(java.util.Locale.ROOT);
     }
 }
