@@ -46,16 +46,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Flood (issue #16 part 1): {@code scripts/bench FloodScenario [seconds] [off]} (default 30, 5 to
- * 600; loopback only; {@code off} runs the victim alone, the baseline). The stock service of one space with its default write budgets. One member (the
- * flooder) runs two threads of agent exchanges on the public face and four threads of
- * manager-caller connects under fresh nonces with one bearer (a refused connect holds a jnats
- * client for its 1 s connection timeout), as fast as the service answers, for the given time or
- * 1,000,000 attempts. Another member (the victim) meanwhile runs, every 3 s, an agent exchange
- * on the loopback face (on one machine both members are the peer 127.0.0.1, and the public
- * face's refusal throttle is per peer), a manager-caller connect under a fresh nonce and a
- * service-endpoint register (in process, through the plane, as the authority route does). Prints, per member and kind, attempts, successes, refusals and
- * p50/p99, and the bytes and messages of the auth, issued and accepted stores before and after;
- * exits 1 when any victim operation did not succeed.
+ * 600; loopback only; {@code off} runs the victim alone, the baseline). The stock service of one
+ * space with its default write budgets. One member (the flooder) runs two threads of agent
+ * exchanges on the public face and four threads of manager-caller connects under fresh nonces
+ * with one bearer (a refused connect holds a jnats client for its 1 s connection timeout), as
+ * fast as the service answers, for the given time or 1,000,000 attempts. Another member (the
+ * victim) meanwhile runs, every 3 s, an agent exchange on the loopback face (on one machine both
+ * members are the peer 127.0.0.1, and the public face's refusal throttle is per peer), a
+ * manager-caller connect under a fresh nonce and a service-endpoint register (in process,
+ * through the plane, as the authority route does). Prints, per member and kind, attempts,
+ * successes, refusals and p50/p99, and the bytes and messages of the auth, issued and accepted
+ * stores before and after; exits 1 when any victim operation did not succeed.
  */
 public final class FloodScenario {
     private static final String FLOODER = "u_floodfloodfloodfloodfloodf";

@@ -65,9 +65,10 @@ class CredentialRowTtlBrokerTest {
     @Test
     void anExpiredRowReadsAsAbsentIsRefusedAtConnectAndARevokedRowNeverReturns(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
-        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), new ai.cotal.core.trust.SpaceAuth(f.broker, f.space).strip(), AuthorityRole.WRITER,
+        ai.cotal.core.trust.SpaceSigner signer = new ai.cotal.core.trust.SpaceAuth(f.broker, f.space).strip();
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
                 Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { });
-             AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), new ai.cotal.core.trust.SpaceAuth(f.broker, f.space).strip(), AuthorityRole.READER,
+             AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
                 Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { });
              Connection admin = f.admin(nats)) {
             SpaceStores.setup(writer.connection(), "alpha");

@@ -22,7 +22,7 @@ public final class StoreSpecs {
     public static final Duration AUTH_MARKER_TTL = Duration.ofHours(1);
     private static final Duration DUPLICATE_WINDOW = Duration.ofMinutes(2);
     private static final long MIB = 1024L * 1024;
-    /** {@code max_bytes} of the auth store: credential rows (each lives its TTL, then a marker 1 h), gates, endpoint rows. */
+    /** {@code max_bytes} of the auth store: credential rows (each its TTL, then a 1 h marker), gates, endpoint rows. */
     public static final long AUTH_BYTES = 256 * MIB;
     /** {@code max_bytes} of the records store. */
     public static final long RECORDS_BYTES = 256 * MIB;
@@ -53,43 +53,43 @@ public final class StoreSpecs {
 
     /** Gates, credential rows and the {@code plane} key. Fenced reads only (no direct get); markers expire. */
     public static StreamConfiguration auth(String space) {
-        return kv("auth", space).maxBytes(AUTH_BYTES).maxMessagesPerSubject(1).allowRollup(true).denyDelete(true).denyPurge(false)
+        return kv("auth", space, AUTH_BYTES).maxMessagesPerSubject(1).allowRollup(true).denyDelete(true).denyPurge(false)
                 .allowDirect(false).allowMessageTtl(true).subjectDeleteMarkerTtl(AUTH_MARKER_TTL).build();
     }
 
     /** Service records: one value per key, never rolled up, deleted or purged. */
     public static StreamConfiguration records(String space) {
-        return kv("records", space).maxBytes(RECORDS_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true).denyPurge(true)
+        return kv("records", space, RECORDS_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true).denyPurge(true)
                 .allowDirect(true).build();
     }
 
     /** Issued-authority evidence: append-only (the first message on a key is the record), bounded retention. */
     public static StreamConfiguration issued(String space) {
-        return kv("issued", space).maxBytes(ISSUED_BYTES).maxMessagesPerSubject(-1).allowRollup(false).denyDelete(true).denyPurge(true)
+        return kv("issued", space, ISSUED_BYTES).maxMessagesPerSubject(-1).allowRollup(false).denyDelete(true).denyPurge(true)
                 .allowDirect(false).maxAge(ISSUED_RETENTION).build();
     }
 
     /** Accepted rows: write-once per key (the broker refuses a second write), bounded retention. */
     public static StreamConfiguration accepted(String space) {
-        return kv("accepted", space).maxBytes(ACCEPTED_BYTES).maxMessagesPerSubject(1).discardNewPerSubject(true).allowRollup(false)
+        return kv("accepted", space, ACCEPTED_BYTES).maxMessagesPerSubject(1).discardNewPerSubject(true).allowRollup(false)
                 .denyDelete(true).denyPurge(true).allowDirect(true).maxAge(ISSUED_RETENTION).build();
     }
 
     /** Admission rows of runs and service endpoints: compare-and-set state, fenced reads, never deleted. */
     public static StreamConfiguration admission(String space) {
-        return kv("admission", space).maxBytes(ADMISSION_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true).denyPurge(true)
-                .allowDirect(false).build();
+        return kv("admission", space, ADMISSION_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true)
+                .denyPurge(true).allowDirect(false).build();
     }
 
     /** The channel registry and the space default ({@code =defaults}). */
     public static StreamConfiguration channels(String space) {
-        return kv("channels", space).maxBytes(CHANNELS_BYTES).maxMessagesPerSubject(1).allowRollup(true).denyDelete(true).denyPurge(false)
+        return kv("channels", space, CHANNELS_BYTES).maxMessagesPerSubject(1).allowRollup(true).denyDelete(true).denyPurge(false)
                 .allowDirect(true).build();
     }
 
-    private static StreamConfiguration.Builder kv(String kind, String space) {
+    private static StreamConfiguration.Builder kv(String kind, String space, long maxBytes) {
         String bucket = StoreNames.bucket(kind, space);
-        return StreamConfiguration.builder().name("KV_" + bucket).subjects("$KV." + bucket + ".>")
+        return StreamConfiguration.builder().name("KV_" + bucket).subjects("$KV." + bucket + ".>").maxBytes(maxBytes)
                 .retentionPolicy(RetentionPolicy.Limits).storageType(StorageType.File).replicas(1)
                 .discardPolicy(DiscardPolicy.New).maxMessages(-1).maxMsgSize(-1)
                 .duplicateWindow(DUPLICATE_WINDOW);
