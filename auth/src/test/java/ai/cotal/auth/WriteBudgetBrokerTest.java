@@ -146,6 +146,28 @@ class WriteBudgetBrokerTest {
     }
 
     @Test
+    void theBudgetOptionsAreValidatedNamingTheOption() {
+        java.util.Map<String, java.util.function.UnaryOperator<AuthPlaneOptions.Builder>> bad = java.util.Map.of(
+                "mintsPerPrincipalPerMinute", b -> b.mintsPerPrincipalPerMinute(0),
+                "mintsPerSpacePerMinute", b -> b.mintsPerSpacePerMinute(1_000_001),
+                "issuancesPerPrincipalPerMinute", b -> b.issuancesPerPrincipalPerMinute(-1),
+                "issuancesPerSpacePerMinute", b -> b.issuancesPerSpacePerMinute(0));
+        bad.forEach((option, set) -> {
+            CotalException e = assertThrows(CotalException.class, () -> set.apply(AuthPlaneOptions.builder()
+                    .server("nats://127.0.0.1:4222").space("alpha").stateDir(stateDir).secretStore(f.plane.store)
+                    .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())).build());
+            assertEquals(ErrorCode.BAD_REQUEST, e.code());
+            assertTrue(e.getMessage().contains(option), e.getMessage());
+        });
+        AuthPlaneOptions defaults = AuthPlaneOptions.builder().server("nats://127.0.0.1:4222").space("alpha")
+                .stateDir(stateDir).secretStore(f.plane.store)
+                .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build();
+        assertEquals(List.of(60, 600, 30, 300), List.of(defaults.mintsPerPrincipalPerMinute(),
+                defaults.mintsPerSpacePerMinute(), defaults.issuancesPerPrincipalPerMinute(),
+                defaults.issuancesPerSpacePerMinute()));
+    }
+
+    @Test
     void theWriterBoundsAnAuthStoreOfTheOlderShape(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (Connection admin = f.plane.admin(nats)) {

@@ -160,6 +160,11 @@ public final class WriteBudget {
         }
     }
 
+    /** How many principal windows are held (tests: the memory bound). */
+    synchronized int principalsHeld() {
+        return principals.size();
+    }
+
     private static CotalException refused(Kind kind, String who, int limit, String per) {
         return new CotalException(ErrorCode.RESOURCE_EXHAUSTED, kind.budget + ": " + who + " made " + limit + " "
                 + kind.made + " in the last minute (limit " + limit + " " + per + " per minute); " + kind.retry);
