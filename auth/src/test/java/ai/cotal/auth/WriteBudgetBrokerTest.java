@@ -146,6 +146,40 @@ class WriteBudgetBrokerTest {
     }
 
     @Test
+    void issuedStorePressureRefusesNewIssuancesButNotConfirms(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        long bound = 128 * 1024;
+        String issued = "KV_cotal_issued_alpha";
+        try (Connection admin = f.plane.admin(nats)) {
+            admin.jetStreamManagement().addStream(StreamConfiguration.builder(StoreSpecs.issued("alpha")).maxBytes(bound)
+                    .build());
+            try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.plane.options(nats, stateDir)
+                    .issuancesPerPrincipalPerMinute(1_000_000).issuancesPerSpacePerMinute(1_000_000).build())) {
+                BearerClaims bearer = plane.verifyBearer(managerBearer(plane, grant(plane, "laptop")));
+                ai.cotal.core.issued.Ceiling ceiling = new ai.cotal.core.issued.Ceiling(
+                        ai.cotal.core.issued.Ceiling.Side.patterns(List.of("P.svc.manager.x.chat"), List.of()),
+                        ai.cotal.core.issued.Ceiling.Side.none());
+                CotalException pressure = null;
+                int n = 0;
+                while (pressure == null && n < 2_000) { // 128 KiB holds under 100 issuances
+                    try {
+                        plane.issueUserCaller(bearer, "ibx-pressure-" + n, ceiling);
+                        n++;
+                    } catch (CotalException e) {
+                        pressure = e;
+                    }
+                }
+                assertTrue(pressure != null && pressure.code() == ErrorCode.RESOURCE_EXHAUSTED, String.valueOf(pressure));
+                assertTrue(pressure.getMessage().startsWith("store pressure: " + issued + " at "), pressure.getMessage());
+                assertTrue(pressure.getMessage().contains("new manager-caller issuances"), pressure.getMessage());
+                assertTrue(state(admin, issued).getByteCount() < bound, "refused before the broker's bound");
+                assertEquals(ceiling, plane.issueUserCaller(bearer, "ibx-pressure-0", ceiling),
+                        "a confirm writes nothing and is not refused");
+            }
+        }
+    }
+
+    @Test
     void theBudgetOptionsAreValidatedNamingTheOption() {
         java.util.Map<String, java.util.function.UnaryOperator<AuthPlaneOptions.Builder>> bad = java.util.Map.of(
                 "mintsPerPrincipalPerMinute", b -> b.mintsPerPrincipalPerMinute(0),
