@@ -17,7 +17,9 @@ import javax.net.ssl.SSLContext;
  * the broker URLs, the space, its state directory (actor ledger, IdP pin), the
  * {@link SecretStore}, the data account's signer ({@code {pub, signingSeed}}), the clock, the
  * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime
- * (5 s to 24 h, default 15 min) and an optional TLS context.
+ * (5 s to 24 h, default 15 min), an optional TLS context, and the write budgets of SPEC §13.20
+ * (credential mints and issuances per principal and per space per rolling minute, each 1 to
+ * 1,000,000; defaults 60 and 30 per principal, 600 and 300 per space).
  */
 public final class AuthPlaneOptions {
     /** The standing authority credential lifetime unless set. */
@@ -33,8 +35,25 @@ public final class AuthPlaneOptions {
     private final Duration standingTtl;
     private final Optional<SSLContext> sslContext;
     private final Optional<ServiceEndpoints> serviceEndpoints;
+    private final int mintsPerPrincipalPerMinute;
+    private final int mintsPerSpacePerMinute;
+    private final int issuancesPerPrincipalPerMinute;
+    private final int issuancesPerSpacePerMinute;
+
+    /** Credential mints a principal may make per rolling minute unless set. */
+    public static final int DEFAULT_MINTS_PER_PRINCIPAL = 60;
+    /** Credential mints a space may make per rolling minute unless set. */
+    public static final int DEFAULT_MINTS_PER_SPACE = 600;
+    /** Issuances (manager-caller connects under a new nonce) a principal may make per rolling minute unless set. */
+    public static final int DEFAULT_ISSUANCES_PER_PRINCIPAL = 30;
+    /** Issuances a space may make per rolling minute unless set. */
+    public static final int DEFAULT_ISSUANCES_PER_SPACE = 300;
 
     private AuthPlaneOptions(Builder b) {
+        this.mintsPerPrincipalPerMinute = b.mintsPerPrincipal;
+        this.mintsPerSpacePerMinute = b.mintsPerSpace;
+        this.issuancesPerPrincipalPerMinute = b.issuancesPerPrincipal;
+        this.issuancesPerSpacePerMinute = b.issuancesPerSpace;
         this.servers = List.copyOf(b.servers);
         this.space = b.space;
         this.stateDir = b.stateDir.toAbsolutePath().normalize();
@@ -98,6 +117,26 @@ public final class AuthPlaneOptions {
         return sslContext;
     }
 
+    /** Credential-row mints one principal ({@code owner.actor}) may make per rolling minute (SPEC §13.20). */
+    public int mintsPerPrincipalPerMinute() {
+        return mintsPerPrincipalPerMinute;
+    }
+
+    /** Credential-row mints the whole space may make per rolling minute. */
+    public int mintsPerSpacePerMinute() {
+        return mintsPerSpacePerMinute;
+    }
+
+    /** Issuances (manager-caller connects under a new nonce) one principal may make per rolling minute. */
+    public int issuancesPerPrincipalPerMinute() {
+        return issuancesPerPrincipalPerMinute;
+    }
+
+    /** Issuances the whole space may make per rolling minute. */
+    public int issuancesPerSpacePerMinute() {
+        return issuancesPerSpacePerMinute;
+    }
+
     /** Builds {@link AuthPlaneOptions}; {@link #build()} names the first bad option. */
     public static final class Builder {
         private List<String> servers = List.of();
@@ -110,8 +149,36 @@ public final class AuthPlaneOptions {
         private Duration standingTtl = DEFAULT_STANDING_TTL;
         private SSLContext sslContext;
         private ServiceEndpoints serviceEndpoints;
+        private int mintsPerPrincipal = DEFAULT_MINTS_PER_PRINCIPAL;
+        private int mintsPerSpace = DEFAULT_MINTS_PER_SPACE;
+        private int issuancesPerPrincipal = DEFAULT_ISSUANCES_PER_PRINCIPAL;
+        private int issuancesPerSpace = DEFAULT_ISSUANCES_PER_SPACE;
 
         private Builder() {
+        }
+
+        /** Credential-row mints per principal per rolling minute (1 to 1,000,000; default 60). */
+        public Builder mintsPerPrincipalPerMinute(int limit) {
+            this.mintsPerPrincipal = limit;
+            return this;
+        }
+
+        /** Credential-row mints per space per rolling minute (1 to 1,000,000; default 600). */
+        public Builder mintsPerSpacePerMinute(int limit) {
+            this.mintsPerSpace = limit;
+            return this;
+        }
+
+        /** Issuances per principal per rolling minute (1 to 1,000,000; default 30). */
+        public Builder issuancesPerPrincipalPerMinute(int limit) {
+            this.issuancesPerPrincipal = limit;
+            return this;
+        }
+
+        /** Issuances per space per rolling minute (1 to 1,000,000; default 300). */
+        public Builder issuancesPerSpacePerMinute(int limit) {
+            this.issuancesPerSpace = limit;
+            return this;
         }
 
         public Builder servers(List<String> urls) {
@@ -206,7 +273,17 @@ public final class AuthPlaneOptions {
                     || standingTtl.compareTo(Duration.ofHours(24)) > 0) {
                 throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
             }
+            budget("mintsPerPrincipalPerMinute", mintsPerPrincipal);
+            budget("mintsPerSpacePerMinute", mintsPerSpace);
+            budget("issuancesPerPrincipalPerMinute", issuancesPerPrincipal);
+            budget("issuancesPerSpacePerMinute", issuancesPerSpace);
             return new AuthPlaneOptions(this);
+        }
+
+        private static void budget(String field, int value) {
+            if (value < 1 || value > 1_000_000) {
+                throw CotalException.badRequest(field, "must be between 1 and 1,000,000");
+            }
         }
     }
 }

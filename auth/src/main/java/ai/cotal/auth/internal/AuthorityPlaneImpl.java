@@ -55,6 +55,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final PlaneClaim claim;
     private final ActorLedger ledger;
     private final CredentialRows credentials;
+    private final WriteBudget budget;
     private final BearerIssuer issuer;
     private final AuthorityConnection discovery;
     private final ServiceEndpointEngine endpoints;
@@ -80,7 +81,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.issuer = issuer;
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         this.credentials = new CredentialRows(space, writer.connection(), reader, options.clock());
-        this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock());
+        this.budget = WriteBudget.forPlane(options, writer.connection());
+        this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock(), budget);
         this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
@@ -247,6 +249,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
                     + ": lifecycle uid is not the grant's");
         }
+        budget.charge(WriteBudget.Kind.MINT, owner, actor); // SPEC §13.20: refused before anything is written
         return credentials.mint(owner, actor, lifecycleUid);
     }
 

@@ -10,7 +10,7 @@ import java.util.List;
  * role subscribes only its own inbox; JetStream subjects are enumerated per stream.
  */
 public enum AuthorityRole {
-    /** Creates and verifies the stores, writes credential rows. */
+    /** Creates, verifies and bounds the stores, writes credential rows, reads the stores' pressure. */
     WRITER("auth-mint"),
     /** The only role that writes the {@code plane} key. */
     BARRIER("auth-barrier"),
@@ -58,6 +58,7 @@ public enum AuthorityRole {
                 for (String kind : StoreNames.AUTHORITY_BUCKETS) {
                     pub.add(JS + "STREAM.CREATE." + StoreNames.bucketStream(kind, space));
                     pub.add(JS + "STREAM.INFO." + StoreNames.bucketStream(kind, space));
+                    pub.add(JS + "STREAM.UPDATE." + StoreNames.bucketStream(kind, space)); // bounds an unbounded store (SPEC §6)
                 }
                 pub.add(JS + "STREAM.MSG.GET." + auth);
                 pub.add("$KV." + authBucket + ".cred.>");

@@ -18,10 +18,16 @@ import java.time.Clock;
 /**
  * Credential rows {@code cred.<id>} in {@code cotal_auth_<space>}: {@code {version: 1, owner,
  * actor, lifecycleUid, issuedAt}}. Written by the writer, read by the reader (leader reads); a
- * bearer may connect only while the row it names is live for its principal and uid.
+ * bearer may connect only while the row it names is live for its principal and uid. Every row is
+ * written with a per-message TTL ({@link #ROW_TTL}): the broker removes it when the credential
+ * has expired, leaving a marker that reads as absent (SPEC §13.14).
  */
 final class CredentialRows {
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** How long a row outlives the longest bearer minted for it, for clock skew and the connect check. */
+    static final java.time.Duration GRACE = java.time.Duration.ofSeconds(60);
+    /** A credential row's TTL: the longest bearer ({@code BearerIssuer.MAX_TTL}, 900 s) plus {@link #GRACE}. */
+    static final java.time.Duration ROW_TTL = ai.cotal.auth.BearerIssuer.MAX_TTL.plus(GRACE);
 
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
@@ -37,16 +43,27 @@ final class CredentialRows {
     private final AuthorityConnection reader;
     private final ai.cotal.core.connect.ConnectedWait writerOnline;
     private final KeyValue writerBucket;
+    private final io.nats.client.JetStream writerStream;
+    private final String subjectPrefix;
     private final KeyValue readerBucket;
     private final Clock clock;
+    private final io.nats.client.MessageTtl ttl;
 
     CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock) {
+        this(space, writer, reader, clock, ROW_TTL);
+    }
+
+    /** Rows written with {@code rowTtl} (whole seconds, at least 1) instead of {@link #ROW_TTL}: tests only. */
+    CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock, java.time.Duration rowTtl) {
+        this.ttl = io.nats.client.MessageTtl.seconds((int) Math.max(1, rowTtl.toSeconds()));
         this.space = space;
         this.reader = reader;
         this.writerOnline = ai.cotal.core.connect.ConnectedWait.on(writer);
         this.clock = clock;
         try {
             this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
+            this.writerStream = writer.jetStream();
+            this.subjectPrefix = "$KV." + StoreNames.bucket("auth", space) + ".";
             // the connect check answers inside the broker's auth timeout: a read whose answer was lost
             // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
             this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space),
@@ -68,7 +85,7 @@ final class CredentialRows {
         String key = "cred." + id;
         try {
             return writerOnline.run(() -> {
-                writerBucket.create(key, row);
+                writerBucket.create(key, row, ttl);
                 return id;
             }, () -> {
                 if (!createAgain(key, row)) {
@@ -84,13 +101,14 @@ final class CredentialRows {
 
     /**
      * The retry of a create whose answer was lost: a strict create (fails on any message on the
-     * key, tombstones too, so a revoked row is never written back). True when it wrote the row now
-     * or the first try had landed (the key holds a put of exactly {@code row}); false when the
-     * key holds anything else.
+     * key, tombstones and expiry markers too, so a revoked row is never written back), with the
+     * same TTL. True when it wrote the row now or the first try had landed (the key holds a put of
+     * exactly {@code row}); false when the key holds anything else.
      */
     boolean createAgain(String key, byte[] row) throws IOException, JetStreamApiException {
         try {
-            writerBucket.update(key, row, 0);
+            writerStream.publish(subjectPrefix + key, row, io.nats.client.PublishOptions.builder()
+                    .expectedLastSubjectSequence(0).messageTtl(ttl).build());
             return true;
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE || e.getApiErrorCode() == SEQUENCE_TEMPORARILY_UNKNOWN) {
@@ -144,7 +162,7 @@ final class CredentialRows {
         }
         KeyValueEntry entry = read(id);
         if (entry == null || entry.getOperation() != KeyValueOperation.PUT) {
-            throw denied(attempt, "names a credential that was revoked or never issued");
+            throw denied(attempt, "names a credential that was revoked, expired or never issued");
         }
         Row row;
         try {

@@ -16,16 +16,21 @@ import java.util.Optional;
 
 /**
  * The issued-caller path (SPEC §13.15) over one issuer connection, with actor-ledger sources
- * answered from a ledger: shared by the authority plane and a callout replica. Thread-safe.
+ * answered from a ledger: shared by the authority plane and a callout replica. A new issuance is
+ * charged to the {@link WriteBudget} (SPEC §13.20) before anything is written; a confirm writes
+ * nothing and is not charged. Thread-safe.
  */
 public final class IssuedCallers {
     private final String space;
     private final ActorLedger ledger;
     private final IssuedAuthority issued;
+    private final WriteBudget budget;
 
-    public IssuedCallers(String space, Connection issuerConnection, ActorLedger ledger, Clock clock) {
+    /** Issued callers of {@code space}; every new issuance is charged to {@code budget}. */
+    public IssuedCallers(String space, Connection issuerConnection, ActorLedger ledger, Clock clock, WriteBudget budget) {
         this.space = space;
         this.ledger = ledger;
+        this.budget = java.util.Objects.requireNonNull(budget, "budget");
         this.issued = IssuedAuthority.bind(issuerConnection, space, this::sourceIsLive, clock);
     }
 
@@ -45,12 +50,14 @@ public final class IssuedCallers {
 
     /**
      * Writes the accepted row of {@code connId} with a fresh generation the first time; a reconnect
-     * under the same id confirms it when principal, uid and ceiling are the same.
+     * under the same id confirms it when principal, uid and ceiling are the same. A new id is
+     * charged to the budget first ({@code resource-exhausted} naming the limit, nothing written).
      */
     public Ceiling issue(BearerClaims bearer, String connId, Ceiling ceiling) {
         String token = IssuedAuthority.acceptedToken(connId);
         Optional<IssuedRef> existing = issued.accepted(token);
         if (existing.isEmpty()) {
+            budget.charge(WriteBudget.Kind.ISSUANCE, bearer.owner(), bearer.actor());
             IssuedRef ref = new IssuedRef(space, bearer.owner(), bearer.actor(), bearer.lifecycleUid(),
                     IssuedAuthority.newGeneration());
             Source source = new Source(space, actorsBucket(), "actor." + bearer.owner() + "." + bearer.actor() + "."

@@ -24,7 +24,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * ({@link CalloutAuthority}) from the space's ledger directory, its credential rows (read on a
  * reader connection) and the issuer's public key, with issued callers written on an issuer
  * connection. It holds no plane claim and opens no service-endpoint connection. A failed renewal
- * makes it refuse with {@code unavailable} from then on. Thread-safe.
+ * makes it refuse with {@code unavailable} from then on. Issuances are charged to a
+ * {@link WriteBudget} of its own with the default limits (SPEC §13.20: replicas count on their own)
+ * and the issued and accepted stores' pressure, read on the issuer connection. Thread-safe.
  */
 public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     private final String space;
@@ -47,7 +49,8 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
         this.ledger = ledger;
         this.credentials = new CredentialRows(space, reader.connection(), reader, clock);
         this.bearers = bearers;
-        this.issued = new IssuedCallers(space, issuer.connection(), ledger, clock);
+        this.issued = new IssuedCallers(space, issuer.connection(), ledger, clock,
+                WriteBudget.forReplica(space, issuer.connection(), clock));
     }
 
     /** Opens the reader and issuer connections of {@code signer}'s space. */

@@ -27,6 +27,16 @@ final class BenchSpace {
         return store;
     }
 
+    /**
+     * Raises the plane's write budgets (SPEC §13.20) to their maximum: the throughput scenarios
+     * measure the raw mint and issuance paths from one principal, far above what the default
+     * budgets admit (FloodScenario measures the budgets themselves).
+     */
+    static ai.cotal.auth.AuthPlaneOptions.Builder unbudgeted(ai.cotal.auth.AuthPlaneOptions.Builder options) {
+        return options.mintsPerPrincipalPerMinute(1_000_000).mintsPerSpacePerMinute(1_000_000)
+                .issuancesPerPrincipalPerMinute(1_000_000).issuancesPerSpacePerMinute(1_000_000);
+    }
+
     /** A plaintext broker with the space and {@code extraAccountJwts} (a callout account). */
     static NatsBroker broker(SpaceAuth auth, String... extraAccountJwts) {
         return NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(), List.of(auth.space()),

@@ -46,8 +46,9 @@ public final class ExchangeScenario {
         Path stateDir = Files.createTempDirectory("exchange-scenario");
         HttpClient http = HttpClient.newHttpClient();
         try (NatsBroker nats = BenchSpace.broker(auth);
-             AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(stateDir).secretStore(store).signer(auth.strip()).clock(clock).build());
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(BenchSpace.unbudgeted(AuthPlaneOptions.builder()
+                     .server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store).signer(auth.strip())
+                     .clock(clock)).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .build())) {
             ActorRow row = plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(),

@@ -39,8 +39,8 @@ public final class PlaneScenario {
         InMemorySecretStore store = BenchSpace.store(auth);
         Path stateDir = Files.createTempDirectory("plane-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth)) {
-            AuthPlaneOptions options = AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
-                    .secretStore(store).signer(auth.strip()).clock(clock).build();
+            AuthPlaneOptions options = BenchSpace.unbudgeted(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
+                    .stateDir(stateDir).secretStore(store).signer(auth.strip()).clock(clock)).build();
             Creds plain = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             long[] floorOpen = new long[rounds];
             long[] open = new long[rounds];

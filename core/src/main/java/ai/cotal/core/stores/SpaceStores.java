@@ -16,13 +16,18 @@ import java.util.Optional;
 /**
  * Creates, then verifies, every authority store of a space (SPEC §6). Idempotent: a store that
  * exists with the expected configuration is left alone. A store whose configuration drifted is
- * refused loudly and left exactly as it is, never adopted or updated; an issued or accepted store
- * from before bounded retention is refused with the recreation step. A broker older than 2.12 is
- * refused before anything is created. Stateless; the caller owns the connection (a provisioner
- * credential suffices).
+ * refused loudly and left exactly as it is, never adopted or updated, with one exception: a store
+ * from before bounded stores, unbounded ({@code max_bytes -1}) and otherwise exactly as
+ * expected, has its {@code max_bytes} tightened to the spec bound by a stream update (logged).
+ * An operator's own bound (at least {@link StoreSpecs#MIN_OPERATOR_BYTES}) is kept. An issued or
+ * accepted store from before bounded retention is refused with the recreation step. A broker
+ * older than 2.12 is refused before anything is created. Stateless; the caller owns the
+ * connection (a provisioner credential, or the plane's writer; both may update these streams).
  */
 public final class SpaceStores {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SpaceStores.class);
     private static final int STREAM_NOT_FOUND = 10059;
+    private static final int INSUFFICIENT_STORAGE = 10047;
     private static final int[] MINIMUM_BROKER = {2, 12};
 
     private SpaceStores() {
@@ -38,6 +43,9 @@ public final class SpaceStores {
             StreamConfiguration live = info(jsm, expected.getName())
                     .map(StreamInfo::getConfiguration)
                     .orElseGet(() -> create(jsm, expected));
+            if (StoreDrift.onlyUnbounded(expected, live)) {
+                live = bound(jsm, expected, live);
+            }
             verify(expected, live);
             names.add(expected.getName());
         }
@@ -56,6 +64,20 @@ public final class SpaceStores {
         throw CotalException.failedPrecondition("store " + expected.getName() + " exists with another configuration ("
                 + String.join("; ", differences) + "); it is refused, not adopted: restore the expected configuration"
                 + " or remove the store deliberately");
+    }
+
+    /** Tightens exactly {@code max_bytes} of an unbounded store to the spec bound; nothing else changes. */
+    private static StreamConfiguration bound(JetStreamManagement jsm, StreamConfiguration expected, StreamConfiguration live) {
+        try {
+            StreamConfiguration updated = jsm.updateStream(StreamConfiguration.builder(live)
+                    .maxBytes(expected.getMaxBytes()).build()).getConfiguration();
+            LOG.info("space-stores: bounded {}: max_bytes -1 -> {} (SPEC §6)", expected.getName(), expected.getMaxBytes());
+            return updated;
+        } catch (JetStreamApiException e) {
+            throw apiFailure("bound " + expected.getName() + " to max_bytes " + expected.getMaxBytes(), e);
+        } catch (IOException e) {
+            throw unavailable("bound " + expected.getName(), e);
+        }
     }
 
     static Optional<StreamInfo> info(JetStreamManagement jsm, String stream) {
@@ -114,8 +136,10 @@ public final class SpaceStores {
     static CotalException apiFailure(String what, JetStreamApiException e) {
         ErrorCode code = e.getApiErrorCode() == 10003 || e.getErrorCode() == 403 ? ErrorCode.PERMISSION_DENIED
                 : ErrorCode.FAILED_PRECONDITION;
+        String hint = e.getApiErrorCode() == INSUFFICIENT_STORAGE ? ": the broker reserves every store's max_bytes in"
+                + " its max_file_store; raise max_file_store or give the space's stores smaller bounds (SPEC §6)" : "";
         return new CotalException(code, "cannot " + what + ": the broker answered " + e.getApiErrorCode() + " ("
-                + e.getErrorDescription() + ")", e);
+                + e.getErrorDescription() + ")" + hint, e);
     }
 
     static CotalException unavailable(String what, IOException e) {

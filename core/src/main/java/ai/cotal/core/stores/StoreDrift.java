@@ -39,17 +39,36 @@ final class StoreDrift {
     private StoreDrift() {
     }
 
-    /** The fields whose live value differs from the expected one, as {@code name: live, expected x}. */
+    /**
+     * The fields whose live value differs from the expected one, as {@code name: live, expected x}.
+     * {@code max_bytes} is not drift when the live store carries an operator's bound of at least
+     * {@link StoreSpecs#MIN_OPERATOR_BYTES} (SPEC §6); unbounded ({@code -1}) is drift here, and
+     * {@link SpaceStores#setup} tightens it.
+     */
     static List<String> differences(StreamConfiguration expected, StreamConfiguration live) {
         List<String> out = new ArrayList<>();
         for (Field field : FIELDS) {
             Object want = field.read().apply(expected);
             Object have = field.read().apply(live);
+            if (field.name().equals("max_bytes") && operatorBound(live.getMaxBytes())) {
+                continue;
+            }
             if (!Objects.equals(want, have)) {
                 out.add(field.name() + " is " + have + ", expected " + want);
             }
         }
         return out;
+    }
+
+    /** A bound an operator may set instead of the default: at least {@link StoreSpecs#MIN_OPERATOR_BYTES}. */
+    static boolean operatorBound(long maxBytes) {
+        return maxBytes >= StoreSpecs.MIN_OPERATOR_BYTES;
+    }
+
+    /** True when {@code live} differs from {@code expected} only by being unbounded (the shape before bounds). */
+    static boolean onlyUnbounded(StreamConfiguration expected, StreamConfiguration live) {
+        return live.getMaxBytes() == -1 && differences(expected, StreamConfiguration.builder(live)
+                .maxBytes(expected.getMaxBytes()).build()).isEmpty();
     }
 
     private static long millis(Duration duration) {

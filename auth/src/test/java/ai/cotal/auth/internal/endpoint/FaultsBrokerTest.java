@@ -21,7 +21,6 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.nio.file.Path;
 import java.util.List;
@@ -108,17 +107,21 @@ class FaultsBrokerTest {
         PlaneFixture f = new PlaneFixture();
         NatsBroker nats = brokers.start(b -> ServerConfig.render(f.broker, List.of(f.space), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).maxFileStore(8L * 1024 * 1024).build()));
+        try (Connection admin = f.admin(nats)) { // every store reserves its max_bytes: fit the six in the 8 MiB (SPEC §6)
+            for (StreamConfiguration spec : ai.cotal.core.stores.StoreSpecs.authority("alpha")) {
+                admin.jetStreamManagement().addStream(StreamConfiguration.builder(spec).maxBytes(1024 * 1024).build());
+            }
+        }
         try (AuthAuthorityPlane plane = open(f, nats, stateDir); Connection admin = f.admin(nats)) {
-            admin.jetStreamManagement().addStream(StreamConfiguration.builder().name("FILL").subjects("fill.>")
-                    .storageType(StorageType.File).build());
+            String fill = "$KV." + ai.cotal.core.stores.StoreNames.bucket("auth", "alpha") + ".fill.";
             int refusedSizes = 0;
             int n = 0;
             for (int size : new int[] {512 * 1024, 64 * 1024, 8 * 1024, 1024, 128, 16}) {
-                while (true) { // fill with ever smaller blocks until even the smallest is refused
+                while (true) { // fill the auth store with ever smaller blocks until even the smallest is refused
                     try {
-                        admin.jetStream().publish("fill." + n++, new byte[size]);
+                        admin.jetStream().publish(fill + n++, new byte[size]);
                     } catch (JetStreamApiException e) {
-                        refusedSizes++; // insufficient storage
+                        refusedSizes++; // maximum bytes exceeded
                         break;
                     }
                 }
@@ -134,7 +137,8 @@ class FaultsBrokerTest {
             assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.stores.StoreNames
                     .bucket("auth", "alpha")).getStreamState().getLastSequence(), "nothing was written");
 
-            admin.jetStreamManagement().deleteStream("FILL");
+            admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.stores.StoreNames.bucket("auth", "alpha"),
+                    io.nats.client.PurgeOptions.subject(fill + ">"));
             HostResult pending = plane.serviceEndpointAuthority(OWNER, register);
             assertEquals(HostResult.Status.pending, pending.status(), String.valueOf(pending.reason()));
         }
