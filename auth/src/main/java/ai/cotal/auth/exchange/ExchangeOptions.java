@@ -113,8 +113,8 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
 
         /**
          * Open connections per face, 1 to {@value ExchangeOptions#MAX_CONNECTIONS}; 256 by default.
-         * At the cap the face stops accepting (further connections wait in the kernel's backlog)
-         * until one closes.
+         * At the cap the face stops accepting until one closes: further connections wait in the
+         * kernel's backlog (one that races the cap is accepted and closed at once).
          */
         public Builder maxConnections(int limit) {
             this.maxConnections = limit;

@@ -101,7 +101,11 @@ final class HttpCall {
                     return;
                 }
                 if (Content.Chunk.isFailure(chunk)) {
-                    callback.failed(chunk.getFailure());
+                    // the peer left or the read deadline closed the connection: nothing to answer, and
+                    // a timeout is logged quietly (one warning per slow client would flood the log)
+                    java.util.concurrent.TimeoutException cut = new java.util.concurrent.TimeoutException("body cut");
+                    cut.initCause(chunk.getFailure());
+                    callback.failed(cut);
                     return;
                 }
                 ByteBuffer buffer = chunk.getByteBuffer();

@@ -77,6 +77,7 @@ final class HttpFace implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setRequestHeaderSize(HEADER_LIMIT);
+        http.setDelayDispatchUntilContent(false); // the door answers from the headers, before any body byte
         ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost(address.getAddress().getHostAddress());
         connector.setPort(address.getPort());
