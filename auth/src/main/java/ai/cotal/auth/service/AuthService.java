@@ -68,6 +68,7 @@ public final class AuthService implements AutoCloseable {
                     .loopbackPort(options.loopbackPort()).clock(options.clock());
             options.publicAddress().ifPresent(faces::publicAddress);
             options.jwks().ifPresent(faces::jwks);
+            options.trustedProxy().ifPresent(faces::trustedProxy);
             TokenExchange exchange = TokenExchange.start(faces.build());
             taken.push(exchange);
             AuthService service = new AuthService(options.space(), opened, callout, exchange);

@@ -20,7 +20,7 @@ import java.util.Optional;
 public record AuthServiceOptions(List<String> servers, String space, Path stateDir, SecretStore secretStore,
         Optional<ServiceEndpoints> serviceEndpoints, int loopbackPort, Optional<InetSocketAddress> publicAddress,
         Optional<JwksSource> jwks, Optional<LivenessOracle> livenessOracle, Clock clock,
-        Optional<java.time.Duration> standingTtl) {
+        Optional<java.time.Duration> standingTtl, Optional<java.net.InetAddress> trustedProxy) {
 
     public static Builder builder() {
         return new Builder();
@@ -39,6 +39,7 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
         private LivenessOracle livenessOracle;
         private Clock clock = Clock.systemUTC();
         private java.time.Duration standingTtl;
+        private java.net.InetAddress trustedProxy;
 
         private Builder() {
         }
@@ -108,6 +109,15 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             return this;
         }
 
+        /**
+         * The TLS proxy in front of the public face: only its connections have their client taken
+         * from {@code X-Forwarded-For} (SPEC §13.17, {@code ExchangeOptions.Builder#trustedProxy}).
+         */
+        public Builder trustedProxy(java.net.InetAddress proxy) {
+            this.trustedProxy = proxy;
+            return this;
+        }
+
         public AuthServiceOptions build() {
             if (servers.isEmpty()) {
                 throw CotalException.badRequest("servers", "at least one broker URL");
@@ -131,7 +141,8 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             }
             return new AuthServiceOptions(servers, space, stateDir.toAbsolutePath().normalize(), secretStore,
                     Optional.ofNullable(serviceEndpoints), loopbackPort, Optional.ofNullable(publicAddress),
-                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl));
+                    Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl),
+                    Optional.ofNullable(trustedProxy));
         }
     }
 }
