@@ -249,6 +249,28 @@ class TokenExchangeBrokerTest {
     }
 
     @Test
+    void closeWithdrawsTheCapabilityFileOnlyWhileItIsThisExchanges() throws Exception {
+        Path file = stateDir.resolve(TokenExchange.DISCOVERY_FILE);
+        Files.writeString(file, "{\"ver\":1,\"url\":\"http://127.0.0.1:1\",\"capability\":\"stale\"}");
+        TokenExchange first = start(ExchangeOptions.builder());
+        String mine = capability();
+        assertFalse(mine.equals("stale"), "start replaced the stale file");
+        first.close();
+        assertFalse(Files.exists(file), "close withdrew this exchange's file");
+        assertFalse(first.withdrawDiscovery(), "withdrawing again finds nothing");
+
+        try (TokenExchange older = start(ExchangeOptions.builder()); TokenExchange newer = start(ExchangeOptions.builder())) {
+            String current = capability();
+            assertFalse(older.withdrawDiscovery(), "the file holds the newer exchange's capability");
+            assertEquals(current, capability(), "and is left alone");
+            older.close();
+            assertTrue(Files.exists(file), "closing the older exchange keeps the newer one's file");
+            assertTrue(newer.withdrawDiscovery());
+        }
+        assertFalse(Files.exists(file));
+    }
+
+    @Test
     void limitsOutOfRangeAreRefusedNamingTheField() {
         for (int bad : new int[] {0, ExchangeOptions.MAX_REFUSALS_PER_MINUTE + 1, Integer.MAX_VALUE}) {
             ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
