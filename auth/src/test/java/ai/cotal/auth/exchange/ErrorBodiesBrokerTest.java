@@ -105,4 +105,34 @@ class ErrorBodiesBrokerTest {
             }
         }
     }
+
+    @Test
+    void aRefusedBudgetAnswers429WithItsMessageOnBothRoutes(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        String limit = "write budget: at most 100 credential rows per principal per minute";
+        JwksSource exhausted = uri -> {
+            throw new CotalException(ErrorCode.RESOURCE_EXHAUSTED, limit);
+        };
+        try (TestIdp idp = new TestIdp();
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
+             TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).jwks(exhausted)
+                     .refusalsPerMinute(1).build())) {
+            IdpPin.pin(stateDir, idp.url());
+            String face = exchange.publicUrl().orElseThrow();
+            for (int i = 0; i < 3; i++) { // not counted as refused exchanges: the throttle (1 a minute) never engages
+                HttpResponse<String> minted = post(face + "/exchange", "{\"idpToken\":\"" + idp.token("alice", 600)
+                        + "\",\"actor\":\"laptop\"}");
+                assertEquals(429, minted.statusCode(), minted.body());
+                assertEquals(limit, new com.fasterxml.jackson.databind.ObjectMapper().readTree(minted.body()).path("error")
+                        .asText());
+            }
+            HttpResponse<String> hosted = post(face + ServiceEndpointHostClient.HOST_ROUTE, "{\"idpToken\":\""
+                    + idp.token("alice", 600) + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"name-read\","
+                    + "\"name\":\"forecast\"}}");
+            assertEquals(429, hosted.statusCode(), hosted.body());
+            assertEquals(limit, new com.fasterxml.jackson.databind.ObjectMapper().readTree(hosted.body()).path("error")
+                    .asText());
+        }
+    }
 }

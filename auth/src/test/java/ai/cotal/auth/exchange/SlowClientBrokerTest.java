@@ -141,6 +141,20 @@ class SlowClientBrokerTest {
     }
 
     @Test
+    void theTrustedProxyCountsOnlyAgainstTheFaceCap() throws Exception {
+        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(2).maxConnections(64)
+                .trustedProxy(attacker)); RawClients raw = new RawClients(attacker)) {
+            int port = port(exchange.publicUrl().orElseThrow());
+            for (int i = 0; i < 6; i++) {
+                assertEquals(200, raw.open(port).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
+                        "the proxy's connections are not held to the per-peer cap");
+            }
+            assertEquals(0, exchange.counts().closedAtPeerCap());
+            assertEquals(6, exchange.publicConnections());
+        }
+    }
+
+    @Test
     void aRequestThatDoesNotArriveWithinTheReadDeadlineIsCutUnanswered() throws Exception {
         try (TokenExchange exchange = start(ExchangeOptions.builder().readDeadline(Duration.ofSeconds(1)));
              RawClients raw = new RawClients(attacker)) {
