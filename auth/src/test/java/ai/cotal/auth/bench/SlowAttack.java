@@ -90,6 +90,11 @@ final class SlowAttack implements AutoCloseable {
             throw new java.io.UncheckedIOException(e);
         } finally {
             snapshot().forEach(channel -> drop(channel, false));
+            try {
+                selector.close(); // a closed channel's descriptor is released only when its selector lets go of it
+            } catch (IOException e) {
+                // closing the attack's selector
+            }
         }
     }
 
