@@ -197,6 +197,13 @@ class SlowClientBrokerTest {
             RawClients.Raw oversized = raw.open(port);
             assertEquals(413, oversized.request(headers + "Authorization: Bearer " + capability() + "\r\n\r\n").status(),
                     "the declared size is refused before the body too");
+            RawClients.Raw chunked = raw.open(port);
+            chunked.send("POST /exchange HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer "
+                    + capability() + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(70_000) + "\r\n"
+                    + "a".repeat(70_000) + "\r\n");
+            RawClients.Answer endless = chunked.answer(); // no last chunk is ever sent
+            assertEquals(413, endless.status(), "an undeclared body is cut at 64 KiB: " + endless.text());
+            assertTrue(chunked.closedByServer(), "and its rest is not read");
         }
     }
 
