@@ -158,11 +158,16 @@ public final class TokenExchange implements AutoCloseable {
         }
     }
 
-    /** Withdraws the capability file, then stops both faces. */
+    /**
+     * Withdraws the capability file, then stops both faces. Never throws: a file that cannot be
+     * removed is logged (without its path) and the faces stop all the same.
+     */
     @Override
     public void close() {
         try {
             withdrawDiscovery();
+        } catch (CotalException e) {
+            LOG.warn("token exchange: the capability file could not be withdrawn");
         } finally {
             publicFace.ifPresent(HttpFace::close);
             loopback.close();
