@@ -21,6 +21,10 @@ import org.eclipse.jetty.util.Callback;
  * body is read without holding a thread: chunks are taken as they arrive, up to a limit.
  */
 final class HttpCall {
+    /** The most a refusal made before the body reads and discards afterwards. */
+    static final int DRAIN_LIMIT = 1024 * 1024;
+    /** How long a refused connection may linger (draining, or waiting for the client's end) before it closes. */
+    static final long LINGER_MILLIS = 1_000;
     private final HttpFace face;
     private final Request request;
     private final Response response;
@@ -103,9 +107,7 @@ final class HttpCall {
                 if (Content.Chunk.isFailure(chunk)) {
                     // the peer left or the read deadline closed the connection: nothing to answer, and
                     // a timeout is logged quietly (one warning per slow client would flood the log)
-                    java.util.concurrent.TimeoutException cut = new java.util.concurrent.TimeoutException("body cut");
-                    cut.initCause(chunk.getFailure());
-                    callback.failed(cut);
+                    quietly(chunk.getFailure());
                     return;
                 }
                 ByteBuffer buffer = chunk.getByteBuffer();
@@ -134,13 +136,31 @@ final class HttpCall {
         sendRaw(status, ClosedJson.write(ClosedJson.cotal(), body), false, null);
     }
 
-    /** Answers and closes the connection: for refusals made before the body was read. */
+    /**
+     * Answers and closes the connection: for refusals made before the body was read. The answer
+     * goes out first; a declared body of at most {@value #DRAIN_LIMIT} bytes is then read and
+     * discarded, since closing on unread bytes resets the connection and a client still sending
+     * would lose the answer. A larger or undeclared body is not read. Either way the connection
+     * closes at most {@value #LINGER_MILLIS} ms after the answer.
+     */
     void refuseUnread(int status, Map<String, ?> body) {
-        sendRaw(status, ClosedJson.write(ClosedJson.cotal(), body), true, null);
+        long declared = request.getLength();
+        send(status, ClosedJson.write(ClosedJson.cotal(), body), true, null, declared > 0 && declared <= DRAIN_LIMIT);
     }
 
     /** Answers raw JSON bytes, with an optional {@code Cache-Control}; later calls do nothing. */
     void sendRaw(int status, byte[] body, boolean close, String cacheControl) {
+        send(status, body, close, cacheControl, false);
+    }
+
+    /** Fails the request as a timeout: the peer left or the deadline cut it; Jetty logs that quietly. */
+    private void quietly(Throwable failure) {
+        java.util.concurrent.TimeoutException cut = new java.util.concurrent.TimeoutException("connection cut");
+        cut.initCause(failure);
+        callback.failed(cut);
+    }
+
+    private void send(int status, byte[] body, boolean close, String cacheControl, boolean drain) {
         if (!sent.compareAndSet(false, true)) {
             return;
         }
@@ -151,9 +171,12 @@ final class HttpCall {
         }
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            // Jetty half-closes and waits for the client's end; a client still holding its end would
+            // keep the slot for the idle timeout: the connection closes in full after a short linger
+            face.schedule(request.getConnectionMetaData().getConnection().getEndPoint()::close, LINGER_MILLIS);
         }
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-        response.write(true, ByteBuffer.wrap(body), new Callback() {
+        Callback done = new Callback() {
             @Override
             public void succeeded() {
                 if (!close) {
@@ -164,8 +187,17 @@ final class HttpCall {
 
             @Override
             public void failed(Throwable failure) {
-                callback.failed(failure);
+                quietly(failure);
             }
-        });
+        };
+        if (drain) { // the answer's bytes, then our half of the connection closes (the client sees the end),
+            // then what the client still sends is discarded until it closes its half or the deadline
+            response.write(false, ByteBuffer.wrap(body), Callback.from(() -> {
+                request.getConnectionMetaData().getConnection().getEndPoint().shutdownOutput();
+                Content.Source.consumeAll(request, Callback.from(() -> response.write(true, null, done), this::quietly));
+            }, this::quietly));
+            return;
+        }
+        response.write(true, ByteBuffer.wrap(body), done);
     }
 }

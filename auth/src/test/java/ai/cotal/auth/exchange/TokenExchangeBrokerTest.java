@@ -271,6 +271,19 @@ class TokenExchangeBrokerTest {
     }
 
     @Test
+    void aClientStillSendingAnOversizedBodyGetsItsAnswerNotAReset() throws Exception {
+        // the per-peer cap is raised: each refused connection may linger up to a second, and this
+        // client opens a new one per request faster than that (the cap has its own tests)
+        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(1000).maxConnections(1000))) {
+            String big = "{\"x\":\"" + "a".repeat(TokenExchange.MAX_BODY) + "\"}";
+            for (int i = 0; i < 100; i++) {
+                assertEquals(413, post(exchange.loopbackUrl(), big, capability(), "application/json").statusCode(),
+                        "request " + i + ": the 413 arrives although the client was still sending");
+            }
+        }
+    }
+
+    @Test
     void limitsOutOfRangeAreRefusedNamingTheField() {
         for (int bad : new int[] {0, ExchangeOptions.MAX_REFUSALS_PER_MINUTE + 1, Integer.MAX_VALUE}) {
             ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
