@@ -197,6 +197,11 @@ class SlowClientBrokerTest {
             RawClients.Raw oversized = raw.open(port);
             assertEquals(413, oversized.request(headers + "Authorization: Bearer " + capability() + "\r\n\r\n").status(),
                     "the declared size is refused before the body too");
+            RawClients.Raw huge = raw.open(port);
+            RawClients.Answer tooLong = huge.request("GET /health HTTP/1.1\r\nHost: x\r\nX-Pad: " + "p".repeat(10_000)
+                    + "\r\n\r\n");
+            assertEquals(431, tooLong.status(), "headers over 8 KiB");
+            assertTrue(tooLong.text().endsWith("{\"error\":\"request header fields too large\"}"), tooLong.text());
             RawClients.Raw chunked = raw.open(port);
             chunked.send("POST /exchange HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer "
                     + capability() + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(70_000) + "\r\n"
