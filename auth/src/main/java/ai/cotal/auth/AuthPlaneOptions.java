@@ -157,6 +157,13 @@ public final class AuthPlaneOptions {
         private Builder() {
         }
 
+        /** All four write budgets at once ({@link WriteBudgets}). */
+        public Builder writeBudgets(WriteBudgets budgets) {
+            return mintsPerPrincipalPerMinute(budgets.mintsPerPrincipal()).mintsPerSpacePerMinute(budgets.mintsPerSpace())
+                    .issuancesPerPrincipalPerMinute(budgets.issuancesPerPrincipal())
+                    .issuancesPerSpacePerMinute(budgets.issuancesPerSpace());
+        }
+
         /** Credential-row mints per principal per rolling minute (1 to 1,000,000; default 60). */
         public Builder mintsPerPrincipalPerMinute(int limit) {
             this.mintsPerPrincipal = limit;

@@ -2,6 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.core.CotalException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -12,13 +13,25 @@ import java.util.Optional;
  * Options of {@link TokenExchange#start}, immutable and validated in {@link Builder#build()}.
  * The loopback face always binds {@code 127.0.0.1} (port 0 by default) and requires the
  * capability written to {@code <stateDir>/auth-service.json}; the public face is optional and
- * binds where the host says (put a TLS proxy in front of it).
+ * binds where the host says (put a TLS proxy in front of it, named by {@code trustedProxy}).
+ * Each face runs on its own bounded server: {@code maxConnections} open connections at most,
+ * {@code maxConnectionsPerPeer} per direct peer address, {@code workerThreads} threads, and a
+ * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17).
  */
 public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopbackPort,
         Optional<InetSocketAddress> publicAddress, JwksSource jwks, Clock clock, int refusalsPerMinute,
-        int maxInFlight, Duration deadline) {
+        int maxInFlight, Duration deadline, int maxConnections, int maxConnectionsPerPeer, int workerThreads,
+        Duration readDeadline, Optional<InetAddress> trustedProxy) {
     /** The highest {@code refusalsPerMinute}: a window keeps up to that many timestamps. */
     public static final int MAX_REFUSALS_PER_MINUTE = 1_000_000;
+    /** The highest {@code maxConnections} per face (each open connection holds a file descriptor). */
+    public static final int MAX_CONNECTIONS = 10_000;
+    /** The fewest and the most {@code workerThreads} per face (one accepts, one selects, the rest serve). */
+    public static final int MIN_WORKER_THREADS = 4;
+    public static final int MAX_WORKER_THREADS = 64;
+    /** The bounds of {@code readDeadline}. */
+    public static final Duration MIN_READ_DEADLINE = Duration.ofMillis(100);
+    public static final Duration MAX_READ_DEADLINE = Duration.ofMinutes(2);
 
     public static Builder builder() {
         return new Builder();
@@ -35,6 +48,11 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
         private int refusalsPerMinute = 30;
         private int maxInFlight = 64;
         private Duration deadline = Duration.ofSeconds(10);
+        private int maxConnections = 256;
+        private int maxConnectionsPerPeer = 32;
+        private int workerThreads = 16;
+        private Duration readDeadline = Duration.ofSeconds(10);
+        private InetAddress trustedProxy;
 
         private Builder() {
         }
@@ -93,6 +111,55 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
             return this;
         }
 
+        /**
+         * Open connections per face, 1 to {@value ExchangeOptions#MAX_CONNECTIONS}; 256 by default.
+         * At the cap the face stops accepting until one closes: further connections wait in the
+         * kernel's backlog (one that races the cap is accepted and closed at once).
+         */
+        public Builder maxConnections(int limit) {
+            this.maxConnections = limit;
+            return this;
+        }
+
+        /**
+         * Open connections per direct peer address on each face, 1 to {@code maxConnections}; 32 by
+         * default. The excess is closed as soon as it is accepted. The trusted proxy is exempt (only
+         * the face's cap counts its connections).
+         */
+        public Builder maxConnectionsPerPeer(int limit) {
+            this.maxConnectionsPerPeer = limit;
+            return this;
+        }
+
+        /**
+         * Threads per face (acceptor, selector and request work), {@value ExchangeOptions#MIN_WORKER_THREADS}
+         * to {@value ExchangeOptions#MAX_WORKER_THREADS}; 16 by default.
+         */
+        public Builder workerThreads(int threads) {
+            this.workerThreads = threads;
+            return this;
+        }
+
+        /**
+         * The longest a request may take to arrive, headers and body together, counted from the
+         * connection's opening or the previous answer; 100 ms to 2 min, 10 s by default. A late
+         * request's connection is closed unanswered; so is an idle keep-alive connection.
+         */
+        public Builder readDeadline(Duration deadline) {
+            this.readDeadline = deadline;
+            return this;
+        }
+
+        /**
+         * The TLS proxy in front of the public face (optional): only for connections from this
+         * address is the client taken from {@code X-Forwarded-For} (the right-most hop that is not
+         * the proxy); otherwise the header is ignored.
+         */
+        public Builder trustedProxy(InetAddress proxy) {
+            this.trustedProxy = proxy;
+            return this;
+        }
+
         public ExchangeOptions build() {
             if (plane == null) {
                 throw CotalException.badRequest("plane", "an open authority plane is required");
@@ -113,8 +180,25 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
             if (deadline == null || deadline.isNegative() || deadline.isZero()) {
                 throw CotalException.badRequest("deadline", "must be positive");
             }
+            if (maxConnections < 1 || maxConnections > MAX_CONNECTIONS) {
+                throw CotalException.badRequest("maxConnections", "must be 1 to " + MAX_CONNECTIONS);
+            }
+            if (maxConnectionsPerPeer < 1 || maxConnectionsPerPeer > maxConnections) {
+                throw CotalException.badRequest("maxConnectionsPerPeer", "must be 1 to maxConnections (" + maxConnections + ")");
+            }
+            if (workerThreads < MIN_WORKER_THREADS || workerThreads > MAX_WORKER_THREADS) {
+                throw CotalException.badRequest("workerThreads", "must be " + MIN_WORKER_THREADS + " to " + MAX_WORKER_THREADS);
+            }
+            if (readDeadline == null || readDeadline.compareTo(MIN_READ_DEADLINE) < 0
+                    || readDeadline.compareTo(MAX_READ_DEADLINE) > 0) {
+                throw CotalException.badRequest("readDeadline", "must be 100 ms to 2 min");
+            }
+            if (clock == null) {
+                throw CotalException.badRequest("clock", "is required");
+            }
             return new ExchangeOptions(plane, stateDir, loopbackPort, Optional.ofNullable(publicAddress),
-                    jwks != null ? jwks : new HttpJwksSource(clock), clock, refusalsPerMinute, maxInFlight, deadline);
+                    jwks != null ? jwks : new HttpJwksSource(clock), clock, refusalsPerMinute, maxInFlight, deadline,
+                    maxConnections, maxConnectionsPerPeer, workerThreads, readDeadline, Optional.ofNullable(trustedProxy));
         }
     }
 }

@@ -20,11 +20,11 @@ import java.util.Set;
  * through {@code actor}. On the loopback face (which already demanded the capability) name-bind
  * and revoke run as the operator, audited as the proved subject; everything else, and every
  * request on the public face, runs as the proved owner. The authority route admits
- * {@code register} only; the host route answers it {@code unsupported}. The door checks (method, origin, type, capability, size) are the
- * caller's ({@link TokenExchange}).
+ * {@code register} only; the host route answers it {@code unsupported}. The door checks (method,
+ * origin, type, throttle, capability, size) are the caller's ({@link ExchangeRoutes}); typed failures
+ * answer through the one mapping of {@link Refusals}.
  */
 final class HostRoute {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostRoute.class);
     private static final Set<String> FIELDS = Set.of("idpToken", "actor", "request");
 
     /** An HTTP answer: status and JSON body. */
@@ -77,7 +77,7 @@ final class HostRoute {
         try {
             idp = arms.verifyIdp(idpToken);
         } catch (CotalException e) {
-            return error(e.code() == ErrorCode.UNAVAILABLE ? 503 : 401, e.getMessage());
+            return refused(e, request);
         }
         Granter granter;
         try {
@@ -85,24 +85,20 @@ final class HostRoute {
             granter = operator ? new Granter.Operator(auditId(idp))
                     : new Granter.Owner(plane.deriveOwner(idp.getIssuer(), idp.getSubject()), actor);
         } catch (CotalException e) {
-            return error(e.code() == ErrorCode.UNAVAILABLE ? 503 : 403, e.getMessage());
+            return refused(e, request);
         }
         try {
             HostResult result = authority ? plane.serviceEndpointAuthority(granter, (HostRequest.Register) request)
                     : plane.serviceEndpointHost(granter, request); // register here answers unsupported
             return new Answer(200, HostJson.writeResult(result));
         } catch (CotalException e) {
-            return switch (e.code()) {
-                case BAD_REQUEST -> error(400, e.getMessage());
-                case UNAVAILABLE -> error(503, e.getMessage());
-                case FAILED_PRECONDITION, CONFLICT -> error(409, e.getMessage());
-                case PERMISSION_DENIED -> error(403, e.getMessage());
-                default -> {
-                    LOG.error("service-endpoint host: {} on {}: {}", e.code(), request.kind(), e.getMessage());
-                    yield error(500, "the service-endpoint host failed; retry the same request");
-                }
-            };
+            return refused(e, request);
         }
+    }
+
+    /** A typed failure through the exchange's one mapping ({@link Refusals}): status and a body without internals. */
+    private static Answer refused(CotalException e, HostRequest request) {
+        return error(Refusals.status(e.code()), Refusals.message(e, "service-endpoint host (" + request.kind() + ")"));
     }
 
     /** The operator's audit id: the proved subject, printable and at most 128 characters. */

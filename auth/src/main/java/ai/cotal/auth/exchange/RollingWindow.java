@@ -35,6 +35,19 @@ final class RollingWindow {
         return events.size() > limit;
     }
 
+    /**
+     * True while {@code limit} events already fall inside the window: the next one would exceed
+     * it. A throttled caller is refused before anything is checked, so at most {@code limit}
+     * checks are made per window (SPEC §13.17). Records nothing.
+     */
+    synchronized boolean full() {
+        long now = clock.millis();
+        while (!events.isEmpty() && events.peekFirst() <= now - windowMillis) {
+            events.removeFirst();
+        }
+        return events.size() >= limit;
+    }
+
     /** The timestamps held (tests: the memory bound). */
     synchronized int held() {
         return events.size();

@@ -63,6 +63,7 @@ public final class AuthService implements AutoCloseable {
                     .clock(options.clock()).serviceEndpoints(options.serviceEndpoints().orElse(null));
             options.livenessOracle().ifPresent(plane::livenessOracle);
             options.standingTtl().ifPresent(plane::standingTtl);
+            options.writeBudgets().ifPresent(plane::writeBudgets);
             AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane.build());
             taken.push(opened);
             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
@@ -72,6 +73,7 @@ public final class AuthService implements AutoCloseable {
                     .loopbackPort(options.loopbackPort()).clock(options.clock());
             options.publicAddress().ifPresent(faces::publicAddress);
             options.jwks().ifPresent(faces::jwks);
+            options.trustedProxy().ifPresent(faces::trustedProxy);
             TokenExchange exchange = TokenExchange.start(faces.build());
             taken.push(exchange);
             AuthService service = new AuthService(options.space(), opened, callout, exchange);
@@ -131,6 +133,11 @@ public final class AuthService implements AutoCloseable {
     private void unavailable(String why) {
         cause = why;
         state = State.UNAVAILABLE;
+        try {
+            exchange.withdrawDiscovery(); // a fenced service is not ready: its readiness file goes (SPEC §13.18)
+        } catch (CotalException e) {
+            LOG.warn("auth-service: space {}: the capability file could not be withdrawn after the fence", space);
+        }
         ended.complete(why);
     }
 

@@ -20,8 +20,9 @@ import java.util.Optional;
 public record AuthServiceOptions(List<String> servers, String space, Path stateDir, SecretStore secretStore,
         Optional<ServiceEndpoints> serviceEndpoints, int loopbackPort, Optional<InetSocketAddress> publicAddress,
         Optional<JwksSource> jwks, Optional<LivenessOracle> livenessOracle, Clock clock,
-        Optional<java.time.Duration> standingTtl, Optional<ai.cotal.core.secrets.SecretStoreIdentity> storeIdentity,
-        Optional<String> dataAccount) {
+        Optional<java.time.Duration> standingTtl, Optional<java.net.InetAddress> trustedProxy,
+        Optional<ai.cotal.core.secrets.SecretStoreIdentity> storeIdentity, Optional<String> dataAccount,
+        Optional<ai.cotal.auth.WriteBudgets> writeBudgets) {
 
     public static Builder builder() {
         return new Builder();
@@ -40,8 +41,10 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
         private LivenessOracle livenessOracle;
         private Clock clock = Clock.systemUTC();
         private java.time.Duration standingTtl;
+        private java.net.InetAddress trustedProxy;
         private ai.cotal.core.secrets.SecretStoreIdentity storeIdentity;
         private String dataAccount;
+        private ai.cotal.auth.WriteBudgets writeBudgets;
 
         private Builder() {
         }
@@ -112,6 +115,15 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
         }
 
         /**
+         * The TLS proxy in front of the public face: only its connections have their client taken
+         * from {@code X-Forwarded-For} (SPEC §13.17, {@code ExchangeOptions.Builder#trustedProxy}).
+         */
+        public Builder trustedProxy(java.net.InetAddress proxy) {
+            this.trustedProxy = proxy;
+            return this;
+        }
+
+        /**
          * The identity the secret store must declare ({@link SecretStore#identity()}); when set,
          * {@link AuthService#start} refuses a store that declares another one, or none, before it
          * takes anything: a misplaced store would otherwise serve other owners' keys or none.
@@ -127,6 +139,15 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
          */
         public Builder dataAccount(String accountPublicKey) {
             this.dataAccount = accountPublicKey;
+            return this;
+        }
+
+        /**
+         * How much one principal and the space may make the plane write per minute (SPEC §13.20;
+         * default {@link ai.cotal.auth.WriteBudgets#defaults()}).
+         */
+        public Builder writeBudgets(ai.cotal.auth.WriteBudgets budgets) {
+            this.writeBudgets = budgets;
             return this;
         }
 
@@ -158,7 +179,8 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
             return new AuthServiceOptions(servers, space, stateDir.toAbsolutePath().normalize(), secretStore,
                     Optional.ofNullable(serviceEndpoints), loopbackPort, Optional.ofNullable(publicAddress),
                     Optional.ofNullable(jwks), Optional.ofNullable(livenessOracle), clock, Optional.ofNullable(standingTtl),
-                    Optional.ofNullable(storeIdentity), Optional.ofNullable(dataAccount));
+                    Optional.ofNullable(trustedProxy), Optional.ofNullable(storeIdentity), Optional.ofNullable(dataAccount),
+                    Optional.ofNullable(writeBudgets));
         }
     }
 }

@@ -29,8 +29,8 @@ import java.util.Optional;
 /**
  * Scenario: agent token exchanges over HTTP on the loopback face, one client thread. Floors, in
  * the same run: {@code GET /health} on the same face (the HTTP round trip alone) and the plane
- * work an exchange does, in process (a credential row and a bearer). Run it once as is and once
- * with {@code COTAL_BENCH_JVM=-Dsun.net.httpserver.nodelay=false} to see what Nagle costs.
+ * work an exchange does, in process (a credential row and a bearer). The faces run on Jetty,
+ * which sets TCP_NODELAY on every accepted connection.
  */
 public final class ExchangeScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -74,8 +74,7 @@ public final class ExchangeScenario {
             long[] floorHttp = time(calls, () -> send(http, health));
             long[] floorWork = time(calls, inProcess);
             long[] exchanges = time(calls, () -> send(http, post));
-            System.out.printf("%nsun.net.httpserver.nodelay=%s, %d calls each, one thread%n",
-                    System.getProperty(TokenExchange.NODELAY), calls);
+            System.out.printf("%n%d calls each, one thread%n", calls);
             System.out.println("\n| path | per s | p50 ms | p99 ms | ratio to the HTTP floor | ratio to the work floor |");
             System.out.println("|---|---|---|---|---|---|");
             row(" `GET /health` (HTTP floor)", floorHttp, floorHttp, floorWork);

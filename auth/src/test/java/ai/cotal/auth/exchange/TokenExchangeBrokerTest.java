@@ -181,15 +181,19 @@ class TokenExchangeBrokerTest {
     }
 
     @Test
-    void refusalsAreThrottledAndSuccessesNeverAre() throws Exception {
+    void refusalsAreThrottledAndSuccessesNeverCount() throws Exception {
+        String good = "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\",\"actorToken\":\"agent-secret\"}";
         try (TokenExchange exchange = start(ExchangeOptions.builder())) {
+            for (int i = 0; i < 100; i++) {
+                assertEquals(200, loopback(exchange, good).statusCode(), "successes are never counted");
+            }
             String bad = "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\",\"actorToken\":\"nope\"}";
             for (int i = 0; i < 30; i++) {
                 assertEquals(401, loopback(exchange, bad).statusCode());
             }
             assertEquals(429, loopback(exchange, bad).statusCode());
-            String good = "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\",\"actorToken\":\"agent-secret\"}";
-            assertEquals(200, loopback(exchange, good).statusCode(), "a success is never throttled");
+        }
+        try (TokenExchange exchange = start(ExchangeOptions.builder())) {
             for (int i = 0; i < 30; i++) {
                 assertEquals(401, post(exchange.loopbackUrl(), good, "wrong", "application/json").statusCode());
             }
@@ -241,6 +245,41 @@ class TokenExchangeBrokerTest {
                     + "\",\"actor\":\"laptop\"}", null, "application/json");
             assertEquals(503, late.statusCode());
             assertTrue(late.body().contains("deadline"), late.body());
+        }
+    }
+
+    @Test
+    void closeWithdrawsTheCapabilityFileOnlyWhileItIsThisExchanges() throws Exception {
+        Path file = stateDir.resolve(TokenExchange.DISCOVERY_FILE);
+        Files.writeString(file, "{\"ver\":1,\"url\":\"http://127.0.0.1:1\",\"capability\":\"stale\"}");
+        TokenExchange first = start(ExchangeOptions.builder());
+        String mine = capability();
+        assertFalse(mine.equals("stale"), "start replaced the stale file");
+        first.close();
+        assertFalse(Files.exists(file), "close withdrew this exchange's file");
+        assertFalse(first.withdrawDiscovery(), "withdrawing again finds nothing");
+
+        try (TokenExchange older = start(ExchangeOptions.builder()); TokenExchange newer = start(ExchangeOptions.builder())) {
+            String current = capability();
+            assertFalse(older.withdrawDiscovery(), "the file holds the newer exchange's capability");
+            assertEquals(current, capability(), "and is left alone");
+            older.close();
+            assertTrue(Files.exists(file), "closing the older exchange keeps the newer one's file");
+            assertTrue(newer.withdrawDiscovery());
+        }
+        assertFalse(Files.exists(file));
+    }
+
+    @Test
+    void aClientStillSendingAnOversizedBodyGetsItsAnswerNotAReset() throws Exception {
+        // the per-peer cap is raised: each refused connection may linger up to a second, and this
+        // client opens a new one per request faster than that (the cap has its own tests)
+        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(1000).maxConnections(1000))) {
+            String big = "{\"x\":\"" + "a".repeat(TokenExchange.MAX_BODY) + "\"}";
+            for (int i = 0; i < 100; i++) {
+                assertEquals(413, post(exchange.loopbackUrl(), big, capability(), "application/json").statusCode(),
+                        "request " + i + ": the 413 arrives although the client was still sending");
+            }
         }
     }
 

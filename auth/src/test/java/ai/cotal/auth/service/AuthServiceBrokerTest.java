@@ -145,8 +145,11 @@ class AuthServiceBrokerTest {
             ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
                     .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
                     .orElseThrow()), evictor);
+            assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(AuthService.State.UNAVAILABLE, service.state());
+            assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
+                    "a fenced service withdraws its capability file (issue #16 part 5)");
             assertTrue(service.cause().orElseThrow().contains("alpha"), service.cause().toString());
             CotalException refused = assertThrows(CotalException.class, () -> service.serviceEndpointHost(
                     new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
@@ -173,6 +176,7 @@ class AuthServiceBrokerTest {
 
             service.close();
             assertEquals(AuthService.State.CLOSED, service.state());
+            assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "a closed service leaves no capability file");
             CotalException closed = assertThrows(CotalException.class, () -> service.serviceEndpointHost(granter,
                     new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, closed.code());

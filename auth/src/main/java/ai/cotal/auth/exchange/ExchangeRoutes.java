@@ -1,0 +1,238 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.json.ClosedJson;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The routes of both faces (SPEC §13.17, §13.18): {@code GET /health}, {@code GET /jwks},
+ * {@code POST /exchange} and the two service-endpoint routes. Every POST route passes the same
+ * door, from the headers alone: method (405), {@code Origin} (403), type (415), the throttle (429,
+ * before any secret is looked at), the loopback capability (401), the declared size (413); only
+ * then is the body read (413 past 64 KiB, the rest unread). A refusal before the body closes the
+ * connection.
+ */
+final class ExchangeRoutes {
+    static final int MAX_BODY = 64 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(ExchangeRoutes.class);
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+
+    private final ExchangeOptions options;
+    private final ExchangeArms arms;
+    private final HostRoute hostRoute;
+    private final byte[] capability;
+    private final RollingWindow loopbackRefusals;
+    private final RollingWindow badCapabilities;
+    private final Map<String, RollingWindow> peers = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, RollingWindow> eldest) {
+            return size() > 1024;
+        }
+    };
+    private final Semaphore inFlight;
+
+    ExchangeRoutes(ExchangeOptions options, byte[] capability) {
+        this.options = options;
+        this.arms = new ExchangeArms(options.plane(), options.jwks(), options.clock());
+        this.hostRoute = new HostRoute(options.plane(), arms);
+        this.capability = capability;
+        this.loopbackRefusals = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
+        this.badCapabilities = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
+        this.inFlight = new Semaphore(options.maxInFlight());
+    }
+
+    void serve(HttpCall call, boolean isPublic) {
+        String path = call.path();
+        guarded(call, path, () -> {
+            switch (path) {
+                case "/health" -> {
+                    call.arrived();
+                    call.send(200, Map.of("ok", true, "issuer", BearerIssuer.issuerOf(options.plane().space())));
+                }
+                case "/jwks" -> {
+                    call.arrived();
+                    call.sendRaw(200, options.plane().jwks().getBytes(StandardCharsets.UTF_8), false, "max-age=300");
+                }
+                case "/exchange" -> door(call, isPublic, path, (body, refusals) -> exchange(call, isPublic, body, refusals));
+                case "/service-endpoint-host" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body, false));
+                case "/service-endpoint-authority" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body,
+                        true));
+                default -> {
+                    call.arrived();
+                    call.send(404, Map.of("error", "not found"));
+                }
+            }
+        });
+    }
+
+    /** Runs {@code work}; a typed failure answers through {@link Refusals}, anything else 500 (logged, class only). */
+    private static void guarded(HttpCall call, String route, Runnable work) {
+        try {
+            work.run();
+        } catch (CotalException e) {
+            call.send(Refusals.status(e.code()), Map.of("error", Refusals.message(e, route)));
+        } catch (RuntimeException e) {
+            LOG.error("token exchange: {}: unexpected {}", route, e.getClass().getName());
+            call.send(500, Map.of("error", Refusals.INTERNAL));
+        }
+    }
+
+    /** What a route does with a body that passed the door, and the refusal window it counts in. */
+    private interface Work {
+        void run(byte[] body, RollingWindow refusals);
+    }
+
+    private void door(HttpCall call, boolean isPublic, String route, Work work) {
+        if (!"POST".equals(call.method())) {
+            call.refuseUnread(405, Map.of("error", "POST only"));
+            return;
+        }
+        if (call.header("Origin") != null) {
+            call.refuseUnread(403, Map.of("error", "browser requests are refused"));
+            return;
+        }
+        String type = call.header("Content-Type");
+        if (type == null || !type.toLowerCase(Locale.ROOT).matches("application/json\\s*(;.*)?")) {
+            call.refuseUnread(415, Map.of("error", "Content-Type must be application/json"));
+            return;
+        }
+        RollingWindow refusals = isPublic ? peerWindow(ClientAddress.of(call.peer(), call.headers("X-Forwarded-For"),
+                options.trustedProxy())) : loopbackRefusals;
+        if (!isPublic && badCapabilities.full()) { // throttled: nothing is checked, not even the capability
+            call.refuseUnread(429, Map.of("error", "too many bad capabilities - wait a minute"));
+            return;
+        }
+        if (refusals.full()) {
+            call.refuseUnread(429, Map.of("error", "too many refused exchanges - wait a minute and retry"));
+            return;
+        }
+        if (!isPublic && !capabilityMatches(call.header("Authorization"))) {
+            badCapabilities.record();
+            LOG.warn("token exchange: a request with a missing or wrong capability");
+            call.refuseUnread(401, Map.of("error", "missing or wrong capability"));
+            return;
+        }
+        if (call.declaredLength() > MAX_BODY) {
+            call.refuseUnread(413, Map.of("error", "body over 64 KiB"));
+            return;
+        }
+        call.readBody(MAX_BODY, body -> guarded(call, route, () -> work.run(body, refusals)),
+                () -> call.refuseUnread(413, Map.of("error", "body over 64 KiB")));
+    }
+
+    private RollingWindow peerWindow(String client) {
+        synchronized (peers) {
+            return peers.computeIfAbsent(client, k -> new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock()));
+        }
+    }
+
+    private void exchange(HttpCall call, boolean isPublic, byte[] body, RollingWindow refusals) {
+        ExchangeArms.Request request = ClosedJson.read(ClosedJson.cotal(), body, ExchangeArms.Request.class, "exchange");
+        validate(request);
+        if (!isPublic) {
+            finish(call, request, refusals);
+            return;
+        }
+        if (!inFlight.tryAcquire()) {
+            call.send(503, Map.of("error", "busy - retry shortly"));
+            return;
+        }
+        Running running = new Running();
+        Scheduler.Task late = call.face().schedule(() -> {
+            call.send(503, Map.of("error", "request deadline exceeded"));
+            running.interrupt();
+        }, options.deadline().toMillis());
+        try {
+            running.enter();
+            finish(call, request, refusals);
+        } finally {
+            running.exit();
+            late.cancel();
+            inFlight.release();
+        }
+    }
+
+    /** The thread doing a public exchange, interrupted when the deadline answers first. */
+    private static final class Running {
+        private Thread thread;
+        private boolean done;
+
+        synchronized void enter() {
+            thread = Thread.currentThread();
+        }
+
+        synchronized void interrupt() {
+            if (thread != null && !done) {
+                thread.interrupt();
+            }
+        }
+
+        void exit() {
+            synchronized (this) {
+                done = true;
+            }
+            Thread.interrupted(); // a late interrupt must not reach the pool's next job
+        }
+    }
+
+    private void finish(HttpCall call, ExchangeArms.Request request, RollingWindow refusals) {
+        try {
+            ExchangeArms.Response response = arms.exchange(request);
+            call.send(200, Map.of("token", response.token(), "owner", response.owner(), "exp", response.exp()));
+        } catch (CotalException e) {
+            int status = Refusals.status(e.code());
+            if (status == 401 || status == 403 || status == 404 || status == 409) {
+                LOG.info("auth-service: refused an exchange: {}", Refusals.safe(e.getMessage(), e.code()));
+                refusals.record(); // counted: the next one past the limit is refused before any check
+            }
+            call.send(status, Map.of("error", Refusals.message(e, "/exchange")));
+        }
+    }
+
+    private void host(HttpCall call, boolean isPublic, byte[] body, boolean authority) {
+        if (!options.plane().serviceEndpointsEnabled()) {
+            call.send(404, Map.of("error", "this space hosts no service endpoints"));
+            return;
+        }
+        if (isPublic && !inFlight.tryAcquire()) { // the public face shares the exchange's in-flight budget
+            call.send(503, Map.of("error", "busy - retry shortly"));
+            return;
+        }
+        try {
+            HostRoute.Answer answer = hostRoute.serve(body, !isPublic, authority);
+            call.sendRaw(answer.status(), answer.body(), false, null);
+        } finally {
+            if (isPublic) {
+                inFlight.release();
+            }
+        }
+    }
+
+    private static void validate(ExchangeArms.Request request) {
+        boolean human = request.idpToken() != null;
+        boolean agent = request.actorToken() != null;
+        if (human == agent) {
+            throw CotalException.badRequest("exchange", "give exactly one of idpToken and actorToken");
+        }
+        if (request.ttlSec() != null && request.ttlSec() <= 0) {
+            throw CotalException.badRequest("ttlSec", "must be a positive number of seconds");
+        }
+    }
+
+    private boolean capabilityMatches(String authorization) {
+        if (authorization == null || !authorization.startsWith("Bearer ")) {
+            return false;
+        }
+        return MessageDigest.isEqual(capability, authorization.substring(7).getBytes(StandardCharsets.US_ASCII));
+    }
+}

@@ -1,0 +1,269 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
+
+/**
+ * One HTTP face (SPEC §13.17): the one place a Jetty server is built for the token exchange. It
+ * has a bounded thread pool of its own ({@code workerThreads}: one acceptor, one selector, the
+ * rest serve; its queue is bounded by the connection cap, one request per connection), a cap on open connections (at the cap the
+ * face stops accepting), a cap per direct peer address (the excess is closed as soon as it is
+ * accepted; the trusted proxy is exempt), a read deadline per request (headers and body must
+ * arrive within {@code readDeadline} of the connection's opening or the previous answer, else the
+ * connection is closed unanswered), an 8 KiB request-header limit and TCP_NODELAY. Headers are
+ * parsed by the selector as bytes arrive, so a slow client holds a connection slot and no thread.
+ */
+final class HttpFace implements AutoCloseable {
+    static final int HEADER_LIMIT = 8 * 1024;
+    /** Idle time allowed while an answer is being computed or written (reads have the read deadline). */
+    static final long IDLE_MILLIS = 30_000;
+
+    /** The routes on top of the face. */
+    interface Routes {
+        void serve(HttpCall call);
+    }
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final NetworkConnectionLimit limit;
+    private final PeerCap peers;
+    private final ReadDeadline deadlines;
+
+    private HttpFace(Server server, ServerConnector connector, NetworkConnectionLimit limit, PeerCap peers,
+            ReadDeadline deadlines) {
+        this.server = server;
+        this.connector = connector;
+        this.limit = limit;
+        this.peers = peers;
+        this.deadlines = deadlines;
+    }
+
+    /** Binds and starts the face named {@code name} at {@code address}. */
+    static HttpFace start(String name, InetSocketAddress address, ExchangeOptions options, Optional<InetAddress> exempt,
+            Routes routes) {
+        // the job queue is Jetty's own: jobs come from open connections (one request each at a
+        // time), so the connection cap bounds it; Jetty warns against a bounded queue of its own
+        QueuedThreadPool pool = new QueuedThreadPool(options.workerThreads(), Math.min(4, options.workerThreads()), 60_000);
+        pool.setReservedThreads(0);
+        pool.setName("cotal-exchange-" + name);
+        pool.setDaemon(true);
+        Server server = new Server(pool);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(HEADER_LIMIT);
+        http.setDelayDispatchUntilContent(false); // the door answers from the headers, before any body byte
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(address.getAddress().getHostAddress());
+        connector.setPort(address.getPort());
+        connector.setIdleTimeout(IDLE_MILLIS);
+        connector.setAcceptedTcpNoDelay(true);
+        PeerCap peers = new PeerCap(options.maxConnectionsPerPeer(), exempt);
+        ReadDeadline deadlines = new ReadDeadline(server, options.readDeadline().toMillis());
+        connector.addBean(peers);
+        connector.addBean(deadlines);
+        server.addConnector(connector);
+        NetworkConnectionLimit limit = new NetworkConnectionLimit(options.maxConnections(), connector);
+        server.addBean(limit);
+        server.setErrorHandler(new JsonErrors());
+        HttpFace face = new HttpFace(server, connector, limit, peers, deadlines);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                routes.serve(new HttpCall(face, request, response, callback));
+                return true;
+            }
+        });
+        try {
+            server.start();
+        } catch (Exception e) {
+            face.close();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "token exchange: the " + name + " face cannot bind port "
+                    + address.getPort(), e);
+        }
+        return face;
+    }
+
+    /** The bound address. */
+    InetSocketAddress address() {
+        return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
+    }
+
+    /** Connections open now (the face's cap counts these). */
+    int openConnections() {
+        return limit.getNetworkConnectionCount();
+    }
+
+    /** Connections closed at once because their peer was at its cap. */
+    long refusedByPeerCap() {
+        return peers.refused.get();
+    }
+
+    /** Connections closed because a request did not arrive within the read deadline. */
+    long cutByReadDeadline() {
+        return deadlines.cut.get();
+    }
+
+    /** The request has arrived in full: its connection's read deadline stops. */
+    void arrived(Request request) {
+        deadlines.disarm(request.getConnectionMetaData().getConnection());
+    }
+
+    /** The answer is out: the next request on the connection has the read deadline again. */
+    void answered(Request request) {
+        deadlines.arm(request.getConnectionMetaData().getConnection());
+    }
+
+    /** Runs {@code task} after {@code millis} on the face's scheduler. */
+    Scheduler.Task schedule(Runnable task, long millis) {
+        return server.getScheduler().schedule(task, millis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            org.slf4j.LoggerFactory.getLogger(HttpFace.class).warn("token exchange: a face did not stop cleanly ({})",
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /** Closes a connection whose direct peer already holds {@code cap} connections on this face. */
+    private static final class PeerCap implements Connection.Listener {
+        private final int cap;
+        private final Optional<InetAddress> exempt;
+        private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
+        final AtomicLong refused = new AtomicLong();
+
+        PeerCap(int cap, Optional<InetAddress> exempt) {
+            this.cap = cap;
+            this.exempt = exempt;
+        }
+
+        private Optional<InetAddress> peer(Connection connection) {
+            SocketAddress remote = connection.getEndPoint().getRemoteSocketAddress();
+            if (remote instanceof InetSocketAddress inet && inet.getAddress() != null
+                    && !exempt.map(inet.getAddress()::equals).orElse(false)) {
+                return Optional.of(inet.getAddress());
+            }
+            return Optional.empty();
+        }
+
+        @Override
+        public void onOpened(Connection connection) {
+            peer(connection).ifPresent(peer -> {
+                if (open.merge(peer, 1, Integer::sum) > cap) {
+                    refused.incrementAndGet();
+                    connection.getEndPoint().close();
+                }
+            });
+        }
+
+        @Override
+        public void onClosed(Connection connection) {
+            peer(connection).ifPresent(peer -> open.computeIfPresent(peer, (k, n) -> n <= 1 ? null : n - 1));
+        }
+    }
+
+    /**
+     * The read deadline: armed when a connection opens and after each answer, disarmed when a
+     * request has arrived in full; when it fires the connection is closed unanswered.
+     */
+    private static final class ReadDeadline implements Connection.Listener {
+        private record Armed(Object token, Scheduler.Task task) {
+        }
+
+        private final Server server;
+        private final long millis;
+        private final Map<Connection, Armed> armed = new ConcurrentHashMap<>();
+        final AtomicLong cut = new AtomicLong();
+
+        ReadDeadline(Server server, long millis) {
+            this.server = server;
+            this.millis = millis;
+        }
+
+        void arm(Connection connection) {
+            Object token = new Object();
+            Scheduler.Task task = server.getScheduler().schedule(() -> expire(connection, token), millis,
+                    TimeUnit.MILLISECONDS);
+            Armed old = armed.put(connection, new Armed(token, task));
+            if (old != null) {
+                old.task().cancel();
+            }
+            if (!connection.getEndPoint().isOpen()) {
+                disarm(connection); // closed meanwhile: onClosed may have run before the put
+            }
+        }
+
+        void disarm(Connection connection) {
+            Armed old = armed.remove(connection);
+            if (old != null) {
+                old.task().cancel();
+            }
+        }
+
+        private void expire(Connection connection, Object token) {
+            Armed now = armed.get(connection);
+            if (now != null && now.token() == token && armed.remove(connection, now)) {
+                cut.incrementAndGet();
+                connection.getEndPoint().close();
+            }
+        }
+
+        @Override
+        public void onOpened(Connection connection) {
+            arm(connection);
+        }
+
+        @Override
+        public void onClosed(Connection connection) {
+            disarm(connection);
+        }
+    }
+
+    /** Jetty's own refusals (malformed request, headers over the limit) as {@code {error}} JSON, the reason phrase only. */
+    private static final class JsonErrors extends ErrorHandler {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            int status = response.getStatus() >= 400 ? response.getStatus() : 500;
+            Object attribute = request.getAttribute(ERROR_STATUS);
+            if (attribute instanceof Integer code && code >= 400) {
+                status = code;
+            }
+            String reason = HttpStatus.getMessage(status).toLowerCase(java.util.Locale.ROOT);
+            response.setStatus(status);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            response.write(true, ByteBuffer.wrap(("{\"error\":\"" + reason.replaceAll("[^a-z0-9 -]", "") + "\"}")
+                    .getBytes(StandardCharsets.UTF_8)), callback);
+            return true;
+        }
+    }
+}

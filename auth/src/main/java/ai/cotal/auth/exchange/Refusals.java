@@ -1,0 +1,66 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one mapping from a typed failure to an HTTP answer, for {@code /exchange} and the
+ * service-endpoint routes alike (SPEC §13.17): {@code bad-request} 400, {@code unauthenticated}
+ * 401, {@code permission-denied} 403, {@code not-found} 404, {@code already-exists},
+ * {@code conflict} and {@code failed-precondition} 409, {@code resource-exhausted} 429 (with the
+ * message, which names the limit), {@code unavailable} and {@code deadline-exceeded} 503, anything
+ * else 500. A 5xx body names only the kind of failure; its detail is logged here. A 4xx body
+ * carries the refusal's message unless it holds a path or exception text, when it names the kind.
+ */
+final class Refusals {
+    private static final Logger LOG = LoggerFactory.getLogger(Refusals.class);
+    /** A token that starts with '/' (an absolute path), a Windows drive path, or a Java exception name. */
+    private static final Pattern LEAK = Pattern.compile("(^|[\\s(\\[\"'=:,])(/[^\\s]|[A-Za-z]:\\\\)"
+            + "|\\b[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*\\.[A-Z]\\w*(Exception|Error)\\b|\\w+(Exception|Error)\\b");
+
+    /** The 503 body: the plane (broker or store) is not reachable now. */
+    static final String UNAVAILABLE = "the authority plane is unavailable - retry shortly";
+    /** The 500 body. */
+    static final String INTERNAL = "internal error - retry the same request";
+
+    private Refusals() {
+    }
+
+    static int status(ErrorCode code) {
+        return switch (code) {
+            case BAD_REQUEST -> 400;
+            case UNAUTHENTICATED -> 401;
+            case PERMISSION_DENIED -> 403;
+            case NOT_FOUND -> 404;
+            case ALREADY_EXISTS, CONFLICT, FAILED_PRECONDITION -> 409;
+            case RESOURCE_EXHAUSTED -> 429;
+            case UNAVAILABLE, DEADLINE_EXCEEDED -> 503;
+            default -> 500;
+        };
+    }
+
+    /** The answer's body text for {@code e} on {@code route}; a 5xx detail is logged, never sent. */
+    static String message(CotalException e, String route) {
+        int status = status(e.code());
+        if (status >= 500) {
+            if (status == 503) {
+                LOG.warn("{}: {}: {}", route, e.code().wire(), e.getMessage());
+                return UNAVAILABLE;
+            }
+            LOG.error("{}: {}: {}", route, e.code().wire(), e.getMessage());
+            return INTERNAL;
+        }
+        return safe(e.getMessage(), e.code());
+    }
+
+    /** {@code message}, or the kind of refusal when it holds a path or exception text. */
+    static String safe(String message, ErrorCode code) {
+        if (message == null || message.isEmpty() || LEAK.matcher(message).find()) {
+            return "refused: " + code.wire();
+        }
+        return message;
+    }
+}
