@@ -1,5 +1,6 @@
 package ai.cotal.cli;
 
+import ai.cotal.auth.exchange.HealthProof;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostJson;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,8 +14,9 @@ import java.time.Duration;
 /**
  * Whether a face answers as the auth service of a space, asked before anything secret is sent to
  * it: {@code GET /health} must answer 200 {@code {ok: true, issuer: "urn:cotal:auth:<space>"}}
- * within 5 s. A stale {@code auth-service.json} can name a port another process now holds; that
- * process must receive neither the capability nor an IdP token (SPEC §13.17).
+ * within 5 s and, when the caller holds the capability of {@code auth-service.json}, a
+ * {@link HealthProof} of it for a fresh challenge. A stale file can name a port another process
+ * now holds; that process must receive neither the capability nor an IdP token (SPEC §13.17).
  */
 final class ServiceCheck {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -23,19 +25,30 @@ final class ServiceCheck {
     private ServiceCheck() {
     }
 
-    /** Why {@code base} is not the auth service of {@code space}, or null when it is. */
-    static String refusal(HttpClient http, URI base, String space) {
+    /**
+     * Why {@code base} is not the auth service of {@code space}, or null when it is; with a
+     * {@code capability} (the loopback face's) the face must also prove it holds it.
+     */
+    static String refusal(HttpClient http, URI base, String space, String capability) {
+        String challenge = HealthProof.newChallenge();
         String expected = "urn:cotal:auth:" + space;
         String where = "the service at " + base.getScheme() + "://" + base.getAuthority();
         try {
-            HttpResponse<byte[]> health = http.send(HttpRequest.newBuilder(base.resolve("/health")).timeout(TIMEOUT).GET()
-                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest.Builder ask = HttpRequest.newBuilder(base.resolve("/health")).timeout(TIMEOUT).GET();
+            if (capability != null) {
+                ask.header(HealthProof.CHALLENGE_HEADER, challenge);
+            }
+            HttpResponse<byte[]> health = http.send(ask.build(), HttpResponse.BodyHandlers.ofByteArray());
             if (health.statusCode() != 200 || health.body().length > MAX_BODY) {
                 return where + " does not answer as an auth service (health answered " + health.statusCode() + ")";
             }
             JsonNode body = HostJson.tree(health.body(), "health");
             if (!body.path("ok").asBoolean(false) || !expected.equals(body.path("issuer").asText(null))) {
                 return where + " is not the auth service of space \"" + space + "\"";
+            }
+            if (capability != null && !HealthProof.verifies(capability, challenge, body.path("proof").asText(null))) {
+                return where + " does not hold the capability of auth-service.json (a stale file, or another process"
+                        + " on its port)";
             }
             return null;
         } catch (ContractException e) {

@@ -87,7 +87,7 @@ final class ServiceEndpointCommand {
                 capability = discovery.path("capability").asText();
             }
             HttpClient http = HttpClient.newHttpClient();
-            String refusal = ServiceCheck.refusal(http, URI.create(url), space);
+            String refusal = ServiceCheck.refusal(http, URI.create(url), space, capability);
             if (refusal != null) { // a stale file or a squatter on the port: send it no capability and no token
                 err.println("cotal-auth service-endpoint: " + refusal + "; nothing was sent");
                 return 1;

@@ -117,8 +117,11 @@ class CotalAuthTest {
                 new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
         squatter.createContext("/", http -> {
             received.add(http.getRequestMethod() + " " + http.getRequestURI() + " auth=" + http.getRequestHeaders()
-                    .containsKey("Authorization") + " body=" + http.getRequestBody().readAllBytes().length);
-            byte[] body = "{\"ok\":true,\"issuer\":\"urn:cotal:auth:other\"}".getBytes(StandardCharsets.UTF_8);
+                    .containsKey("Authorization") + " body=" + http.getRequestBody().readAllBytes().length
+                    + " challenged=" + http.getRequestHeaders().containsKey("X-Cotal-Challenge"));
+            // the issuer is public: a squatter can answer it, but not the proof of the file's capability
+            byte[] body = "{\"ok\":true,\"issuer\":\"urn:cotal:auth:alpha\",\"proof\":\"guess\"}"
+                    .getBytes(StandardCharsets.UTF_8);
             http.sendResponseHeaders(200, body.length);
             http.getResponseBody().write(body);
             http.close();
@@ -132,8 +135,10 @@ class CotalAuthTest {
             Files.writeString(token, "idp-token-that-must-stay-home");
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
                     token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("nothing was sent"), err.toString(StandardCharsets.UTF_8));
-            assertEquals(List.of("GET /health auth=false body=0"), received, "only the health check reached the squatter");
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("does not hold the capability")
+                    && err.toString(StandardCharsets.UTF_8).contains("nothing was sent"), err.toString(StandardCharsets.UTF_8));
+            assertEquals(List.of("GET /health auth=false body=0 challenged=true"), received,
+                    "only the challenged health check reached the squatter");
             Files.delete(stateDir.resolve("auth-service.json"));
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
                     token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));

@@ -57,7 +57,7 @@ final class ExchangeRoutes {
             switch (path) {
                 case "/health" -> {
                     call.arrived();
-                    call.send(200, Map.of("ok", true, "issuer", BearerIssuer.issuerOf(options.plane().space())));
+                    call.send(200, health(isPublic ? null : call.header(HealthProof.CHALLENGE_HEADER)));
                 }
                 case "/jwks" -> {
                     call.arrived();
@@ -227,6 +227,17 @@ final class ExchangeRoutes {
         if (request.ttlSec() != null && request.ttlSec() <= 0) {
             throw CotalException.badRequest("ttlSec", "must be a positive number of seconds");
         }
+    }
+
+    /** {@code {ok, issuer}}, with the proof of the capability when the loopback face was challenged (SPEC §13.17). */
+    private Map<String, Object> health(String challenge) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("ok", true);
+        body.put("issuer", BearerIssuer.issuerOf(options.plane().space()));
+        if (HealthProof.wellFormed(challenge)) {
+            body.put("proof", HealthProof.proof(capability, challenge));
+        }
+        return body;
     }
 
     private boolean capabilityMatches(String authorization) {

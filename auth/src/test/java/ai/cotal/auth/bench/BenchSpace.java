@@ -33,9 +33,12 @@ final class BenchSpace {
      * budgets admit (FloodScenario measures the budgets themselves).
      */
     static ai.cotal.auth.AuthPlaneOptions.Builder unbudgeted(ai.cotal.auth.AuthPlaneOptions.Builder options) {
-        return options.mintsPerPrincipalPerMinute(1_000_000).mintsPerSpacePerMinute(1_000_000)
-                .issuancesPerPrincipalPerMinute(1_000_000).issuancesPerSpacePerMinute(1_000_000);
+        return options.writeBudgets(UNBUDGETED);
     }
+
+    /** The write budgets at their maximum, for a stock service in a throughput scenario. */
+    static final ai.cotal.auth.WriteBudgets UNBUDGETED = new ai.cotal.auth.WriteBudgets(1_000_000, 1_000_000, 1_000_000,
+            1_000_000);
 
     /** A plaintext broker with the space and {@code extraAccountJwts} (a callout account). */
     static NatsBroker broker(SpaceAuth auth, String... extraAccountJwts) {

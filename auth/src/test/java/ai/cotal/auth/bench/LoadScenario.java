@@ -29,11 +29,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -67,12 +65,11 @@ public final class LoadScenario {
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
-                     .build())) {
+                     .writeBudgets(BenchSpace.UNBUDGETED).build())) {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
             service.plane().ledger().grantActor(OWNER, "laptop", grant);
             String secret = "load-agent-secret";
-            service.plane().ledger().grantManagedActor(OWNER, "agent", grant, HexFormat.of().formatHex(
-                    MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8))),
+            service.plane().ledger().grantManagedActor(OWNER, "agent", grant, ai.cotal.auth.ActorTokens.tokenHash(secret),
                     "loadagentuid000000000000000");
             String capability = new ObjectMapper().readTree(stateDir.resolve(TokenExchange.DISCOVERY_FILE).toFile())
                     .path("capability").asText();

@@ -1,5 +1,6 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
@@ -71,10 +72,10 @@ public final class SlowClientScenario {
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> connect = i -> {
-                String nonce = "ibxslow" + nonces.incrementAndGet();
+                String nonce = InboxNonce.of(owner, "bench", "slow" + nonces.incrementAndGet() + "-nonce");
                 return new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
                         .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
-                        .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce).build();
+                        .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build();
             };
             Concurrent.run(THREADS, 100, (t, i) -> CalloutScenario.connectOnly(connect.apply(i))); // warm-up
             long fdsBefore = openFiles();

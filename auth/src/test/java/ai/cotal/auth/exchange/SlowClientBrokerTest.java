@@ -3,6 +3,7 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthCallout;
@@ -109,7 +110,7 @@ class SlowClientBrokerTest {
         String bearer = new ObjectMapper().readTree(answer.body()).path("token").asText();
         Connection connection = Nats.connect(new io.nats.client.Options.Builder().server(nats.url())
                 .authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray()).connectionName(nonce)
-                .inboxPrefix("_INBOX_" + nonce).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
+                .inboxPrefix(InboxNonce.inboxPrefix(nonce)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
                 .connectionTimeout(Duration.ofSeconds(10)).noReconnect().build());
         assertEquals(Connection.Status.CONNECTED, connection.getStatus(), "the callout admitted the good client");
         connection.close();
@@ -133,8 +134,8 @@ class SlowClientBrokerTest {
                 assertTrue(excess.closedByServer(), "a connection past the peer's cap is closed by the server");
             }
             assertEquals(4, exchange.counts().closedAtPeerCap());
-            goodClient(exchange.publicUrl().orElseThrow(), null, "ibxslowpeer1");
-            goodClient(exchange.loopbackUrl(), capability(), "ibxslowpeer2");
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowpeer1"));
+            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(OWNER, "agent1", "slowpeer2"));
             assertEquals(200, raw.get(0).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
                     "the peer's first connections stay usable");
         }
@@ -176,7 +177,7 @@ class SlowClientBrokerTest {
             RawClients.Raw idle = raw.open(port(exchange.loopbackUrl()));
             assertEquals(200, idle.request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status());
             assertTrue(idle.closedByServer(), "an idle keep-alive connection is closed after the deadline");
-            goodClient(exchange.publicUrl().orElseThrow(), null, "ibxslowcut1");
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowcut1"));
         }
     }
 
@@ -224,14 +225,15 @@ class SlowClientBrokerTest {
             RawClients.Raw excess = raw.open(port); // past the cap: closed at once, or left in the kernel's backlog
             excess.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
 
-            goodClient(exchange.loopbackUrl(), capability(), "ibxslowcap1"); // the other face and the callout answer
+            // the other face and the callout answer
+            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(OWNER, "agent1", "slowcap1"));
             plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             assertTrue(plane.ledger().find(OWNER, "laptop").isPresent(), "the plane answers");
             assertEquals(6, exchange.publicConnections(), "the excess was not taken in: the face holds its cap");
 
             raw.get(0).close(); // slots free: the face accepts again
             raw.get(1).close();
-            goodClient(exchange.publicUrl().orElseThrow(), null, "ibxslowcap2");
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowcap2"));
         }
     }
 }

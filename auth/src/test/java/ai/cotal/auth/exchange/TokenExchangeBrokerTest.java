@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.IdpPin;
@@ -29,14 +30,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -68,15 +66,16 @@ class TokenExchangeBrokerTest {
                 ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
         store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
                 CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        // the throttle tests make 100 successful exchanges of one agent: above the default mint budget
+        // (SPEC §13.20, tested in WriteBudgetBrokerTest), so this plane's budget is raised
         plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
-                .secretStore(store).signer(auth.strip()).build());
+                .secretStore(store).signer(auth.strip()).mintsPerPrincipalPerMinute(1_000).build());
         idp = new TestIdp();
         IdpPin pin = IdpPin.pin(stateDir, idp.url());
         owner = plane.deriveOwner(pin.issuer(), "alice");
         plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
         plane.ledger().grantManagedActor("u_abcdefghijklmnopqrstuvwxyz", "agent1", ActorLedger.Grant.of(List.of(), List.of(),
-                List.of()), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
-                        "agent-secret".getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+                List.of()), ActorTokens.tokenHash("agent-secret"), "abcdefghijklmnopqrstuvwxyz");
     }
 
     @AfterEach
@@ -177,6 +176,28 @@ class TokenExchangeBrokerTest {
                     .statusCode());
             assertEquals(400, post(url, "{\"idpToken\":\"a\",\"surprise\":1}", capability(), "application/json").statusCode());
             assertEquals(400, post(url, "{\"idpToken\":\"a\",\"ttlSec\":-5}", capability(), "application/json").statusCode());
+        }
+    }
+
+    @Test
+    void theLoopbackFaceProvesItHoldsTheCapabilityAndThePublicFaceNever() throws Exception {
+        try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(
+                new java.net.InetSocketAddress("127.0.0.1", 0)))) {
+            String challenge = HealthProof.newChallenge();
+            JsonNode loopback = json(http.send(HttpRequest.newBuilder(URI.create(exchange.loopbackUrl() + "/health"))
+                    .header(HealthProof.CHALLENGE_HEADER, challenge).build(), HttpResponse.BodyHandlers.ofString()));
+            assertTrue(HealthProof.verifies(capability(), challenge, loopback.path("proof").asText(null)), loopback.toString());
+            assertFalse(HealthProof.verifies("another-capability", challenge, loopback.path("proof").asText(null)));
+            assertFalse(HealthProof.verifies(capability(), HealthProof.newChallenge(), loopback.path("proof").asText(null)),
+                    "a proof answers its own challenge only");
+            assertFalse(loopback.path("proof").asText("").contains(capability()), "the proof does not carry the capability");
+            JsonNode malformed = json(http.send(HttpRequest.newBuilder(URI.create(exchange.loopbackUrl() + "/health"))
+                    .header(HealthProof.CHALLENGE_HEADER, "short").build(), HttpResponse.BodyHandlers.ofString()));
+            assertTrue(malformed.path("proof").isMissingNode(), malformed.toString());
+            JsonNode open = json(http.send(HttpRequest.newBuilder(URI.create(exchange.publicUrl().orElseThrow() + "/health"))
+                    .header(HealthProof.CHALLENGE_HEADER, challenge).build(), HttpResponse.BodyHandlers.ofString()));
+            assertEquals("urn:cotal:auth:alpha", open.path("issuer").asText());
+            assertTrue(open.path("proof").isMissingNode(), "the public face never answers a proof: " + open);
         }
     }
 

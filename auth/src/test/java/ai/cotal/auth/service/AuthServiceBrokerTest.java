@@ -142,10 +142,10 @@ class AuthServiceBrokerTest {
         Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
                 MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
             ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
                     .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
                     .orElseThrow()), evictor);
-            assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(AuthService.State.UNAVAILABLE, service.state());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
