@@ -41,24 +41,23 @@ public final class FileSecretStore implements SecretStore {
 
     @Override
     public void put(String key, byte[] value) {
-        Objects.requireNonNull(value, "value");
-        Path file = resolve(key);
-        PrivateFiles.ensureDirectory(root, file.getParent());
-        if (Files.isSymbolicLink(file)) {
-            throw symlink(key);
-        }
-        PrivateFiles.write(file, value);
+        PrivateFiles.write(writable(key, value), value);
     }
 
     @Override
     public boolean create(String key, byte[] value) {
+        return PrivateFiles.create(writable(key, value), value);
+    }
+
+    /** The key's file, its directories made private, refusing a symbolic link in its place. */
+    private Path writable(String key, byte[] value) {
         Objects.requireNonNull(value, "value");
         Path file = resolve(key);
         PrivateFiles.ensureDirectory(root, file.getParent());
         if (Files.isSymbolicLink(file)) {
             throw symlink(key);
         }
-        return PrivateFiles.create(file, value);
+        return file;
     }
 
     @Override
