@@ -4,12 +4,21 @@ import ai.cotal.auth.exchange.HealthProof;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostJson;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Whether a face answers as the auth service of a space, asked before anything secret is sent to
@@ -38,8 +47,10 @@ final class ServiceCheck {
             if (capability != null) {
                 ask.header(HealthProof.CHALLENGE_HEADER, challenge);
             }
-            HttpResponse<byte[]> health = http.send(ask.build(), HttpResponse.BodyHandlers.ofByteArray());
-            if (health.statusCode() != 200 || health.body().length > MAX_BODY) {
+            // the whole answer within the deadline and at most MAX_BODY bytes: the face may be anyone's
+            HttpResponse<byte[]> health = http.sendAsync(ask.build(), info -> new LimitedBody(MAX_BODY))
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (health.statusCode() != 200) {
                 return where + " does not answer as an auth service (health answered " + health.statusCode() + ")";
             }
             JsonNode body = HostJson.tree(health.body(), "health");
@@ -53,11 +64,59 @@ final class ServiceCheck {
             return null;
         } catch (ContractException e) {
             return where + " does not answer as an auth service (its health is not JSON)";
-        } catch (IOException | IllegalArgumentException e) {
-            return where + " does not answer (" + e.getClass().getSimpleName() + ")";
+        } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
+            return where + " does not answer as an auth service (" + (e instanceof ExecutionException
+                    ? e.getCause().getClass().getSimpleName() : e.getClass().getSimpleName()) + ")";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted while checking " + where;
+        }
+    }
+
+    /** A response body of at most {@code max} bytes; a longer one fails and is not read further. */
+    private static final class LimitedBody implements HttpResponse.BodySubscriber<byte[]> {
+        private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        private final int max;
+        private Flow.Subscription subscription;
+
+        LimitedBody(int max) {
+            this.max = max;
+        }
+
+        @Override
+        public CompletionStage<byte[]> getBody() {
+            return result;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            this.subscription = subscription;
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> items) {
+            for (ByteBuffer item : items) {
+                if (bytes.size() + item.remaining() > max) {
+                    subscription.cancel();
+                    result.completeExceptionally(new IOException("a health answer over " + max + " bytes"));
+                    return;
+                }
+                byte[] chunk = new byte[item.remaining()];
+                item.get(chunk);
+                bytes.write(chunk, 0, chunk.length);
+            }
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            result.completeExceptionally(failure);
+        }
+
+        @Override
+        public void onComplete() {
+            result.complete(bytes.toByteArray());
         }
     }
 }

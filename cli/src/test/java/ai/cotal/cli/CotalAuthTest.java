@@ -113,6 +113,7 @@ class CotalAuthTest {
     @Test
     void aProcessSquattingAStaleCapabilityFilesPortReceivesNoCapabilityAndNoToken(@TempDir Path stateDir) throws Exception {
         java.util.List<String> received = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean flood = new java.util.concurrent.atomic.AtomicBoolean();
         com.sun.net.httpserver.HttpServer squatter = com.sun.net.httpserver.HttpServer.create(
                 new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
         squatter.createContext("/", http -> {
@@ -120,8 +121,8 @@ class CotalAuthTest {
                     .containsKey("Authorization") + " body=" + http.getRequestBody().readAllBytes().length
                     + " challenged=" + http.getRequestHeaders().containsKey("X-Cotal-Challenge"));
             // the issuer is public: a squatter can answer it, but not the proof of the file's capability
-            byte[] body = "{\"ok\":true,\"issuer\":\"urn:cotal:auth:alpha\",\"proof\":\"guess\"}"
-                    .getBytes(StandardCharsets.UTF_8);
+            byte[] body = flood.get() ? new byte[8 * 1024 * 1024] // a health answer the CLI must not read whole
+                    : "{\"ok\":true,\"issuer\":\"urn:cotal:auth:alpha\",\"proof\":\"guess\"}".getBytes(StandardCharsets.UTF_8);
             http.sendResponseHeaders(200, body.length);
             http.getResponseBody().write(body);
             http.close();
@@ -139,11 +140,17 @@ class CotalAuthTest {
                     && err.toString(StandardCharsets.UTF_8).contains("nothing was sent"), err.toString(StandardCharsets.UTF_8));
             assertEquals(List.of("GET /health auth=false body=0 challenged=true"), received,
                     "only the challenged health check reached the squatter");
+            flood.set(true);
+            assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
+                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("does not answer as an auth service (IOException)"),
+                    err.toString(StandardCharsets.UTF_8));
+            assertEquals(2, received.size(), "an oversized health answer is refused; nothing else was sent");
             Files.delete(stateDir.resolve("auth-service.json"));
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
                     token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
             assertTrue(err.toString(StandardCharsets.UTF_8).contains("the service is not running"));
-            assertEquals(1, received.size(), "no file, no request");
+            assertEquals(2, received.size(), "no file, no request");
         } finally {
             squatter.stop(0);
         }
