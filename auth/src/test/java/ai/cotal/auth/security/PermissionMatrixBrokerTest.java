@@ -63,6 +63,7 @@ class PermissionMatrixBrokerTest {
         s.put("purge-auth-stream", "$JS.API.STREAM.PURGE.KV_" + auth);
         s.put("delete-issued-stream", "$JS.API.STREAM.DELETE.KV_" + issued);
         s.put("create-auth-stream", "$JS.API.STREAM.CREATE.KV_" + auth);
+        s.put("update-auth-stream", "$JS.API.STREAM.UPDATE.KV_" + auth); // bounds an unbounded store (SPEC §6)
         s.put("read-auth-stream", "$JS.API.STREAM.MSG.GET.KV_" + auth);
         s.put("system-ping", "$SYS.REQ.SERVER.PING");
         return s;
@@ -140,7 +141,7 @@ class PermissionMatrixBrokerTest {
             creds.put("profile " + profile.label(), Creds.mint(auth, Identity.create(), profile,
                     profile == CredentialProfile.AGENT ? agent : MintOptions.defaults()));
             expected.put("profile " + profile.label(), switch (profile) {
-                case PROVISIONER -> except(s, "create-auth-stream");
+                case PROVISIONER -> except(s, "create-auth-stream", "update-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");
                 case ISSUED_STORE_RECREATE -> except(s, "delete-issued-stream");
                 case TEARDOWN -> except(s, "delete-auth-stream", "delete-issued-stream");
@@ -150,7 +151,8 @@ class PermissionMatrixBrokerTest {
         for (AuthorityRole role : AuthorityRole.values()) {
             creds.put("role " + role.name(), role(role));
             expected.put("role " + role.name(), switch (role) {
-                case WRITER -> except(s, "credential-row", "admission-marker", "create-auth-stream", "read-auth-stream");
+                case WRITER -> except(s, "credential-row", "admission-marker", "create-auth-stream", "update-auth-stream",
+                        "read-auth-stream");
                 case BARRIER -> except(s, "plane", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row");
