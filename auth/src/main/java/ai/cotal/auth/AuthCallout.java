@@ -24,15 +24,22 @@ public final class AuthCallout implements AutoCloseable {
 
     /** Requests are answered by this many threads; the dispatcher only hands them over. */
     private static final int WORKERS = 4;
+    /**
+     * At most this many requests wait for a worker; past it the oldest waiting one is dropped (the
+     * broker denies it when its authorization timeout passes, as it would have anyway), so a
+     * connect flood costs bounded memory and the newest requests are answered first.
+     */
+    static final int MAX_WAITING = 256;
 
     private final Connection connection;
     private final CalloutHandler handler;
-    private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(WORKERS,
+    private final java.util.concurrent.ExecutorService workers = new java.util.concurrent.ThreadPoolExecutor(WORKERS,
+            WORKERS, 0, java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_WAITING),
             r -> {
                 Thread thread = new Thread(r, "cotal-auth-callout");
                 thread.setDaemon(true);
                 return thread;
-            });
+            }, new java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy());
 
     private AuthCallout(Connection connection, CalloutHandler handler) {
         this.connection = connection;

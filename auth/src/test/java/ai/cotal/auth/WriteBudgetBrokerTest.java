@@ -150,7 +150,8 @@ class WriteBudgetBrokerTest {
     @Test
     void issuedStorePressureRefusesNewIssuancesButNotConfirms(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
-        long bound = 128 * 1024;
+        // 1 MiB: above the 80% mark, up to 64 issuances (~120 KB) may land before the pressure is read again
+        long bound = 1024 * 1024;
         String issued = "KV_cotal_issued_alpha";
         try (Connection admin = f.plane.admin(nats)) {
             admin.jetStreamManagement().addStream(StreamConfiguration.builder(StoreSpecs.issued("alpha")).maxBytes(bound)
@@ -163,7 +164,7 @@ class WriteBudgetBrokerTest {
                         ai.cotal.core.issued.Ceiling.Side.none());
                 CotalException pressure = null;
                 int n = 0;
-                while (pressure == null && n < 2_000) { // 128 KiB holds under 100 issuances
+                while (pressure == null && n < 2_000) { // 1 MiB holds under 600 issuances
                     try {
                         plane.issueUserCaller(bearer, "ibx-pressure-" + n, ceiling);
                         n++;

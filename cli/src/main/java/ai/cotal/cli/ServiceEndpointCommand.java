@@ -86,6 +86,11 @@ final class ServiceEndpointCommand {
                 url = discovery.path("url").asText();
                 capability = discovery.path("capability").asText();
             }
+            if (!safeTransport(URI.create(url))) {
+                err.println("cotal-auth service-endpoint: --url must be https (http only on a loopback address): the"
+                        + " IdP token would travel in the clear; nothing was sent");
+                return 1;
+            }
             HttpClient http = HttpClient.newHttpClient();
             String refusal = ServiceCheck.refusal(http, URI.create(url), space, capability);
             if (refusal != null) { // a stale file or a squatter on the port: send it no capability and no token
@@ -104,5 +109,12 @@ final class ServiceEndpointCommand {
             err.println("cotal-auth service-endpoint: " + e.getMessage());
             return 1;
         }
+    }
+
+    /** https anywhere; http only to a literal loopback address (the IdP pin's rule, SPEC §13.14). */
+    private static boolean safeTransport(URI url) {
+        String host = url.getHost() == null ? "" : url.getHost();
+        return "https".equals(url.getScheme()) || ("http".equals(url.getScheme())
+                && (host.matches("127(\\.\\d{1,3}){3}") || host.equals("[::1]") || host.equals("::1")));
     }
 }

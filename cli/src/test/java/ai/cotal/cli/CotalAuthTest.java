@@ -111,6 +111,15 @@ class CotalAuthTest {
     }
 
     @Test
+    void aPlainHttpUrlOffLoopbackIsRefusedBeforeAnythingIsSent(@TempDir Path dir) throws Exception {
+        Path token = dir.resolve("token");
+        Files.writeString(token, "idp-token-that-must-stay-home");
+        assertEquals(1, run("service-endpoint", "--space", "alpha", "--url", "http://192.0.2.1:8443", "--token-file",
+                token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--url must be https"), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aProcessSquattingAStaleCapabilityFilesPortReceivesNoCapabilityAndNoToken(@TempDir Path stateDir) throws Exception {
         java.util.List<String> received = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         java.util.concurrent.atomic.AtomicBoolean flood = new java.util.concurrent.atomic.AtomicBoolean();

@@ -1,8 +1,8 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.internal.RefusalText;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,9 +17,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Refusals {
     private static final Logger LOG = LoggerFactory.getLogger(Refusals.class);
-    /** A token that starts with '/' (an absolute path), a Windows drive path, or a Java exception name. */
-    private static final Pattern LEAK = Pattern.compile("(^|[\\s(\\[\"'=:,])(/[^\\s]|[A-Za-z]:\\\\)"
-            + "|\\b[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*\\.[A-Z]\\w*(Exception|Error)\\b|\\w+(Exception|Error)\\b");
 
     /** The 503 body: the plane (broker or store) is not reachable now. */
     static final String UNAVAILABLE = "the authority plane is unavailable - retry shortly";
@@ -56,9 +53,9 @@ final class Refusals {
         return safe(e.getMessage(), e.code());
     }
 
-    /** {@code message}, or the kind of refusal when it holds a path or exception text. */
+    /** {@code message}, or the kind of refusal when {@link RefusalText} (the rule of every face) withholds it. */
     static String safe(String message, ErrorCode code) {
-        if (message == null || message.isEmpty() || LEAK.matcher(message).find()) {
+        if (message == null || message.isEmpty() || !RefusalText.shareable(message)) {
             return "refused: " + code.wire();
         }
         return message;

@@ -57,6 +57,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final CredentialRows credentials;
     private final WriteBudget budget;
     private final BearerIssuer issuer;
+    private final byte[] ownerSecret; // loaded once at open: a store emptied later never re-keys an owner
     private final AuthorityConnection discovery;
     private final ServiceEndpointEngine endpoints;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
@@ -79,6 +80,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.recordsScanner = recordsScanner;
         this.claim = claim;
         this.issuer = issuer;
+        this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         this.credentials = new CredentialRows(space, writer.connection(), reader, options.clock());
         this.budget = WriteBudget.forPlane(options, writer.connection());
@@ -320,7 +322,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public String deriveOwner(String issuerName, String subject) {
         refuseIfUnavailable();
-        return Owners.deriveOwnerForIdpSubject(OwnerSecret.loadOrCreate(options.secretStore(), space), issuerName, subject);
+        return Owners.deriveOwnerForIdpSubject(ownerSecret, issuerName, subject);
     }
 
     @Override

@@ -7,15 +7,10 @@ import java.util.regex.Pattern;
 /**
  * The callout's one door for refusal text (SPEC §13.16): nats-server logs the {@code error} of a
  * refusal, so it names the field or the kind of failure only. A message reaches the broker as
- * it is only when it is short printable ASCII with no path separator, no exception class name and
- * nothing shaped like an nkey seed; any other refusal (and any failure that is not a
- * {@link CotalException}) is replaced by its code's generic text. Stateless.
+ * it is only when {@link RefusalText#shareable} allows it; any other refusal (and any failure that
+ * is not a {@link CotalException}) is replaced by its code's generic text. Stateless.
  */
 final class CalloutRefusal {
-    private static final int MAX_LENGTH = 400;
-    private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7e]+");
-    private static final Pattern INTERNAL = Pattern.compile(
-            "[/\\\\]|[A-Za-z0-9_$]*(Exception|Error)\\b|S[OAUNCXP][A-Z2-7]{40,}");
     private static final Pattern PATH = Pattern.compile("(?:[A-Za-z]:)?[/\\\\][^\\s:()'\"]*");
 
     private CalloutRefusal() {
@@ -25,15 +20,9 @@ final class CalloutRefusal {
     static String reason(RuntimeException failure) {
         if (failure instanceof CotalException e) {
             String message = e.getMessage();
-            return shareable(message) ? message : generic(e.code());
+            return RefusalText.shareable(message) ? message : generic(e.code());
         }
         return generic(ErrorCode.INTERNAL);
-    }
-
-    /** Whether a message may travel to the broker (and its log) as it is. */
-    static boolean shareable(String message) {
-        return message != null && message.length() <= MAX_LENGTH && PRINTABLE.matcher(message).matches()
-                && !INTERNAL.matcher(message).find();
     }
 
     /**

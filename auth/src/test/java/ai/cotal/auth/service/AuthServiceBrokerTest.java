@@ -166,6 +166,9 @@ class AuthServiceBrokerTest {
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            store.delete(SecretKeys.ownerSecretKey("alpha")); // a store emptied under a running service
+            assertEquals(owner, service.plane().deriveOwner(pin.issuer(), "alice"), "the owner secret was loaded once");
+            assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
             service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "laptop");
             HostResult pending = service.plane().serviceEndpointAuthority(granter, new HostRequest.Register(
