@@ -18,8 +18,9 @@ import javax.net.ssl.SSLContext;
  * {@link SecretStore}, the data account's signer ({@code {pub, signingSeed}}), the clock, the
  * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime
  * (5 s to 24 h, default 15 min), an optional TLS context, and the write budgets of SPEC §13.20
- * (credential mints and issuances per principal and per space per rolling minute, each 1 to
- * 1,000,000; defaults 60 and 30 per principal, 600 and 300 per space).
+ * (credential mints, issuances and service-endpoint writes per principal and per space per
+ * rolling minute, each 1 to 1,000,000, validated by {@link WriteBudgets}; defaults 60, 30 and 30
+ * per principal, 600, 300 and 300 per space).
  */
 public final class AuthPlaneOptions {
     /** The standing authority credential lifetime unless set. */
@@ -35,10 +36,7 @@ public final class AuthPlaneOptions {
     private final Duration standingTtl;
     private final Optional<SSLContext> sslContext;
     private final Optional<ServiceEndpoints> serviceEndpoints;
-    private final int mintsPerPrincipalPerMinute;
-    private final int mintsPerSpacePerMinute;
-    private final int issuancesPerPrincipalPerMinute;
-    private final int issuancesPerSpacePerMinute;
+    private final WriteBudgets writeBudgets;
 
     /** Credential mints a principal may make per rolling minute unless set. */
     public static final int DEFAULT_MINTS_PER_PRINCIPAL = 60;
@@ -48,12 +46,13 @@ public final class AuthPlaneOptions {
     public static final int DEFAULT_ISSUANCES_PER_PRINCIPAL = 30;
     /** Issuances a space may make per rolling minute unless set. */
     public static final int DEFAULT_ISSUANCES_PER_SPACE = 300;
+    /** Service-endpoint writes (owner requests binding a new request id) a principal may make per rolling minute unless set. */
+    public static final int DEFAULT_ENDPOINT_WRITES_PER_PRINCIPAL = 30;
+    /** Service-endpoint writes a space's owners may make per rolling minute unless set. */
+    public static final int DEFAULT_ENDPOINT_WRITES_PER_SPACE = 300;
 
-    private AuthPlaneOptions(Builder b) {
-        this.mintsPerPrincipalPerMinute = b.mintsPerPrincipal;
-        this.mintsPerSpacePerMinute = b.mintsPerSpace;
-        this.issuancesPerPrincipalPerMinute = b.issuancesPerPrincipal;
-        this.issuancesPerSpacePerMinute = b.issuancesPerSpace;
+    private AuthPlaneOptions(Builder b, WriteBudgets writeBudgets) {
+        this.writeBudgets = writeBudgets;
         this.servers = List.copyOf(b.servers);
         this.space = b.space;
         this.stateDir = b.stateDir.toAbsolutePath().normalize();
@@ -119,22 +118,37 @@ public final class AuthPlaneOptions {
 
     /** Credential-row mints one principal ({@code owner.actor}) may make per rolling minute (SPEC §13.20). */
     public int mintsPerPrincipalPerMinute() {
-        return mintsPerPrincipalPerMinute;
+        return writeBudgets.mintsPerPrincipal();
     }
 
     /** Credential-row mints the whole space may make per rolling minute. */
     public int mintsPerSpacePerMinute() {
-        return mintsPerSpacePerMinute;
+        return writeBudgets.mintsPerSpace();
     }
 
     /** Issuances (manager-caller connects under a new nonce) one principal may make per rolling minute. */
     public int issuancesPerPrincipalPerMinute() {
-        return issuancesPerPrincipalPerMinute;
+        return writeBudgets.issuancesPerPrincipal();
     }
 
     /** Issuances the whole space may make per rolling minute. */
     public int issuancesPerSpacePerMinute() {
-        return issuancesPerSpacePerMinute;
+        return writeBudgets.issuancesPerSpace();
+    }
+
+    /** Service-endpoint writes (owner requests binding a new request id) one principal may make per rolling minute. */
+    public int endpointWritesPerPrincipalPerMinute() {
+        return writeBudgets.endpointWritesPerPrincipal();
+    }
+
+    /** Service-endpoint writes the space's owners may make together per rolling minute. */
+    public int endpointWritesPerSpacePerMinute() {
+        return writeBudgets.endpointWritesPerSpace();
+    }
+
+    /** All the write budgets of SPEC §13.20. */
+    public WriteBudgets writeBudgets() {
+        return writeBudgets;
     }
 
     /** Builds {@link AuthPlaneOptions}; {@link #build()} names the first bad option. */
@@ -153,15 +167,31 @@ public final class AuthPlaneOptions {
         private int mintsPerSpace = DEFAULT_MINTS_PER_SPACE;
         private int issuancesPerPrincipal = DEFAULT_ISSUANCES_PER_PRINCIPAL;
         private int issuancesPerSpace = DEFAULT_ISSUANCES_PER_SPACE;
+        private int endpointWritesPerPrincipal = DEFAULT_ENDPOINT_WRITES_PER_PRINCIPAL;
+        private int endpointWritesPerSpace = DEFAULT_ENDPOINT_WRITES_PER_SPACE;
 
         private Builder() {
         }
 
-        /** All four write budgets at once ({@link WriteBudgets}). */
+        /** All the write budgets at once ({@link WriteBudgets}). */
         public Builder writeBudgets(WriteBudgets budgets) {
             return mintsPerPrincipalPerMinute(budgets.mintsPerPrincipal()).mintsPerSpacePerMinute(budgets.mintsPerSpace())
                     .issuancesPerPrincipalPerMinute(budgets.issuancesPerPrincipal())
-                    .issuancesPerSpacePerMinute(budgets.issuancesPerSpace());
+                    .issuancesPerSpacePerMinute(budgets.issuancesPerSpace())
+                    .endpointWritesPerPrincipalPerMinute(budgets.endpointWritesPerPrincipal())
+                    .endpointWritesPerSpacePerMinute(budgets.endpointWritesPerSpace());
+        }
+
+        /** Service-endpoint writes per principal per rolling minute (1 to 1,000,000; default 30). */
+        public Builder endpointWritesPerPrincipalPerMinute(int limit) {
+            this.endpointWritesPerPrincipal = limit;
+            return this;
+        }
+
+        /** Service-endpoint writes per space per rolling minute (1 to 1,000,000; default 300). */
+        public Builder endpointWritesPerSpacePerMinute(int limit) {
+            this.endpointWritesPerSpace = limit;
+            return this;
         }
 
         /** Credential-row mints per principal per rolling minute (1 to 1,000,000; default 60). */
@@ -280,17 +310,9 @@ public final class AuthPlaneOptions {
                     || standingTtl.compareTo(Duration.ofHours(24)) > 0) {
                 throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
             }
-            budget("mintsPerPrincipalPerMinute", mintsPerPrincipal);
-            budget("mintsPerSpacePerMinute", mintsPerSpace);
-            budget("issuancesPerPrincipalPerMinute", issuancesPerPrincipal);
-            budget("issuancesPerSpacePerMinute", issuancesPerSpace);
-            return new AuthPlaneOptions(this);
-        }
-
-        private static void budget(String field, int value) {
-            if (value < 1 || value > 1_000_000) {
-                throw CotalException.badRequest(field, "must be between 1 and 1,000,000");
-            }
+            WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
+                    issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option
+            return new AuthPlaneOptions(this, budgets);
         }
     }
 }

@@ -188,7 +188,9 @@ class WriteBudgetBrokerTest {
                 "mintsPerPrincipalPerMinute", b -> b.mintsPerPrincipalPerMinute(0),
                 "mintsPerSpacePerMinute", b -> b.mintsPerSpacePerMinute(1_000_001),
                 "issuancesPerPrincipalPerMinute", b -> b.issuancesPerPrincipalPerMinute(-1),
-                "issuancesPerSpacePerMinute", b -> b.issuancesPerSpacePerMinute(0));
+                "issuancesPerSpacePerMinute", b -> b.issuancesPerSpacePerMinute(0),
+                "endpointWritesPerPrincipalPerMinute", b -> b.endpointWritesPerPrincipalPerMinute(0),
+                "endpointWritesPerSpacePerMinute", b -> b.endpointWritesPerSpacePerMinute(1_000_001));
         bad.forEach((option, set) -> {
             CotalException e = assertThrows(CotalException.class, () -> set.apply(AuthPlaneOptions.builder()
                     .server("nats://127.0.0.1:4222").space("alpha").stateDir(stateDir).secretStore(f.plane.store)
@@ -199,9 +201,13 @@ class WriteBudgetBrokerTest {
         AuthPlaneOptions defaults = AuthPlaneOptions.builder().server("nats://127.0.0.1:4222").space("alpha")
                 .stateDir(stateDir).secretStore(f.plane.store)
                 .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build();
-        assertEquals(List.of(60, 600, 30, 300), List.of(defaults.mintsPerPrincipalPerMinute(),
+        assertEquals(List.of(60, 600, 30, 300, 30, 300), List.of(defaults.mintsPerPrincipalPerMinute(),
                 defaults.mintsPerSpacePerMinute(), defaults.issuancesPerPrincipalPerMinute(),
-                defaults.issuancesPerSpacePerMinute()));
+                defaults.issuancesPerSpacePerMinute(), defaults.endpointWritesPerPrincipalPerMinute(),
+                defaults.endpointWritesPerSpacePerMinute()));
+        assertEquals(ai.cotal.auth.WriteBudgets.defaults(), defaults.writeBudgets());
+        CotalException direct = assertThrows(CotalException.class, () -> new ai.cotal.auth.WriteBudgets(1, 1, 1, 1, 1, 0));
+        assertTrue(direct.getMessage().contains("endpointWritesPerSpacePerMinute"), direct.getMessage());
     }
 
     @Test

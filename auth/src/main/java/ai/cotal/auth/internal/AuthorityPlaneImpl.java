@@ -89,7 +89,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
-                options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone));
+                options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */

@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a principal can make the plane write (SPEC §13.20): credential-row mints and issuances
- * (a manager-caller connect under a new nonce), each counted per principal ({@code owner.actor})
+ * What a principal can make the plane write (SPEC §13.20): credential-row mints, issuances (a
+ * manager-caller connect under a new nonce) and service-endpoint writes (an owner request that
+ * binds a new request id), each counted per principal ({@code owner.actor})
  * and per space in a rolling minute. {@link #charge} refuses with {@code resource-exhausted},
  * naming the limit, before anything is written; a refused attempt is not counted, so a refused
  * principal never uses up the space's budget. Before the windows it asks the store-pressure
@@ -31,7 +32,10 @@ public final class WriteBudget {
         MINT("credential budget", "credentials", "new credentials", "retry later"),
         /** Evidence and an accepted row (a manager-caller connect under a new nonce). */
         ISSUANCE("issuance budget", "manager-caller issuances", "new manager-caller issuances",
-                "reconnect later under a new nonce");
+                "reconnect later under a new nonce"),
+        /** The rows of an owner's service-endpoint request under a new request id (bind, intend, records). */
+        ENDPOINT("service-endpoint budget", "new service-endpoint requests", "new service-endpoint requests",
+                "retry later (a replay of an admitted request id is not charged)");
 
         private final String budget;
         private final String made;
@@ -46,37 +50,7 @@ public final class WriteBudget {
         }
     }
 
-    /**
-     * The limits per rolling minute: mints and issuances per principal and per space. Each is
-     * 1 to 1,000,000 ({@code bad-request} naming the field otherwise).
-     */
-    public record Limits(int mintsPerPrincipal, int mintsPerSpace, int issuancesPerPrincipal, int issuancesPerSpace) {
-        /** 60 mints and 30 issuances per principal per minute; ten times that per space. */
-        public static final Limits DEFAULT = new Limits(60, 600, 30, 300);
-
-        public Limits {
-            check("mintsPerPrincipalPerMinute", mintsPerPrincipal);
-            check("mintsPerSpacePerMinute", mintsPerSpace);
-            check("issuancesPerPrincipalPerMinute", issuancesPerPrincipal);
-            check("issuancesPerSpacePerMinute", issuancesPerSpace);
-        }
-
-        private static void check(String field, int value) {
-            if (value < 1 || value > 1_000_000) {
-                throw CotalException.badRequest(field, "must be between 1 and 1,000,000");
-            }
-        }
-
-        int perPrincipal(Kind kind) {
-            return kind == Kind.MINT ? mintsPerPrincipal : issuancesPerPrincipal;
-        }
-
-        int perSpace(Kind kind) {
-            return kind == Kind.MINT ? mintsPerSpace : issuancesPerSpace;
-        }
-    }
-
-    private final Limits limits;
+    private final ai.cotal.auth.WriteBudgets limits;
     private final Clock clock;
     private final StorePressure pressure;
     private final Map<Kind, List<String>> stores;
@@ -92,7 +66,7 @@ public final class WriteBudget {
      * A budget of {@code limits}; {@code pressure} (may be null) is asked first, for the streams
      * {@code stores} maps each kind to.
      */
-    WriteBudget(Limits limits, Clock clock, StorePressure pressure, Map<Kind, List<String>> stores) {
+    WriteBudget(ai.cotal.auth.WriteBudgets limits, Clock clock, StorePressure pressure, Map<Kind, List<String>> stores) {
         this.limits = limits;
         this.clock = clock;
         this.pressure = pressure;
@@ -103,19 +77,17 @@ public final class WriteBudget {
     }
 
     /**
-     * The plane's budget: the options' limits, with the pressure of the auth store (mints) and
-     * the issued and accepted stores (issuances), all read on the writer connection (which may
+     * The plane's budget: the options' limits, with the pressure of the auth store (mints and
+     * service-endpoint writes) and the issued and accepted stores (issuances), all read on the writer connection (which may
      * read every authority store's {@code STREAM.INFO}).
      */
     static WriteBudget forPlane(ai.cotal.auth.AuthPlaneOptions options, io.nats.client.Connection writer) {
         String space = options.space();
-        Limits limits = new Limits(options.mintsPerPrincipalPerMinute(), options.mintsPerSpacePerMinute(),
-                options.issuancesPerPrincipalPerMinute(), options.issuancesPerSpacePerMinute());
         Map<String, io.nats.client.Connection> watched = new LinkedHashMap<>();
         for (String kind : List.of("auth", "issued", "accepted")) {
             watched.put(StoreNames.bucketStream(kind, space), writer);
         }
-        return new WriteBudget(limits, options.clock(), new StorePressure(watched, options.clock()), stores(space));
+        return new WriteBudget(options.writeBudgets(), options.clock(), new StorePressure(watched, options.clock()), stores(space));
     }
 
     /**
@@ -127,11 +99,12 @@ public final class WriteBudget {
         for (String kind : List.of("issued", "accepted")) {
             watched.put(StoreNames.bucketStream(kind, space), issuer);
         }
-        return new WriteBudget(Limits.DEFAULT, clock, new StorePressure(watched, clock), stores(space));
+        return new WriteBudget(ai.cotal.auth.WriteBudgets.defaults(), clock, new StorePressure(watched, clock), stores(space));
     }
 
     private static Map<Kind, List<String>> stores(String space) {
-        return Map.of(Kind.MINT, List.of(StoreNames.bucketStream("auth", space)), Kind.ISSUANCE,
+        List<String> auth = List.of(StoreNames.bucketStream("auth", space));
+        return Map.of(Kind.MINT, auth, Kind.ENDPOINT, auth, Kind.ISSUANCE,
                 List.of(StoreNames.bucketStream("issued", space), StoreNames.bucketStream("accepted", space)));
     }
 
@@ -144,8 +117,8 @@ public final class WriteBudget {
             pressure.requireRoom(stores.getOrDefault(kind, List.of()), kind.refusedWrites);
         }
         long now = clock.millis();
-        int principalLimit = limits.perPrincipal(kind);
-        int spaceLimit = limits.perSpace(kind);
+        int principalLimit = perPrincipal(kind);
+        int spaceLimit = perSpace(kind);
         synchronized (this) {
             Window mine = principals.computeIfAbsent(kind.name() + " " + owner + "." + actor, k -> new Window());
             Window all = space.get(kind);
@@ -158,6 +131,22 @@ public final class WriteBudget {
             mine.add(now);
             all.add(now);
         }
+    }
+
+    private int perPrincipal(Kind kind) {
+        return switch (kind) {
+            case MINT -> limits.mintsPerPrincipal();
+            case ISSUANCE -> limits.issuancesPerPrincipal();
+            case ENDPOINT -> limits.endpointWritesPerPrincipal();
+        };
+    }
+
+    private int perSpace(Kind kind) {
+        return switch (kind) {
+            case MINT -> limits.mintsPerSpace();
+            case ISSUANCE -> limits.issuancesPerSpace();
+            case ENDPOINT -> limits.endpointWritesPerSpace();
+        };
     }
 
     /** How many principal windows are held (tests: the memory bound). */

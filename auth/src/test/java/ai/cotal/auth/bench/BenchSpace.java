@@ -38,7 +38,7 @@ final class BenchSpace {
 
     /** The write budgets at their maximum, for a stock service in a throughput scenario. */
     static final ai.cotal.auth.WriteBudgets UNBUDGETED = new ai.cotal.auth.WriteBudgets(1_000_000, 1_000_000, 1_000_000,
-            1_000_000);
+            1_000_000, 1_000_000, 1_000_000);
 
     /** A plaintext broker with the space and {@code extraAccountJwts} (a callout account). */
     static NatsBroker broker(SpaceAuth auth, String... extraAccountJwts) {

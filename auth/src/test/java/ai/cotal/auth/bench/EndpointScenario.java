@@ -42,9 +42,10 @@ public final class EndpointScenario {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         InMemorySecretStore store = BenchSpace.store(auth);
         try (NatsBroker nats = BenchSpace.broker(auth);
-             AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(BenchSpace.unbudgeted(AuthPlaneOptions.builder()
+                     .server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("endpoint-scenario")).secretStore(store).signer(auth.strip())
-                     .serviceEndpoints(true).build())) {
+                     .serviceEndpoints(true)).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "bench");

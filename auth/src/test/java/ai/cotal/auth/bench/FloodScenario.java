@@ -48,9 +48,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Flood (issue #16 part 1): {@code scripts/bench FloodScenario [seconds] [off]} (default 30, 5 to
  * 600; loopback only; {@code off} runs the victim alone, the baseline). The stock service of one
  * space with its default write budgets. One member (the flooder) runs two threads of agent
- * exchanges on the public face and four threads of manager-caller connects under fresh nonces
- * with one bearer (a refused connect holds a jnats client for its 1 s connection timeout), as
- * fast as the service answers, for the given time or 1,000,000 attempts. Another member (the
+ * exchanges on the public face, one thread of service-endpoint registers under fresh request and
+ * instance ids (in process, through the plane, as the authority route does) and four threads of
+ * manager-caller connects under fresh nonces with one bearer (a refused connect holds a jnats
+ * client for its 1 s connection timeout), as fast as the service answers, for the given time or 1,000,000 attempts. Another member (the
  * victim) meanwhile runs, every 3 s, an agent exchange on the loopback face (on one machine both
  * members are the peer 127.0.0.1, and the public face's refusal throttle is per peer), a
  * manager-caller connect under a fresh nonce and a service-endpoint register (in process,
@@ -103,7 +104,7 @@ public final class FloodScenario {
 
     public static void main(String[] args) throws Exception {
         int seconds = Math.max(5, Math.min(600, args.length > 0 ? Integer.parseInt(args[0]) : 30));
-        int flooders = args.length > 1 && args[1].equals("off") ? 0 : 6;
+        int flooders = args.length > 1 && args[1].equals("off") ? 0 : 7;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
@@ -121,12 +122,14 @@ public final class FloodScenario {
             String flooderBearer = setUp(service, FLOODER);
             String victimBearer = setUp(service, VICTIM);
             Granter victim = new Granter.Owner(VICTIM, "laptop");
+            Granter flooder = new Granter.Owner(FLOODER, "laptop");
             HttpClient http = HttpClient.newHttpClient();
             Map<String, long[]> before = stores(nats, auth);
             long mark = nats.log().mark();
 
             Tally floodExchange = new Tally();
             Tally floodConnect = new Tally();
+            Tally floodRegister = new Tally();
             Tally victimExchange = new Tally();
             Tally victimConnect = new Tally();
             Tally victimRegister = new Tally();
@@ -136,11 +139,14 @@ public final class FloodScenario {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < flooders; t++) {
                 boolean exchanges = t < 2;
+                boolean registers = t == 2;
                 Thread thread = new Thread(() -> {
                     while (System.nanoTime() < end && total.incrementAndGet() <= MAX_ATTEMPTS) {
                         long start = System.nanoTime();
                         if (exchanges) {
                             floodExchange.record(start, exchange(http, publicUrl, null, FLOODER));
+                        } else if (registers) {
+                            floodRegister.record(start, register(service, flooder, ids));
                         } else {
                             floodConnect.record(start, connect(nats, callout, flooderBearer,
                                     InboxNonce.of(FLOODER, "laptop", "flood" + ids.incrementAndGet() + "-nonce"),
@@ -171,12 +177,13 @@ public final class FloodScenario {
             }
             Map<String, long[]> after = stores(nats, auth);
 
-            System.out.printf("%n%s for %d s (default budgets: 60 credentials and 30 issuances per principal per minute,"
-                    + " 10x per space)%n%n", flooders == 0 ? "baseline (no flooder)" : "flood", seconds);
+            System.out.printf("%n%s for %d s (default budgets: 60 credentials, 30 issuances and 30"
+                    + " service-endpoint requests per principal per minute, 10x per space)%n%n", flooders == 0 ? "baseline (no flooder)" : "flood", seconds);
             System.out.println("| member | operation | attempts | succeeded | success rate | p50 (ms) | p99 (ms) |");
             System.out.println("|---|---|---|---|---|---|---|");
             System.out.println(floodExchange.row("flooder", "`POST /exchange` (agent arm, public face)"));
             System.out.println(floodConnect.row("flooder", "manager-caller connect, fresh nonce"));
+            System.out.println(floodRegister.row("flooder", "service-endpoint register, fresh request id"));
             System.out.println(victimExchange.row("victim", "`POST /exchange` (agent arm, loopback face)"));
             System.out.println(victimConnect.row("victim", "manager-caller connect, fresh nonce"));
             System.out.println(victimRegister.row("victim", "service-endpoint register"));
@@ -191,6 +198,7 @@ public final class FloodScenario {
             System.out.println();
             floodExchange.refusals.forEach((k, v) -> System.out.println("flooder exchange refused " + v + "x: " + k));
             floodConnect.refusals.forEach((k, v) -> System.out.println("flooder connect refused " + v + "x: " + k));
+            floodRegister.refusals.forEach((k, v) -> System.out.println("flooder register refused " + v + "x: " + k));
             System.out.println("broker log carries the signed issuance-budget refusal: "
                     + nats.log().containsSince(mark, "issuance budget: this principal made"));
             List<Tally> victims = List.of(victimExchange, victimConnect, victimRegister);

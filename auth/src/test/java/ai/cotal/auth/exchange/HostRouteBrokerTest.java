@@ -167,4 +167,38 @@ class HostRouteBrokerTest {
             assertTrue(response.body().contains("no service endpoints"), response.body());
         }
     }
+
+    @Test
+    void anOwnerOverItsServiceEndpointBudgetIsAnswered429OnThePublicFace(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (TestIdp idp = new TestIdp();
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true)
+                     .endpointWritesPerPrincipalPerMinute(1).build())) {
+            IdpPin pin = IdpPin.pin(stateDir, idp.url());
+            String owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                    .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
+                String url = exchange.publicUrl().orElseThrow();
+                String token = idp.token("alice", 300);
+                java.util.function.BiFunction<String, String, String> register = (id, iid) -> "{\"idpToken\":\"" + token
+                        + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"register\",\"requestId\":\"" + id
+                        + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\",\"contractDigest\":\"sha256:"
+                        + "c".repeat(64) + "\",\"callerCeiling\":[]}}";
+                String first = rid();
+                HttpResponse<String> admitted = post(url, ServiceEndpointHostClient.AUTHORITY_ROUTE,
+                        register.apply(first, IID), null, "application/json", "POST", false);
+                assertEquals(200, admitted.statusCode(), admitted.body());
+                assertTrue(admitted.body().contains("\"pending\""), admitted.body());
+                HttpResponse<String> refused = post(url, ServiceEndpointHostClient.AUTHORITY_ROUTE,
+                        register.apply(rid(), "z".repeat(26)), null, "application/json", "POST", false);
+                assertEquals(429, refused.statusCode(), refused.body());
+                assertTrue(refused.body().contains("service-endpoint budget: this principal made 1 new service-endpoint"
+                        + " requests in the last minute (limit 1 per principal per minute)"), refused.body());
+                HttpResponse<String> replay = post(url, ServiceEndpointHostClient.AUTHORITY_ROUTE,
+                        register.apply(first, IID), null, "application/json", "POST", false);
+                assertEquals(200, replay.statusCode(), "a replay of the admitted request id still answers: " + replay.body());
+            }
+        }
+    }
 }

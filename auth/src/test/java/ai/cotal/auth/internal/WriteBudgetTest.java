@@ -34,7 +34,8 @@ class WriteBudgetTest {
     };
 
     private WriteBudget budget(int perPrincipal, int perSpace) {
-        return new WriteBudget(new WriteBudget.Limits(perPrincipal, perSpace, perPrincipal, perSpace), clock, null, Map.of());
+        return new WriteBudget(new ai.cotal.auth.WriteBudgets(perPrincipal, perSpace, perPrincipal, perSpace,
+                perPrincipal, perSpace), clock, null, Map.of());
     }
 
     @Test
@@ -48,6 +49,7 @@ class WriteBudgetTest {
         }
         budget.charge(WriteBudget.Kind.MINT, "u_b", "x"); // the flooder's refusals did not spend the space's budget
         budget.charge(WriteBudget.Kind.ISSUANCE, "u_b", "x"); // kinds are counted apart
+        budget.charge(WriteBudget.Kind.ENDPOINT, "u_b", "x");
         CotalException space = assertThrows(CotalException.class, () -> budget.charge(WriteBudget.Kind.MINT, "u_c", "x"));
         assertTrue(space.getMessage().contains("limit 3 per space per minute"), space.getMessage());
         now.addAndGet(60_000); // a minute later the windows are empty again

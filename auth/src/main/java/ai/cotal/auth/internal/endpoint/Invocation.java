@@ -24,6 +24,8 @@ final class Invocation {
     final String mintedUid = Rows.newId();
     /** What this invocation wrote, over all its passes: step tag to the revision written. */
     final java.util.Map<String, Long> wrote = new java.util.HashMap<>();
+    /** Set once the owner's write budget admitted this invocation's new request id (SPEC §13.20). */
+    boolean charged;
     /** Set before the binding's create is sent: from then on a binding may exist. */
     boolean attemptedBind;
 

@@ -28,10 +28,13 @@ import javax.net.ssl.SSLContext;
  * the deadline. Thread-safe; {@link #close()} refuses new calls and waits for those in flight.
  */
 public final class ServiceEndpointEngine implements AutoCloseable {
-    /** How the engine reaches the plane it belongs to. */
+    /**
+     * How the engine reaches the plane it belongs to; {@code budget} is the plane's write budget
+     * (SPEC §13.20), charged for each owner request that binds a new request id.
+     */
     public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
             ActorLedger ledger, ai.cotal.auth.internal.AuthorityConnection discovery, Runnable assertClaimHeld,
-            BooleanSupplier tripped) {
+            BooleanSupplier tripped, ai.cotal.auth.internal.WriteBudget budget) {
     }
 
     private final Wiring wiring;
@@ -167,6 +170,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 if (plan.steps.isEmpty()) {
                     return plan.answer.apply(new Plan.Outcome(inv.wrote));
                 }
+                charge(inv, plan);
                 Set<String> keys = plan.keys();
                 if (effect != null) { // a later pass: the plane must still hold the space and not have tripped
                     if (isTripped()) {
@@ -201,6 +205,21 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 retire(effect);
             }
         }
+    }
+
+    /**
+     * SPEC §13.20: an owner's plan that binds a new request id (the first pass that would write
+     * its {@code svc.req} row) is charged once per invocation to the service-endpoint budget,
+     * before anything is written; a refusal ({@code resource-exhausted}) reaches the caller as
+     * is. A replay of a bound request id plans no bind and is never charged, nor is the operator.
+     */
+    private void charge(Invocation inv, Plan plan) {
+        if (inv.charged || !(inv.granter instanceof Granter.Owner o)
+                || plan.steps.stream().noneMatch(step -> "bind".equals(step.tag()))) {
+            return;
+        }
+        wiring.budget().charge(ai.cotal.auth.internal.WriteBudget.Kind.ENDPOINT, o.owner(), o.actor());
+        inv.charged = true;
     }
 
     /**

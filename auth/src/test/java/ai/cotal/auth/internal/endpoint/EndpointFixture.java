@@ -40,8 +40,14 @@ final class EndpointFixture implements AutoCloseable {
     final String bucket = StoreNames.bucket("auth", "alpha");
 
     EndpointFixture(NatsBrokers brokers, Path stateDir) {
+        this(brokers, stateDir, b -> b);
+    }
+
+    /** With {@code options} applied to the plane's options (e.g. its write budgets, SPEC §13.20). */
+    EndpointFixture(NatsBrokers brokers, Path stateDir,
+            java.util.function.UnaryOperator<ai.cotal.auth.AuthPlaneOptions.Builder> options) {
         nats = brokers.start(f::config);
-        plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
+        plane = AuthAuthorityPlane.open(options.apply(f.options(nats, stateDir).serviceEndpoints(true)).build());
         for (String o : List.of(OWNER, OTHER)) {
             plane.ledger().grantActor(o, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
         }

@@ -189,7 +189,8 @@ class HostOperationsBrokerTest {
 
     @Test
     void theSixtyFifthDistinctRequestIsRefusedAndTheFirstSixtyFourStillAnswer(NatsBrokers brokers) throws Exception {
-        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+        // 65 requests of one owner within seconds: above the default service-endpoint budget (SPEC §13.20)
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir, b -> b.endpointWritesPerPrincipalPerMinute(100))) {
             String iid = EndpointFixture.iid();
             HostRequest.Register register = x.register("weather", iid);
             List<HostRequest> admitted = new java.util.ArrayList<>(List.of(register));
