@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
  * {@code X-Forwarded-For} (all such headers, in order, as one list) that is not the proxy itself:
  * the proxy appends the address it saw, so hops a client wrote sit to the left and are never
  * reached. When there is no such hop, or it is not an IP literal, the proxy's own address is the
- * answer: a broken header can only share the proxy's window, never open a fresh one.
+ * answer: a broken header can only share the proxy's window, never open a fresh one. An IPv6
+ * client is keyed by its /64 ({@link #key}): one holder of a /64 has billions of addresses, and
+ * keying each one alone would let it step around every per-peer limit.
  */
 final class ClientAddress {
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -22,23 +24,44 @@ final class ClientAddress {
     private ClientAddress() {
     }
 
-    /** The throttle key: a normalized address literal. */
+    /** The throttle key: {@link #key} of the client's address. */
     static String of(InetAddress direct, List<String> forwardedFor, Optional<InetAddress> trustedProxy) {
+        return key(client(direct, forwardedFor, trustedProxy));
+    }
+
+    /**
+     * The per-peer key of {@code address}: an IPv4 address as its literal, an IPv6 address as its
+     * /64 ({@code 2001:db8:1:2::/64}), since one subscriber commonly holds a whole /64.
+     */
+    static String key(InetAddress address) {
+        if (address instanceof java.net.Inet6Address) {
+            byte[] prefix = java.util.Arrays.copyOf(address.getAddress(), 16);
+            java.util.Arrays.fill(prefix, 8, 16, (byte) 0);
+            try {
+                return InetAddress.getByAddress(prefix).getHostAddress().replaceFirst("(:0)+$", "::") + "/64";
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("16 bytes are an IPv6 address", e);
+            }
+        }
+        return address.getHostAddress();
+    }
+
+    private static InetAddress client(InetAddress direct, List<String> forwardedFor, Optional<InetAddress> trustedProxy) {
         if (trustedProxy.isEmpty() || !trustedProxy.get().equals(direct) || forwardedFor.isEmpty()) {
-            return direct.getHostAddress();
+            return direct;
         }
         String joined = String.join(",", forwardedFor);
         String[] hops = joined.split(",", -1);
         for (int i = hops.length - 1; i >= 0; i--) {
             Optional<InetAddress> hop = literal(hops[i].trim());
             if (hop.isEmpty()) {
-                return direct.getHostAddress(); // malformed: the proxy's own window
+                return direct; // malformed: the proxy's own window
             }
             if (!hop.get().equals(direct)) {
-                return hop.get().getHostAddress();
+                return hop.get();
             }
         }
-        return direct.getHostAddress();
+        return direct;
     }
 
     /** An IPv4 or IPv6 literal (no host names: nothing is looked up), else empty. */

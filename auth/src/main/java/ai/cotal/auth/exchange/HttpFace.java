@@ -158,7 +158,7 @@ final class HttpFace implements AutoCloseable {
     private static final class PeerCap implements Connection.Listener {
         private final int cap;
         private final Optional<InetAddress> exempt;
-        private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
+        private final Map<String, Integer> open = new ConcurrentHashMap<>(); // by ClientAddress.key (IPv6: its /64)
         final AtomicLong refused = new AtomicLong();
 
         PeerCap(int cap, Optional<InetAddress> exempt) {
@@ -178,7 +178,7 @@ final class HttpFace implements AutoCloseable {
         @Override
         public void onOpened(Connection connection) {
             peer(connection).ifPresent(peer -> {
-                if (open.merge(peer, 1, Integer::sum) > cap) {
+                if (open.merge(ClientAddress.key(peer), 1, Integer::sum) > cap) {
                     refused.incrementAndGet();
                     connection.getEndPoint().close();
                 }
@@ -187,7 +187,8 @@ final class HttpFace implements AutoCloseable {
 
         @Override
         public void onClosed(Connection connection) {
-            peer(connection).ifPresent(peer -> open.computeIfPresent(peer, (k, n) -> n <= 1 ? null : n - 1));
+            peer(connection).ifPresent(peer -> open.computeIfPresent(ClientAddress.key(peer), (k, n) -> n <= 1 ? null
+                    : n - 1));
         }
     }
 
