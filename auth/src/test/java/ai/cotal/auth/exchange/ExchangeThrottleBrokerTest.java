@@ -23,8 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,22 +48,7 @@ class ExchangeThrottleBrokerTest {
     private final HttpClient http = HttpClient.newHttpClient();
     private final AtomicLong shift = new AtomicLong();
     /** The system clock, moved on by the test to let a window drain. */
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plusMillis(shift.get());
-        }
-    };
+    private final Clock clock = new ai.cotal.auth.TestClock(() -> System.currentTimeMillis() + shift.get());
     private TestIdp idp;
     private AuthAuthorityPlane plane;
 

@@ -6,29 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class RollingWindowTest {
     private final AtomicLong millis = new AtomicLong(1_000_000);
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-    };
+    private final Clock clock = new ai.cotal.auth.TestClock(millis::get);
 
     @Test
     void overTheLimitInsideTheWindowOnlyAndAFloodHoldsNoMoreThanTheLimit() {

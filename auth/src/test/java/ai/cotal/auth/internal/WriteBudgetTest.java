@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -16,22 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The budget's counting rules (SPEC §13.20); the broker tests show the refusals end to end. */
 class WriteBudgetTest {
     private final AtomicLong now = new AtomicLong(1_000_000);
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneId.of("UTC");
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(now.get());
-        }
-    };
+    private final Clock clock = new ai.cotal.auth.TestClock(now::get);
 
     private WriteBudget budget(int perPrincipal, int perSpace) {
         return new WriteBudget(new ai.cotal.auth.WriteBudgets(perPrincipal, perSpace, perPrincipal, perSpace,
