@@ -1,6 +1,7 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.AuthorityPlaneImpl;
+import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +39,7 @@ public interface AuthAuthorityPlane extends CalloutAuthority, AutoCloseable {
     static void provisionKeys(ai.cotal.core.secrets.SecretStore store, String space) {
         ai.cotal.core.trust.SpaceName.check(space, "space");
         BearerIssuer.loadOrCreate(store, space, java.time.Clock.systemUTC());
-        ai.cotal.auth.internal.OwnerSecret.loadOrCreate(store, space);
+        ai.cotal.auth.internal.plane.OwnerSecret.loadOrCreate(store, space);
     }
 
     /** The space this plane owns. */

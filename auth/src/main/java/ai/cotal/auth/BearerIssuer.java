@@ -1,9 +1,9 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.SecretKeys;
 import com.nimbusds.jose.JOSEException;
@@ -160,7 +160,7 @@ public final class BearerIssuer {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.EdDSA).type(JOSEObjectType.JWT).keyID(kid).build(),
                 claims);
         try {
-            jwt.sign(Ed25519Jws.signer(key));
+            jwt.sign(new Ed25519JwsSigner(key));
         } catch (JOSEException e) {
             throw CotalException.internal("cannot sign a bearer", e);
         }

@@ -1,6 +1,6 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -64,7 +64,7 @@ public final class BearerVerifier {
             throw refused("kid names no key of this issuer");
         }
         try {
-            if (!jwt.verify(Ed25519Jws.verifier(key.getDecodedX()))) {
+            if (!jwt.verify(new Ed25519JwsVerifier(key.getDecodedX()))) {
                 throw refused("signature does not verify");
             }
             return claims(jwt.getJWTClaimsSet());

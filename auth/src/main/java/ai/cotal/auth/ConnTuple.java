@@ -2,7 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.keys.NKeyCodec;
 
 /**
  * Where one connection stands on the broker: the server's id, the client id the server gave it,

@@ -1,7 +1,8 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.ActorRow;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

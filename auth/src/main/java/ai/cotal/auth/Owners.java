@@ -1,8 +1,8 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.json.ClosedJson;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import com.nimbusds.jose.jwk.JWKSet;
@@ -71,7 +71,7 @@ class IdentityPiecesTest {
         OctetKeyPair key = (OctetKeyPair) JWKSet.parse(issuer.jwks()).getKeyByKeyId(issuer.keyId());
         assertTrue(key.getD() == null, "the JWKS holds public keys only");
         assertEquals(issuer.keyId(), key.computeThumbprint().toString());
-        assertTrue(jwt.verify(Ed25519Jws.verifier(key.getDecodedX())));
+        assertTrue(jwt.verify(new Ed25519JwsVerifier(key.getDecodedX())));
         assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of(), "x", "y",
                 Duration.ofSeconds(901), Optional.empty(), Optional.empty())));
     }

@@ -1,5 +1,9 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.callout.CalloutOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,6 +1,6 @@
 package ai.cotal.cli;
 
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsSigner;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -60,7 +60,7 @@ final class LocalIdp implements AutoCloseable {
                 new JWTClaimsSet.Builder().issuer(url()).audience(url()).subject(subject).issueTime(Date.from(now))
                         .expirationTime(Date.from(now.plus(ttl))).build());
         try {
-            jwt.sign(Ed25519Jws.signer(key));
+            jwt.sign(new Ed25519JwsSigner(key));
         } catch (JOSEException e) {
             throw new IllegalStateException("cannot sign the demo ID token", e);
         }

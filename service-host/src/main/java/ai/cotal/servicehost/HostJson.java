@@ -173,7 +173,7 @@ public final class HostJson {
      * {@code [A-Za-z0-9_-]}: an nkey seed or public key, a base32/base64url/hex capability or
      * token); any other name (an attacker's 64 KiB name, a secret pasted as a key, a newline) as
      * {@value #HIDDEN_NAME}, so a message never carries input a log should not. The same rule as
-     * {@code ai.cotal.core.json.ClosedJson.fieldName}.
+     * {@code ai.cotal.core.internal.json.ClosedJson.fieldName}.
      */
     public static String fieldName(String name) {
         return name != null && SHOWABLE_NAME.matcher(name).matches() && !SECRET_SHAPED.matcher(name).matches()

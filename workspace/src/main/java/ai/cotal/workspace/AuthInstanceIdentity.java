@@ -3,7 +3,7 @@ package ai.cotal.workspace;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.secrets.SecretStore;
 import java.security.SecureRandom;
 import java.util.HexFormat;

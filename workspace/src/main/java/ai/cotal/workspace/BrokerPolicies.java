@@ -5,7 +5,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.AccountResolver;
 import ai.cotal.core.config.BrokerPolicy;
 import ai.cotal.core.config.Transport;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

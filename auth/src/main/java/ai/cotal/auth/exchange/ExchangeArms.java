@@ -4,7 +4,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.IdpPin;
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -127,7 +127,7 @@ final class ExchangeArms {
             if (!(key instanceof OctetKeyPair okp) || !Curve.Ed25519.equals(okp.getCurve())) {
                 throw refused("identity proof: kid names no Ed25519 key of the pinned provider");
             }
-            if (!jwt.verify(Ed25519Jws.verifier(okp.getDecodedX()))) {
+            if (!jwt.verify(new Ed25519JwsVerifier(okp.getDecodedX()))) {
                 throw refused("identity proof: signature does not verify");
             }
             JWTClaimsSet claims = jwt.getJWTClaimsSet();

@@ -2,7 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
 import java.net.InetAddress;

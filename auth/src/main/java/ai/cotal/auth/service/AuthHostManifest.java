@@ -1,7 +1,7 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.trust.SpaceName;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;

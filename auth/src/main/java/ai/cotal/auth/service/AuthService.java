@@ -1,9 +1,9 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.AuthCallout;
+import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;

@@ -172,7 +172,7 @@ public record AuthServiceOptions(List<String> servers, String space, Path stateD
                     || standingTtl.compareTo(java.time.Duration.ofHours(24)) > 0)) {
                 throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
             }
-            if (dataAccount != null && !ai.cotal.core.keys.NKeyCodec.isPublic(dataAccount,
+            if (dataAccount != null && !ai.cotal.core.internal.keys.NKeyCodec.isPublic(dataAccount,
                     ai.cotal.core.keys.KeyType.ACCOUNT)) {
                 throw CotalException.badRequest("dataAccount", "must be an account public key (A...)");
             }

@@ -1,8 +1,8 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.AuthCallout;
-import ai.cotal.auth.CalloutOptions;
-import ai.cotal.auth.internal.ReplicaAuthority;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.replica.ReplicaAuthority;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;

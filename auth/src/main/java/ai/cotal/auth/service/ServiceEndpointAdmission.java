@@ -1,8 +1,8 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.internal.AuthorityConnection;
-import ai.cotal.auth.internal.AuthorityRole;
-import ai.cotal.auth.internal.ServiceEndpointAdmissionKey;
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Clock;

@@ -2,11 +2,11 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.internal.OwnerSecret;
+import ai.cotal.auth.internal.plane.OwnerSecret;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Creds;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.keys.XKeyPair;

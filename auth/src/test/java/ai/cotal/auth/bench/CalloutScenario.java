@@ -3,10 +3,10 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.AuthCallout;
+import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.CalloutOptions;
+import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.CredentialProfile;
@@ -79,7 +79,7 @@ public final class CalloutScenario {
 
     private static Options.Builder base(NatsBroker nats) {
         return new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
-                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).errorListener(new ai.cotal.core.connect.LoggingErrorListener());
+                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).errorListener(new ai.cotal.core.internal.connect.LoggingErrorListener());
     }
 
     /** Connects and closes; the close is inside each measured latency. */

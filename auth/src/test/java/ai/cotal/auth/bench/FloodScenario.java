@@ -17,7 +17,7 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
-import ai.cotal.core.stores.StoreNames;
+import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;

@@ -1,6 +1,6 @@
 package ai.cotal.auth.exchange;
 
-import ai.cotal.auth.internal.Ed25519Jws;
+import ai.cotal.auth.jose.Ed25519JwsSigner;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.jwk.Curve;
@@ -49,7 +49,7 @@ final class TestIdp implements AutoCloseable {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.EdDSA).keyID("idp-key-1").build(),
                 new JWTClaimsSet.Builder().issuer(issuer).audience(audience).subject(subject).issueTime(Date.from(now))
                         .expirationTime(Date.from(now.plusSeconds(ttlSeconds))).build());
-        jwt.sign(Ed25519Jws.signer(key));
+        jwt.sign(new Ed25519JwsSigner(key));
         return jwt.serialize();
     }
 

@@ -2,7 +2,7 @@ package ai.cotal.auth.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.servicehost.HostJson;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package ai.cotal.auth.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.cotal.auth.PlaneFixture;
-import ai.cotal.auth.internal.AuthorityRole;
+import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.endpoint.EffectConnection;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
@@ -16,7 +16,7 @@ import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
-import ai.cotal.core.stores.StoreNames;
+import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;

@@ -7,7 +7,7 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.trust.BrokerAuth;
 import io.nats.client.Connection;
 import io.nats.client.Message;

@@ -1,5 +1,6 @@
 package ai.cotal.core.connect;
 
+import ai.cotal.core.internal.connect.LoggingErrorListener;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;

@@ -69,7 +69,7 @@ public record Creds(String jwt, Identity identity) {
             throw CotalException.badRequest("profile", profile.label() + " is a data-account profile: use mint");
         }
         if (profile == CredentialProfile.MEMBERSHIP_OBSERVER
-                && (dataAccount == null || !ai.cotal.core.keys.NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT))) {
+                && (dataAccount == null || !ai.cotal.core.internal.keys.NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT))) {
             throw CotalException.badRequest("dataAccount", "must be the observed data account's public key");
         }
         NKeyPair system = broker.requireSystemSigner();

@@ -3,7 +3,7 @@ package ai.cotal.core.creds;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.CredentialProfile.Grants;
 import ai.cotal.core.jwt.Permission;
-import ai.cotal.core.stores.StoreNames;
+import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.trust.SpaceName;
 import java.util.ArrayList;
 import java.util.List;

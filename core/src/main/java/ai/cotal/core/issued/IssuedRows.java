@@ -2,7 +2,7 @@ package ai.cotal.core.issued;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import java.util.List;
 
 /** The closed v1 rows of the issued and accepted stores (SPEC §13.15) and their keys. */

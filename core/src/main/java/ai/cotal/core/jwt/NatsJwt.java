@@ -1,9 +1,9 @@
 package ai.cotal.core.jwt;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.NKeyPair;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -20,7 +20,8 @@ public enum KeyType {
         this.letter = letter;
     }
 
-    int prefix() {
+    /** The NKey prefix byte of this type (the base32 encoding of its first byte gives {@link #letter()}). */
+    public int prefix() {
         return prefix;
     }
 
@@ -29,7 +30,8 @@ public enum KeyType {
         return letter;
     }
 
-    static KeyType ofPrefix(int prefix) {
+    /** The type whose prefix byte is {@code prefix}, or {@code null}. */
+    public static KeyType ofPrefix(int prefix) {
         for (KeyType type : values()) {
             if (type.prefix == prefix) {
                 return type;

@@ -1,5 +1,6 @@
 package ai.cotal.core.keys;
 
+import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,9 @@
 package ai.cotal.core.stores;
 
+import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.json.ClosedJson;
+import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;

@@ -1,5 +1,6 @@
 package ai.cotal.core.stores;
 
+import ai.cotal.core.internal.kv.StoreNames;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;

@@ -11,7 +11,7 @@ import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.keys.XKeyPair;
 import java.time.Clock;

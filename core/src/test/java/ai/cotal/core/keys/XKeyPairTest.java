@@ -1,5 +1,6 @@
 package ai.cotal.core.keys;
 
+import ai.cotal.core.internal.keys.NKeyCodec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

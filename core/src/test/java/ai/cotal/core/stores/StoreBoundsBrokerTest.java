@@ -1,5 +1,6 @@
 package ai.cotal.core.stores;
 
+import ai.cotal.core.internal.kv.StoreNames;
 import static ai.cotal.core.BrokerClients.config;
 import static ai.cotal.core.BrokerClients.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;

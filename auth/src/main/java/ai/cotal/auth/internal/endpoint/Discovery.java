@@ -40,12 +40,12 @@ final class Discovery {
     }
 
     private final String bucket;
-    private final ai.cotal.auth.internal.AuthorityConnection standing;
+    private final ai.cotal.auth.internal.connect.AuthorityConnection standing;
     private final Connection connection;
     private final JetStreamManagement jsm;
     private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
-    Discovery(ai.cotal.auth.internal.AuthorityConnection standing, String bucket) {
+    Discovery(ai.cotal.auth.internal.connect.AuthorityConnection standing, String bucket) {
         this.bucket = bucket;
         this.standing = standing;
         this.connection = standing.connection();
@@ -75,12 +75,12 @@ final class Discovery {
 
     /**
      * A read never waits in a reconnect buffer: while the connection is down it waits (at most
-     * {@link ai.cotal.core.connect.ConnectedWait#RECONNECT_WAIT}) for the connection to be back,
-     * then reads (through {@link ai.cotal.core.connect.ConnectedWait#run}: once more when the
+     * {@link ai.cotal.core.internal.connect.ConnectedWait#RECONNECT_WAIT}) for the connection to be back,
+     * then reads (through {@link ai.cotal.core.internal.connect.ConnectedWait#run}: once more when the
      * connection turned over under it), else it fails.
      */
     private void requireConnected() {
-        if (!standing.online().await(ai.cotal.core.connect.ConnectedWait.RECONNECT_WAIT)) {
+        if (!standing.online().await(ai.cotal.core.internal.connect.ConnectedWait.RECONNECT_WAIT)) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: the discovery connection is "
                     + connection.getStatus().name().toLowerCase(java.util.Locale.ROOT) + "; nothing was written; retry");
         }

@@ -3,7 +3,7 @@ package ai.cotal.auth.internal.endpoint;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.connect.LoggingErrorListener;
+import ai.cotal.core.internal.connect.LoggingErrorListener;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;

@@ -2,8 +2,8 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.json.ClosedJson;
-import ai.cotal.core.keys.NKeyCodec;
+import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.internal.keys.NKeyCodec;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Locale;

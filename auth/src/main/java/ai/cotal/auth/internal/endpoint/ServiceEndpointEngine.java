@@ -33,8 +33,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      * (SPEC §13.20), charged for each owner request that binds a new request id.
      */
     public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
-            ActorLedger ledger, ai.cotal.auth.internal.AuthorityConnection discovery, Runnable assertClaimHeld,
-            BooleanSupplier tripped, ai.cotal.auth.internal.WriteBudget budget) {
+            ActorLedger ledger, ai.cotal.auth.internal.connect.AuthorityConnection discovery, Runnable assertClaimHeld,
+            BooleanSupplier tripped, ai.cotal.auth.internal.plane.WriteBudget budget) {
     }
 
     private final Wiring wiring;
@@ -218,7 +218,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 || plan.steps.stream().noneMatch(step -> "bind".equals(step.tag()))) {
             return;
         }
-        wiring.budget().charge(ai.cotal.auth.internal.WriteBudget.Kind.ENDPOINT, o.owner(), o.actor());
+        wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(), o.actor());
         inv.charged = true;
     }
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.internal.AuthorityRole;
+import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;

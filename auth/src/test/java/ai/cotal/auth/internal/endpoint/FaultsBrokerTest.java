@@ -56,7 +56,7 @@ class FaultsBrokerTest {
         PlaneFixture f = new PlaneFixture();
         NatsBroker nats = brokers.start(f::config);
         AuthAuthorityPlane first = open(f, nats, stateDir);
-        ServiceEndpointEngine engine = ((ai.cotal.auth.internal.AuthorityPlaneImpl) first).serviceEndpointEngine();
+        ServiceEndpointEngine engine = ((ai.cotal.auth.internal.plane.AuthorityPlaneImpl) first).serviceEndpointEngine();
         HostRequest.Register register = new HostRequest.Register(EndpointFixture.rid(), "weather", EndpointFixture.iid(),
                 EndpointFixture.CONTRACT, List.of("ask"));
         engine.hooks(new Hooks() {
@@ -113,7 +113,7 @@ class FaultsBrokerTest {
             }
         }
         try (AuthAuthorityPlane plane = open(f, nats, stateDir); Connection admin = f.admin(nats)) {
-            String fill = "$KV." + ai.cotal.core.stores.StoreNames.bucket("auth", "alpha") + ".fill.";
+            String fill = "$KV." + ai.cotal.core.internal.kv.StoreNames.bucket("auth", "alpha") + ".fill.";
             int refusedSizes = 0;
             int n = 0;
             for (int size : new int[] {512 * 1024, 64 * 1024, 8 * 1024, 1024, 128, 16}) {
@@ -127,17 +127,17 @@ class FaultsBrokerTest {
                 }
             }
             assertEquals(6, refusedSizes, "the store is full down to 16-byte messages");
-            long before = admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.stores.StoreNames.bucket("auth",
+            long before = admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.internal.kv.StoreNames.bucket("auth",
                     "alpha")).getStreamState().getLastSequence();
             HostRequest.Register register = new HostRequest.Register(EndpointFixture.rid(), "weather",
                     EndpointFixture.iid(), EndpointFixture.CONTRACT, List.of("ask"));
             CotalException refused = assertThrows(CotalException.class, () -> plane.serviceEndpointAuthority(OWNER,
                     register));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
-            assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.stores.StoreNames
+            assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.internal.kv.StoreNames
                     .bucket("auth", "alpha")).getStreamState().getLastSequence(), "nothing was written");
 
-            admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.stores.StoreNames.bucket("auth", "alpha"),
+            admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.internal.kv.StoreNames.bucket("auth", "alpha"),
                     io.nats.client.PurgeOptions.subject(fill + ">"));
             HostResult pending = plane.serviceEndpointAuthority(OWNER, register);
             assertEquals(HostResult.Status.pending, pending.status(), String.valueOf(pending.reason()));

@@ -50,13 +50,13 @@ class HostLifecycleBrokerTest {
             assertTrue(planeRow(f, nats).contains("\"state\":\"released\""), "the unwind released the claim");
         }
         try (io.nats.client.Connection admin = f.admin(nats)) {
-            assertFalse(ai.cotal.auth.internal.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
+            assertFalse(ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
                     "a refused open leaves admission closed");
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
                     .serviceEndpoints(ServiceEndpoints.normal()).build())) {
                 assertTrue(plane.serviceEndpointsEnabled(), "a normal startup opens, taking the released claim");
             }
-            assertTrue(ai.cotal.auth.internal.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
+            assertTrue(ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
                     "the first open with service endpoints opened admission");
         }
     }
@@ -113,7 +113,7 @@ class HostLifecycleBrokerTest {
         @Override
         public java.time.Instant instant() {
             boolean renewing = StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("renew")
-                    && f.getClassName().equals(ai.cotal.auth.internal.AuthorityConnection.class.getName())));
+                    && f.getClassName().equals(ai.cotal.auth.internal.connect.AuthorityConnection.class.getName())));
             if (renewing && reads.incrementAndGet() == failOn) {
                 throw new IllegalStateException("injected: the clock failed during a renewal");
             }
@@ -129,7 +129,7 @@ class HostLifecycleBrokerTest {
                 .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
             plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
                     java.util.List.of(), java.util.List.of()));
-            ServiceEndpointEngine engine = ((ai.cotal.auth.internal.AuthorityPlaneImpl) plane).serviceEndpointEngine();
+            ServiceEndpointEngine engine = ((ai.cotal.auth.internal.plane.AuthorityPlaneImpl) plane).serviceEndpointEngine();
             String why = engine.tripped().get(20, TimeUnit.SECONDS);
             assertTrue(why.contains("ep-discovery"), why);
             assertEquals(io.nats.client.Connection.Status.CLOSED, engine.discovery().connection().getStatus(),

@@ -1,0 +1,65 @@
+package ai.cotal.auth.callout;
+
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.internal.kv.StoreNames;
+import ai.cotal.core.trust.SpaceName;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The permissions of an admitted user (SPEC §13.16). The plain view: publish
+ * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish}, subscribe {@code _INBOX_<nonce>.>} and
+ * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code manager-caller} view (interactive
+ * rows only) is issued: its ceiling is recorded through the plane's issued authority and the user
+ * may read its own accepted row. The caller has already checked that the nonce is the row's
+ * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
+ * principal's alone.
+ */
+final class CallerPermissions {
+    static final String MANAGER_CALLER = "manager-caller";
+
+    private CallerPermissions() {
+    }
+
+    static UserClaim of(CalloutOptions options, ActorRow row, BearerClaims bearer, String nonce) {
+        String space = options.plane().space();
+        String p = SpaceName.subjectPrefix(space);
+        List<String> tags = List.of("owner:" + row.owner(), "actor:" + row.actor(), "principal:" + row.principal());
+        String account = options.signer().accountPublicKey();
+        if (bearer.view().isEmpty()) {
+            List<String> pub = new ArrayList<>();
+            row.allowPublish().forEach(ch -> pub.add(p + ".chat." + row.owner() + "." + row.actor() + "." + ch));
+            List<String> sub = new ArrayList<>(List.of(InboxNonce.inboxPrefix(nonce) + ".>"));
+            row.allowSubscribe().forEach(ch -> sub.add(p + ".chat.*.*." + ch));
+            return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub), Permission.allow(sub), account, tags);
+        }
+        if (!bearer.view().get().equals(MANAGER_CALLER)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: unknown view '"
+                    + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
+        }
+        if (row.kind() != ActorRow.Kind.INTERACTIVE) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "the manager-caller view is issued to interactive actors only");
+        }
+        List<String> calls = new ArrayList<>();
+        bearer.scope().forEach(scope -> calls.add(p + ".svc.manager." + row.owner() + "." + scope));
+        Ceiling ceiling = new Ceiling(calls.isEmpty() ? Ceiling.Side.none() : Ceiling.Side.patterns(calls, List.of()),
+                Ceiling.Side.patterns(List.of(InboxNonce.inboxPrefix(nonce) + ".>"), List.of()));
+        Ceiling granted = options.plane().issueUserCaller(bearer, nonce, ceiling);
+        String token = IssuedAuthority.acceptedToken(nonce);
+        String bucket = StoreNames.bucket("accepted", space);
+        List<String> pub = new ArrayList<>(CalloutHandler.allow(granted.publish()));
+        pub.add("$JS.API.DIRECT.GET.KV_" + bucket + ".$KV." + bucket + ".accepted.v1." + token);
+        return UserClaim.of(Permission.allowDeny(pub, granted.publish().deny().isEmpty() ? null : granted.publish().deny()),
+                Permission.allowDeny(CalloutHandler.allow(granted.subscribe()),
+                        granted.subscribe().deny().isEmpty() ? null : granted.subscribe().deny()), account, tags);
+    }
+}

@@ -1,0 +1,132 @@
+package ai.cotal.auth.callout;
+
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.jwt.AuthorizationRequestClaim;
+import ai.cotal.core.jwt.AuthorizationResponseClaim;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.ClaimVerifier;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.UserClaim;
+import io.nats.client.Message;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One authorization request, start to end (SPEC §13.16): open the sealed request, verify it came
+ * from an expected server, validate the bearer, ask the plane, check the inbox nonce is the
+ * principal's ({@link InboxNonce}), compute the permissions, mint the user, answer sealed. A request
+ * that fails before the bearer step gets no answer at all (the server denies on timeout); a refused
+ * connect gets a signed, sealed error whose text passes {@link CalloutRefusal} (nats-server logs it:
+ * no paths, no exception text). Thread-safe.
+ */
+final class CalloutHandler {
+    /** The header carrying the server's curve key. */
+    public static final String XKEY_HEADER = "Nats-Server-Xkey";
+    private static final Logger LOG = LoggerFactory.getLogger(CalloutHandler.class);
+
+    private final CalloutOptions options;
+    private final ClaimVerifier verifier;
+
+    public CalloutHandler(CalloutOptions options) {
+        this.options = options;
+        this.verifier = new ClaimVerifier(options.clock());
+    }
+
+    /** The sealed answer to publish to the request's reply subject, or empty to drop the request. */
+    public Optional<byte[]> handle(Message message) {
+        String serverXkey = message.getHeaders() == null ? null : message.getHeaders().getFirst(XKEY_HEADER);
+        if (serverXkey == null || message.getReplyTo() == null) {
+            return drop("unsealed request");
+        }
+        ClaimSet<AuthorizationRequestClaim> request;
+        try {
+            byte[] opened = options.callout().xkey().open(message.getData(), serverXkey);
+            request = NatsJwt.decode(new String(opened, StandardCharsets.US_ASCII), AuthorizationRequestClaim.class);
+            verifier.checkTimes(request);
+        } catch (CotalException e) {
+            return drop("request does not open or verify: " + e.getMessage());
+        }
+        AuthorizationRequestClaim body = request.nats();
+        if (body.serverId() == null || body.serverId().id() == null || body.userNkey() == null) {
+            return drop("request without server id or user key");
+        }
+        String serverId = body.serverId().id();
+        if (!request.iss().equals(serverId)) {
+            return drop("issuer is not the server");
+        }
+        if (!options.expectedServerIds().isEmpty() && !options.expectedServerIds().contains(serverId)) {
+            return drop("server " + serverId + " is not expected");
+        }
+        if (!serverXkey.equals(body.serverId().xkey())) {
+            return drop("server_id.xkey differs from the header");
+        }
+        String response;
+        try {
+            response = admit(body);
+        } catch (RuntimeException e) {
+            String reason = CalloutRefusal.reason(e);
+            if (reason.equals(e.getMessage())) {
+                LOG.info("auth-callout: space {}: refused a connect: {}", options.plane().space(), reason);
+            } else { // the broker gets the generic text; the operator a path-free account of the failure
+                LOG.warn("auth-callout: space {}: refused a connect ({}): {}", options.plane().space(),
+                        e.getClass().getSimpleName(), CalloutRefusal.withoutPaths(e));
+            }
+            response = answer(body, serverId, null, reason);
+        }
+        return Optional.of(options.callout().xkey().seal(response.getBytes(StandardCharsets.US_ASCII), serverXkey));
+    }
+
+    private String admit(AuthorizationRequestClaim body) {
+        String token = body.connectOpts() == null ? null : body.connectOpts().authToken();
+        if (token == null || token.isEmpty()) {
+            throw CotalException.unauthenticated("no bearer: connect with the sentinel credential and a bearer token");
+        }
+        BearerClaims bearer = options.plane().verifyBearer(token);
+        ActorRow row = options.plane().authorizeConnect(bearer.attempt());
+        String nonce = body.connectOpts().name();
+        if (nonce == null || !nonce.matches("[A-Za-z0-9_-]{8,120}")) {
+            throw CotalException.badRequest("name", "the connection name must be the inbox nonce (8 to 120 of"
+                    + " [A-Za-z0-9_-]); connect with inboxPrefix _INBOX_<nonce>");
+        }
+        if (!InboxNonce.belongsTo(nonce, row.owner(), row.actor())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
+                    + " derive it with InboxNonce.forPrincipal(owner, actor)");
+        }
+        UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce);
+        Instant now = options.clock().instant();
+        String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), row.owner() + "-" + row.actor(), permissions, now)
+                .withExp(bearer.expiresAt()), options.signer().signing());
+        return answer(body, body.serverId().id(), user, null);
+    }
+
+    private String answer(AuthorizationRequestClaim body, String serverId, String userJwt, String error) {
+        AuthorizationResponseClaim response = new AuthorizationResponseClaim(userJwt, error,
+                options.callout().accountPublicKey(), null);
+        return NatsJwt.encode(ClaimSet.of(body.userNkey(), null, response, options.clock().instant()).withAud(serverId),
+                options.callout().signing());
+    }
+
+    private static Optional<byte[]> drop(String why) {
+        LOG.debug("auth-callout: dropped a request: {}", why);
+        return Optional.empty();
+    }
+
+    /** The subjects a ceiling side allows, as a user JWT list. */
+    static List<String> allow(Ceiling.Side side) {
+        return switch (side.mode()) {
+            case ALL -> List.of(">");
+            case NONE -> List.of();
+            case PATTERNS -> side.patterns();
+        };
+    }
+}

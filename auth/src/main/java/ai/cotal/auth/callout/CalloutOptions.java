@@ -1,0 +1,121 @@
+package ai.cotal.auth.callout;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceSigner;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import javax.net.ssl.SSLContext;
+
+/**
+ * Options of {@link AuthCallout#start}, immutable and validated in {@link Builder#build()}: the
+ * broker URLs, the space's callout material ({@link CalloutAuth}), the open authority plane, the
+ * data account's signer (it signs every admitted user), the servers whose requests are answered
+ * (empty: any server of this broker), the queue group and the clock.
+ */
+public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutAuthority plane, SpaceSigner signer,
+        Set<String> expectedServerIds, String queueGroup, Clock clock, SSLContext sslContext) {
+    /** The queue group every responder of a space joins. */
+    public static final String QUEUE_GROUP = "cotal-auth-callout";
+
+    public CalloutOptions {
+        servers = List.copyOf(servers);
+        expectedServerIds = Set.copyOf(expectedServerIds);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link CalloutOptions}. */
+    public static final class Builder {
+        private List<String> servers = List.of();
+        private CalloutAuth callout;
+        private CalloutAuthority plane;
+        private SpaceSigner signer;
+        private Set<String> expectedServerIds = Set.of();
+        private String queueGroup = QUEUE_GROUP;
+        private Clock clock = Clock.systemUTC();
+        private SSLContext sslContext;
+
+        private Builder() {
+        }
+
+        public Builder servers(List<String> urls) {
+            this.servers = Objects.requireNonNull(urls, "servers");
+            return this;
+        }
+
+        public Builder server(String url) {
+            return servers(List.of(url));
+        }
+
+        public Builder callout(CalloutAuth callout) {
+            this.callout = callout;
+            return this;
+        }
+
+        /** The authority the callout asks: the space's plane, or a replica's read-side authority. */
+        public Builder plane(CalloutAuthority plane) {
+            this.plane = plane;
+            return this;
+        }
+
+        public Builder signer(SpaceSigner signer) {
+            this.signer = signer;
+            return this;
+        }
+
+        /** Answer only requests from these servers ({@code N...}); empty answers any server of the broker. */
+        public Builder expectedServerIds(Set<String> ids) {
+            this.expectedServerIds = Objects.requireNonNull(ids, "expectedServerIds");
+            return this;
+        }
+
+        public Builder queueGroup(String group) {
+            this.queueGroup = group;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = context;
+            return this;
+        }
+
+        public CalloutOptions build() {
+            if (servers.isEmpty()) {
+                throw CotalException.badRequest("servers", "at least one broker URL");
+            }
+            if (callout == null) {
+                throw CotalException.badRequest("callout", "the space's callout material is required");
+            }
+            if (plane == null) {
+                throw CotalException.badRequest("plane", "an open authority plane is required");
+            }
+            if (signer == null || !signer.space().equals(plane.space()) || !callout.space().equals(plane.space())) {
+                throw CotalException.badRequest("signer", "signer, callout and plane must be of one space");
+            }
+            for (String id : expectedServerIds) {
+                if (!NKeyCodec.isPublic(id, KeyType.SERVER)) {
+                    throw CotalException.badRequest("expectedServerIds", "'" + id + "' is not a server id");
+                }
+            }
+            if (queueGroup == null || !queueGroup.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw CotalException.badRequest("queueGroup", "must be a queue group name");
+            }
+            if (clock == null) {
+                throw CotalException.badRequest("clock", "is required");
+            }
+            return new CalloutOptions(servers, callout, plane, signer, expectedServerIds, queueGroup, clock, sslContext);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package ai.cotal.auth.internal.connect;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.trust.SpaceSigner;
+import io.nats.client.AuthHandler;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
+
+/**
+ * One of the plane's own data-account connections. It signs its own user JWT with the space's
+ * signing key for a fresh nkey, so it never passes through the auth callout it serves. Standing
+ * connections carry {@code exp = now + ttl}, are re-signed at half-life (the newest JWT is
+ * presented on every reconnect) and reconnect forever; a failed renewal closes the connection at
+ * once. Plane candidates (the scanners) carry no {@code exp}, never reconnect, and report their
+ * end through {@link #gone()}. Thread-safe.
+ */
+public final class AuthorityConnection implements AutoCloseable {
+    /** Where a plane candidate stands on the broker: the server, its client id and the user key. */
+    public record Tuple(String serverId, long cid, String userNkey) {
+    }
+
+    private final AuthorityRole role;
+    private final String space;
+    private final NKeyPair identity;
+    private final Connection connection;
+    private final CompletableFuture<String> gone = new CompletableFuture<>();
+    private final CompletableFuture<Void> reconnected = new CompletableFuture<>();
+    private final ai.cotal.core.internal.connect.ConnectedWait online;
+    private volatile ScheduledFuture<?> renewalTask;
+    private volatile String jwt;
+    private volatile boolean closing;
+
+    private AuthorityConnection(AuthorityRole role, String space, NKeyPair identity, String jwt, Connection connection) {
+        this.role = role;
+        this.space = space;
+        this.identity = identity;
+        this.jwt = jwt;
+        this.connection = connection;
+        this.online = ai.cotal.core.internal.connect.ConnectedWait.on(connection);
+    }
+
+    /**
+     * Opens a connection of {@code role}.
+     *
+     * @param ttl        the standing JWT lifetime (ignored for plane candidates)
+     * @param onFailure  called once when a renewal fails (the connection is closed first)
+     */
+    public static AuthorityConnection open(List<String> servers, SpaceSigner signer, AuthorityRole role, Duration ttl,
+            Clock clock, ScheduledExecutorService scheduler, SSLContext ssl, Consumer<String> onFailure) {
+        NKeyPair identity = NKeyPair.create(KeyType.USER);
+        Holder holder = new Holder();
+        holder.jwt = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
+        Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
+                .authHandler(holder.handler(identity)).inboxPrefix("_INBOX_" + identity.publicKey())
+                .connectionName(role.connectionName(signer.space())).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
+                .connectionTimeout(Duration.ofSeconds(5)).connectionListener(holder)
+                .errorListener(new ai.cotal.core.internal.connect.LoggingErrorListener());
+        if (role.planeCandidate()) {
+            options.noReconnect();
+        } else {
+            options.maxReconnects(-1).reconnectWait(Duration.ofMillis(250));
+        }
+        if (ssl != null) {
+            options.sslContext(ssl);
+        }
+        Connection connection;
+        try {
+            connection = Nats.connect(options.build());
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, role.connectionName(signer.space()) + ": cannot connect ("
+                    + e.getMessage() + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, role.connectionName(signer.space()) + ": interrupted", e);
+        }
+        AuthorityConnection result = new AuthorityConnection(role, signer.space(), identity, holder.jwt, connection);
+        holder.owner = result;
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            result.gone.complete(role.connectionName(signer.space()) + " lost its broker connection while opening");
+        }
+        if (!role.planeCandidate()) {
+            long half = Math.max(1, ttl.toMillis() / 2);
+            result.renewalTask = scheduler.scheduleAtFixedRate(() -> result.renew(holder, signer, ttl, clock, onFailure),
+                    half, half, TimeUnit.MILLISECONDS);
+        }
+        if (role.planeCandidate() && (connection.getServerInfo().getServerId() == null
+                || connection.getServerInfo().getClientId() <= 0)) {
+            result.close();
+            throw new CotalException(ErrorCode.UNAVAILABLE, role.connectionName(signer.space())
+                    + ": the broker's INFO has no server id or client id");
+        }
+        return result;
+    }
+
+    private void renew(Holder holder, SpaceSigner signer, Duration ttl, Clock clock, Consumer<String> onFailure) {
+        try {
+            holder.jwt = sign(signer, role, identity, ttl, clock);
+            jwt = holder.jwt;
+        } catch (RuntimeException e) {
+            String why = role.connectionName(space) + ": renewing its credential failed; closed (" + e.getMessage() + ")";
+            close();
+            onFailure.accept(why);
+        }
+    }
+
+    private static String sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
+        Permission sub = Permission.allow(List.of("_INBOX_" + identity.publicKey() + ".>"));
+        UserClaim body = UserClaim.of(role.publish(signer.space()), sub, signer.accountPublicKey(), null);
+        ClaimSet<UserClaim> claims = ClaimSet.of(identity.publicKey(), role.connectionName(signer.space()), body,
+                clock.instant());
+        if (ttl != null) {
+            claims = claims.withExp(clock.instant().plus(ttl).getEpochSecond());
+        }
+        return NatsJwt.encode(claims, signer.signing());
+    }
+
+    /**
+     * The watch on this connection's state: a standing connection is dropped by the broker at each
+     * JWT expiry and comes back at once with the renewed one; operations wait that out with it.
+     */
+    public ai.cotal.core.internal.connect.ConnectedWait online() {
+        return online;
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    public AuthorityRole role() {
+        return role;
+    }
+
+    /** This candidate's place on the broker. */
+    public Tuple tuple() {
+        return new Tuple(connection.getServerInfo().getServerId(), connection.getServerInfo().getClientId(),
+                identity.publicKey());
+    }
+
+    /** Completes with a reason when the connection is lost (for candidates: closed or disconnected). */
+    public CompletableFuture<String> gone() {
+        return gone;
+    }
+
+    /** Completes at the first reconnect (a standing connection's JWT expired or the broker came back). */
+    public CompletableFuture<Void> reconnected() {
+        return reconnected;
+    }
+
+    /** The JWT presented on the next (re)connect. */
+    public String currentJwt() {
+        return jwt;
+    }
+
+    /** Closes the connection; waits for it. A deliberate close is not reported as a loss. */
+    @Override
+    public void close() {
+        closing = true;
+        ScheduledFuture<?> task = renewalTask;
+        if (task != null) {
+            task.cancel(false);
+        }
+        try {
+            connection.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /** Presents the newest JWT on every (re)connect and watches the connection's events. */
+    private static final class Holder implements ConnectionListener {
+        volatile String jwt;
+        volatile AuthorityConnection owner;
+
+        AuthHandler handler(NKeyPair identity) {
+            return ai.cotal.core.creds.Creds.handler(identity, () -> jwt);
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type) {
+            AuthorityConnection self = owner;
+            if (self == null || self.closing) {
+                return;
+            }
+            if (type == Events.RECONNECTED) {
+                self.reconnected.complete(null);
+            }
+            boolean lost = type == Events.CLOSED || (self.role.planeCandidate() && type == Events.DISCONNECTED);
+            if (lost) {
+                self.gone.complete(self.role.connectionName(self.space) + " lost its broker connection (" + type + ")");
+            }
+        }
+    }
+}

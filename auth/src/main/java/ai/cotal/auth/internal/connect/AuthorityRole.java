@@ -1,0 +1,107 @@
+package ai.cotal.auth.internal.connect;
+
+import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.internal.kv.StoreNames;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The roles of the plane's self-minted connections and their exact grants (SPEC §13.12). Every
+ * role subscribes only its own inbox; JetStream subjects are enumerated per stream.
+ */
+public enum AuthorityRole {
+    /** Creates, verifies and bounds the stores, writes credential rows, reads the stores' pressure. */
+    WRITER("auth-mint"),
+    /** The only role that writes the {@code plane} key. */
+    BARRIER("auth-barrier"),
+    /** Leader reads of the auth and records stores. */
+    READER("auth-reader"),
+    /** The ledger scanner: one literal consumer on the auth store. A plane candidate. */
+    LEDGER_SCANNER("auth-scan"),
+    /** The records scanner: one literal consumer on the records store. A plane candidate. */
+    RECORDS_SCANNER("records-scan"),
+    /** Read-only discovery for service-endpoint invocations. */
+    DISCOVERY("ep-discovery"),
+    /** Writes issued-authority evidence and accepted rows for issued callers. */
+    ISSUER("auth-issuer");
+
+    private static final String JS = "$JS.API.";
+    /** The one consumer name each scanner may create. */
+    public static final String LEDGER_CONSUMER = "cotal-ledger-scan";
+    public static final String RECORDS_CONSUMER = "cotal-records-scan";
+
+    private final String label;
+
+    AuthorityRole(String label) {
+        this.label = label;
+    }
+
+    /** The connection name: {@code cotal:<label>:<space>}. */
+    public String connectionName(String space) {
+        return "cotal:" + label + ":" + space;
+    }
+
+    /** True for the two scanners: no expiry, never reconnect; their death fences the plane. */
+    public boolean planeCandidate() {
+        return this == LEDGER_SCANNER || this == RECORDS_SCANNER;
+    }
+
+    /** Publish grants of this role in {@code space}. */
+    public Permission publish(String space) {
+        String auth = StoreNames.bucketStream("auth", space);
+        String records = StoreNames.bucketStream("records", space);
+        String authBucket = StoreNames.bucket("auth", space);
+        List<String> pub = new ArrayList<>();
+        switch (this) {
+            case WRITER -> {
+                pub.add(JS + "INFO");
+                for (String kind : StoreNames.AUTHORITY_BUCKETS) {
+                    pub.add(JS + "STREAM.CREATE." + StoreNames.bucketStream(kind, space));
+                    pub.add(JS + "STREAM.INFO." + StoreNames.bucketStream(kind, space));
+                    pub.add(JS + "STREAM.UPDATE." + StoreNames.bucketStream(kind, space)); // bounds an unbounded store (SPEC §6)
+                }
+                pub.add(JS + "STREAM.MSG.GET." + auth);
+                pub.add("$KV." + authBucket + ".cred.>");
+                pub.add("$KV." + authBucket + ".gate.>");
+                pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ServiceEndpointAdmissionKey.KEY);
+            }
+            case BARRIER -> {
+                pub.addAll(reads(auth, records));
+                pub.add("$KV." + authBucket + ".plane");
+            }
+            case READER, DISCOVERY -> {
+                pub.addAll(reads(auth, records));
+                if (this == DISCOVERY) {
+                    String admission = StoreNames.bucketStream("admission", space);
+                    pub.add(JS + "STREAM.INFO." + admission);
+                    pub.add(JS + "STREAM.MSG.GET." + admission);
+                }
+            }
+            case ISSUER -> {
+                for (String kind : List.of("issued", "accepted")) {
+                    String bucket = StoreNames.bucket(kind, space);
+                    pub.add("$KV." + bucket + ".>");
+                    pub.add(JS + "STREAM.INFO.KV_" + bucket);
+                    pub.add(JS + "STREAM.MSG.GET.KV_" + bucket);
+                    pub.add(JS + "DIRECT.GET.KV_" + bucket);
+                    pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
+                }
+            }
+            case LEDGER_SCANNER -> pub.addAll(scan(auth, LEDGER_CONSUMER));
+            case RECORDS_SCANNER -> pub.addAll(scan(records, RECORDS_CONSUMER));
+        }
+        return Permission.allow(pub);
+    }
+
+    private static List<String> reads(String auth, String records) {
+        return List.of(JS + "STREAM.INFO." + auth, JS + "STREAM.MSG.GET." + auth, JS + "STREAM.INFO." + records,
+                JS + "STREAM.MSG.GET." + records, JS + "DIRECT.GET." + records, JS + "DIRECT.GET." + records + ".>");
+    }
+
+    private static List<String> scan(String stream, String consumer) {
+        return List.of(JS + "STREAM.INFO." + stream, JS + "CONSUMER.CREATE." + stream + "." + consumer,
+                JS + "CONSUMER.CREATE." + stream + "." + consumer + ".>", JS + "CONSUMER.INFO." + stream + "." + consumer,
+                JS + "CONSUMER.MSG.NEXT." + stream + "." + consumer, JS + "CONSUMER.DELETE." + stream + "." + consumer);
+    }
+}

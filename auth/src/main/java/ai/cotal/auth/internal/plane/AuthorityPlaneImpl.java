@@ -1,0 +1,416 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerVerifier;
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.ConnzLivenessOracle;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.LivenessOracle;
+import ai.cotal.auth.Owners;
+import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.internal.kv.RowStore;
+import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.internal.kv.StoreNames;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The authority plane (SPEC §13.12-§13.14). See {@link AuthAuthorityPlane}. */
+public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
+    private static final Logger LOG = LoggerFactory.getLogger(AuthorityPlaneImpl.class);
+
+    private final AuthPlaneOptions options;
+    private final String space;
+    private final ScheduledExecutorService scheduler;
+    private final AuthorityConnection writer;
+    private final AuthorityConnection reader;
+    private final AuthorityConnection barrier;
+    private final AuthorityConnection issuerConnection;
+    private final IssuedCallers issued;
+    private final BearerVerifier bearers;
+    private final AuthorityConnection ledgerScanner;
+    private final AuthorityConnection recordsScanner;
+    private final PlaneClaim claim;
+    private final ActorLedger ledger;
+    private final CredentialRows credentials;
+    private final WriteBudget budget;
+    private final BearerIssuer issuer;
+    private final byte[] ownerSecret; // loaded once at open: a store emptied later never re-keys an owner
+    private final AuthorityConnection discovery;
+    private final ServiceEndpointEngine endpoints;
+    private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    private volatile boolean closing;
+    private volatile boolean readersClosed;
+    private volatile boolean closed;
+
+    private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
+            AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
+            AuthorityConnection ledgerScanner,
+            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery) {
+        this.options = options;
+        this.space = options.space();
+        this.scheduler = scheduler;
+        this.writer = writer;
+        this.reader = reader;
+        this.barrier = barrier;
+        this.issuerConnection = issuerConnection;
+        this.ledgerScanner = ledgerScanner;
+        this.recordsScanner = recordsScanner;
+        this.claim = claim;
+        this.issuer = issuer;
+        this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
+        this.ledger = new ActorLedger(options.stateDir(), options.clock());
+        this.credentials = new CredentialRows(space, writer.connection(), reader, options.clock());
+        this.budget = WriteBudget.forPlane(options, writer.connection());
+        this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock(), budget);
+        this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
+        this.discovery = discovery;
+        this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
+                options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
+                options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
+    }
+
+    /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
+    public static AuthAuthorityPlane open(AuthPlaneOptions options) {
+        String space = options.space();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cotal-auth-plane-" + space);
+            thread.setDaemon(true);
+            return thread;
+        });
+        Deque<AutoCloseable> opened = new ArrayDeque<>();
+        CompletableFuture<String> renewalFailure = new CompletableFuture<>();
+        CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
+        try {
+            AuthorityConnection writer = connect(options, AuthorityRole.WRITER, scheduler, renewalFailure, opened);
+            SpaceStores.setup(writer.connection(), space);
+            AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
+            AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
+            AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);
+            AuthorityConnection discovery = options.serviceEndpoints().isPresent()
+                    ? connect(options, AuthorityRole.DISCOVERY, scheduler, discoveryFailure, opened) : null;
+            AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
+            AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
+                    opened);
+            LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
+                    space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
+            PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
+                    tuple(ledgerScanner), tuple(recordsScanner), oracle, options.clock());
+            // Unwind order: scanners first, then the release, then barrier, reader, writer.
+            AutoCloseable records = opened.pop();
+            AutoCloseable ledgerScan = opened.pop();
+            opened.push(claim::release);
+            opened.push(ledgerScan);
+            opened.push(records);
+            String startupRefusal = options.serviceEndpointsRefusal();
+            if (startupRefusal != null) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
+                        + "\" refused to open: " + startupRefusal);
+            }
+            BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
+            requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
+            AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
+                    ledgerScanner,
+                    recordsScanner, claim, issuer, discovery);
+            ledgerScanner.gone().thenAccept(plane::fence);
+            recordsScanner.gone().thenAccept(plane::fence);
+            renewalFailure.thenAccept(plane::fence);
+            discoveryFailure.thenAccept(why -> plane.endpoints.trip(why)); // the host only: the plane stays up
+            if (discovery != null) { // last: an open that fails before here leaves admission as it was
+                ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
+            }
+            if (plane.fenced.isDone()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
+                        + "\" lost a scanner while opening; retry");
+            }
+            LOG.info("auth-plane: space {} opened with plane claim generation {}", space, claim.generation());
+            return plane;
+        } catch (RuntimeException e) {
+            unwind(opened, e);
+            scheduler.shutdownNow();
+            throw e;
+        }
+    }
+
+    private static AuthorityConnection connect(AuthPlaneOptions options, AuthorityRole role,
+            ScheduledExecutorService scheduler, CompletableFuture<String> renewalFailure, Deque<AutoCloseable> opened) {
+        AuthorityConnection connection = AuthorityConnection.open(options.servers(), options.signer(), role,
+                options.standingTtl(), options.clock(), scheduler, options.sslContext().orElse(null),
+                renewalFailure::complete);
+        opened.push(connection);
+        return connection;
+    }
+
+    /**
+     * One round trip on each scanner: a broker lost after the claim landed refuses the open here
+     * (the fence hooks are not wired yet, and the scanners never reconnect).
+     */
+    private static void requireLive(String space, AuthorityConnection... scanners) {
+        for (AuthorityConnection scanner : scanners) {
+            try {
+                scanner.connection().flush(Duration.ofSeconds(5));
+            } catch (java.util.concurrent.TimeoutException | IllegalStateException e) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
+                        + "\" lost its broker while opening; retry", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while opening the authority plane of space \""
+                        + space + "\"", e);
+            }
+        }
+    }
+
+    private static ConnTuple tuple(AuthorityConnection connection) {
+        AuthorityConnection.Tuple t = connection.tuple();
+        return new ConnTuple(t.serverId(), t.cid(), t.userNkey());
+    }
+
+    private static void unwind(Deque<AutoCloseable> opened, RuntimeException cause) {
+        while (!opened.isEmpty()) {
+            try {
+                opened.pop().close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    /** The fatal latch: the first loss wins; a deliberate close never fences. */
+    private void fence(String why) {
+        if (closing) {
+            if (endpoints != null) {
+                endpoints.trip(why); // trips the host even while closing, without making the plane fatal
+            }
+            return;
+        }
+        synchronized (fenced) {
+            if (fenced.isDone()) {
+                return;
+            }
+            claim.fence();
+            String copy = "the auth service for space \"" + space + "\" stopped serving: " + why
+                    + "; it must be opened again";
+            LOG.error("auth-plane: {}", copy);
+            fenced.complete(copy);
+        }
+        ledgerScanner.close();
+        recordsScanner.close();
+    }
+
+    private void refuseIfUnavailable() {
+        if (fenced.isDone() || closing) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the auth service for space \"" + space + "\" is momentarily"
+                    + " unavailable (it detected a fault and is restarting); retry shortly");
+        }
+    }
+
+    @Override
+    public String space() {
+        return space;
+    }
+
+    @Override
+    public ClaimInfo claim() {
+        return new ClaimInfo(claim.generation(), claim.claimId());
+    }
+
+    @Override
+    public ActorRow authorizeConnect(ConnectAttempt attempt) {
+        refuseIfUnavailable();
+        return credentials.authorize(ledger, attempt);
+    }
+
+    @Override
+    public String mintConnectCredential(String owner, String actor, String lifecycleUid) {
+        refuseIfUnavailable();
+        ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "actor " + owner + "." + actor + " is not granted"));
+        if (!row.lifecycleUid().equals(lifecycleUid)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
+                    + ": lifecycle uid is not the grant's");
+        }
+        budget.charge(WriteBudget.Kind.MINT, owner, actor); // SPEC §13.20: refused before anything is written
+        return credentials.mint(owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public void revokeCredential(String credentialId) {
+        refuseIfUnavailable();
+        credentials.revoke(credentialId);
+    }
+
+    @Override
+    public List<String> listCredentials() {
+        refuseIfUnavailable();
+        claim.assertHeld();
+        List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
+                AuthorityRole.LEDGER_CONSUMER);
+        claim.assertHeld();
+        return keys.stream().map(k -> k.substring("cred.".length())).toList();
+    }
+
+    @Override
+    public String issueBearer(BearerIssuer.Request request) {
+        refuseIfUnavailable();
+        return issuer.issue(request);
+    }
+
+    @Override
+    public BearerClaims verifyBearer(String token) {
+        refuseIfUnavailable();
+        return bearers.verify(token);
+    }
+
+    @Override
+    public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
+        refuseIfUnavailable();
+        return issued.issue(bearer, connId, ceiling);
+    }
+
+    @Override
+    public IssuedAuthority.Resolved resolveIssued(String token) {
+        refuseIfUnavailable();
+        return issued.resolve(token);
+    }
+
+    @Override
+    public String jwks() {
+        refuseIfUnavailable();
+        return issuer.jwks();
+    }
+
+    @Override
+    public ActorLedger ledger() {
+        refuseIfUnavailable();
+        return ledger;
+    }
+
+    @Override
+    public boolean actorSourceIsLive(String owner, String actor, String lifecycleUid) {
+        refuseIfUnavailable();
+        return ledger.actorSourceIsLive(owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public Optional<IdpPin> idpPin() {
+        refuseIfUnavailable();
+        return IdpPin.read(options.stateDir());
+    }
+
+    @Override
+    public String deriveOwner(String issuerName, String subject) {
+        refuseIfUnavailable();
+        return Owners.deriveOwnerForIdpSubject(ownerSecret, issuerName, subject);
+    }
+
+    @Override
+    public HostResult serviceEndpointHost(Granter granter, HostRequest request, Instant deadline) {
+        if (request instanceof HostRequest.Register) {
+            requireEndpoints();
+            return HostResult.of(HostResult.Status.unsupported, null,
+                    "register is reachable only through the service authority route");
+        }
+        return host(granter, request, deadline);
+    }
+
+    @Override
+    public HostResult serviceEndpointAuthority(Granter granter, HostRequest.Register request, Instant deadline) {
+        return host(granter, request, deadline);
+    }
+
+    @Override
+    public boolean serviceEndpointsEnabled() {
+        return endpoints != null;
+    }
+
+    private void requireEndpoints() {
+        if (endpoints == null) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
+                    + "\" was opened without service endpoints (AuthPlaneOptions.serviceEndpoints)");
+        }
+    }
+
+    private HostResult host(Granter granter, HostRequest request, Instant deadline) {
+        requireEndpoints();
+        if (granter == null || request == null || deadline == null) {
+            throw CotalException.badRequest(granter == null ? "granter" : request == null ? "request" : "deadline",
+                    "is required");
+        }
+        if (closing) {
+            refuseIfUnavailable();
+        }
+        return endpoints.invoke(granter, request, deadline); // a fenced plane's engine answers held (or unavailable for reads)
+    }
+
+    /** The engine, for the embedder-facing route and tests in this module; null when service endpoints are off. */
+    public ServiceEndpointEngine serviceEndpointEngine() {
+        return endpoints;
+    }
+
+    @Override
+    public CompletableFuture<String> fenced() {
+        return fenced;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closing = true;
+        if (!readersClosed) {
+            if (endpoints != null) {
+                endpoints.close(); // throws while an effect connection stays open: the claim stays held
+                discovery.close();
+            }
+            reader.close();
+            ledgerScanner.close();
+            recordsScanner.close();
+            readersClosed = true;
+        }
+        try {
+            claim.release();
+        } catch (PlaneClaimRefusal e) {
+            if (e.reason() == PlaneClaimRefusal.Reason.RELEASE_UNREACHABLE) {
+                throw e; // keep the barrier and the claim: close() may be called again
+            }
+            finish();
+            throw e;
+        }
+        finish();
+    }
+
+    private void finish() {
+        barrier.close();
+        issuerConnection.close();
+        writer.close();
+        scheduler.shutdownNow();
+        closed = true;
+        LOG.info("auth-plane: space {} closed", space);
+    }
+}

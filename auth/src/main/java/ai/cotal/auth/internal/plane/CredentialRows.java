@@ -1,0 +1,196 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.core.internal.kv.StoreNames;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueOperation;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Clock;
+
+/**
+ * Credential rows {@code cred.<id>} in {@code cotal_auth_<space>}: {@code {version: 1, owner,
+ * actor, lifecycleUid, issuedAt}}. Written by the writer, read by the reader (leader reads); a
+ * bearer may connect only while the row it names is live for its principal and uid. Every row is
+ * written with a per-message TTL ({@link #ROW_TTL}): the broker removes it when the credential
+ * has expired, leaving a marker that reads as absent (SPEC §13.14).
+ */
+public final class CredentialRows {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** How long a row outlives the longest bearer minted for it, for clock skew and the connect check. */
+    static final java.time.Duration GRACE = java.time.Duration.ofSeconds(60);
+    /** A credential row's TTL: the longest bearer ({@code BearerIssuer.MAX_TTL}, 900 s) plus {@link #GRACE}. */
+    static final java.time.Duration ROW_TTL = ai.cotal.auth.BearerIssuer.MAX_TTL.plus(GRACE);
+
+    private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
+    }
+
+    private final String space;
+    /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
+    private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(1);
+    /** The broker's "wrong last sequence": the key already has a message. */
+    private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** The broker's "sequence temporarily unknown" (a clustered stream still applying a proposal). */
+    private static final int SEQUENCE_TEMPORARILY_UNKNOWN = 10164;
+
+    private final AuthorityConnection reader;
+    private final ai.cotal.core.internal.connect.ConnectedWait writerOnline;
+    private final KeyValue writerBucket;
+    private final io.nats.client.JetStream writerStream;
+    private final String subjectPrefix;
+    private final KeyValue readerBucket;
+    private final Clock clock;
+    private final io.nats.client.MessageTtl ttl;
+
+    public CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock) {
+        this(space, writer, reader, clock, ROW_TTL);
+    }
+
+    /** Rows written with {@code rowTtl} (whole seconds, at least 1) instead of {@link #ROW_TTL}: tests only. */
+    CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock, java.time.Duration rowTtl) {
+        this.ttl = io.nats.client.MessageTtl.seconds((int) Math.max(1, rowTtl.toSeconds()));
+        this.space = space;
+        this.reader = reader;
+        this.writerOnline = ai.cotal.core.internal.connect.ConnectedWait.on(writer);
+        this.clock = clock;
+        try {
+            this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
+            this.writerStream = writer.jetStream();
+            this.subjectPrefix = "$KV." + StoreNames.bucket("auth", space) + ".";
+            // the connect check answers inside the broker's auth timeout: a read whose answer was lost
+            // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
+            this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space),
+                    io.nats.client.KeyValueOptions.builder().jsRequestTimeout(READ_TIMEOUT).build());
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
+        }
+    }
+
+    /**
+     * Creates a fresh credential row. A create whose connection turned over under it is tried once
+     * more with the same id, as a strict create (no tombstone is ever overwritten, so a revoke of a
+     * row that landed is never undone): "already there" counts as landed only when the row there
+     * is a put of exactly these bytes (the id is 130 random bits, written by nobody else).
+     */
+    String mint(String owner, String actor, String lifecycleUid) {
+        String id = newId();
+        byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
+        String key = "cred." + id;
+        try {
+            return writerOnline.run(() -> {
+                writerBucket.create(key, row, ttl);
+                return id;
+            }, () -> {
+                if (!createAgain(key, row)) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "."
+                            + actor + ": the retried create found the key taken by something else");
+                }
+                return id;
+            });
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+        }
+    }
+
+    /**
+     * The retry of a create whose answer was lost: a strict create (fails on any message on the
+     * key, tombstones and expiry markers too, so a revoked row is never written back), with the
+     * same TTL. True when it wrote the row now or the first try had landed (the key holds a put of
+     * exactly {@code row}); false when the key holds anything else.
+     */
+    boolean createAgain(String key, byte[] row) throws IOException, JetStreamApiException {
+        try {
+            writerStream.publish(subjectPrefix + key, row, io.nats.client.PublishOptions.builder()
+                    .expectedLastSubjectSequence(0).messageTtl(ttl).build());
+            return true;
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE || e.getApiErrorCode() == SEQUENCE_TEMPORARILY_UNKNOWN) {
+                return landed(key, row);
+            }
+            throw e;
+        }
+    }
+
+    /** Whether {@code key}'s last message is a put of exactly {@code row}. */
+    private boolean landed(String key, byte[] row) {
+        try {
+            KeyValueEntry entry = writerBucket.get(key);
+            return entry != null && entry.getOperation() == KeyValueOperation.PUT
+                    && java.util.Arrays.equals(entry.getValue(), row);
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            return false;
+        }
+    }
+
+    void revoke(String id) {
+        checkId(id);
+        try {
+            writerBucket.delete("cred." + id);
+        } catch (JetStreamApiException | IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke credential " + id, e);
+        }
+    }
+
+    /** The connect check (SPEC §13.14): the ledger row allows it, then its credential row is live. */
+    public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
+        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt);
+        requireLive(attempt);
+        return row;
+    }
+
+    /** The credential row, read on the reader across a turnover ({@link ai.cotal.core.internal.connect.ConnectedWait#run}). */
+    private KeyValueEntry read(String id) {
+        try {
+            return reader.online().run(() -> readerBucket.get("cred." + id));
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id + " (" + e.getMessage()
+                    + "); retry shortly", e);
+        }
+    }
+
+    void requireLive(ConnectAttempt attempt) {
+        String id = attempt.credentialId();
+        if (id == null || !id.matches("[a-z2-7]{26}")) {
+            throw denied(attempt, "names no valid credential");
+        }
+        KeyValueEntry entry = read(id);
+        if (entry == null || entry.getOperation() != KeyValueOperation.PUT) {
+            throw denied(attempt, "names a credential that was revoked, expired or never issued");
+        }
+        Row row;
+        try {
+            row = ClosedJson.read(ClosedJson.cotal(), entry.getValue(), Row.class, "cred." + id);
+        } catch (CotalException e) {
+            throw denied(attempt, "names a corrupt credential row");
+        }
+        if (row.version() == null || row.version() != 1 || !attempt.owner().equals(row.owner())
+                || !attempt.actor().equals(row.actor()) || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
+            throw denied(attempt, "names a credential of another principal or lifecycle");
+        }
+    }
+
+    private static void checkId(String id) {
+        if (id == null || !id.matches("[a-z2-7]{26}")) {
+            throw CotalException.badRequest("credentialId", "must be 26 lowercase base32 characters");
+        }
+    }
+
+    private static CotalException denied(ConnectAttempt attempt, String why) {
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
+    }
+
+    /** 130 random bits: 26 lowercase base32 characters. */
+    private static String newId() {
+        byte[] bytes = new byte[17];
+        RANDOM.nextBytes(bytes);
+        return NKeyCodec.base32(bytes).toLowerCase(java.util.Locale.ROOT).substring(0, 26);
+    }
+}

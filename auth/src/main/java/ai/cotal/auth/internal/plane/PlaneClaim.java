@@ -1,0 +1,210 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.LivenessOracle;
+import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.PlaneClaimRefusal.Reason;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.internal.kv.RowStore;
+import ai.cotal.core.internal.kv.RowStore.Row;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plane claim (SPEC §13.13): the {@code plane} key of {@code cotal_auth_<space>}, written only
+ * by the barrier connection. One holder per space; a held row is reclaimed only when the liveness
+ * oracle proves both recorded scanner connections gone under a complete sweep. Thread-safe.
+ */
+final class PlaneClaim {
+    static final String KEY = "plane";
+    private static final Logger LOG = LoggerFactory.getLogger(PlaneClaim.class);
+
+    /** The row as stored: closed, version 1. */
+    record Document(Integer v, Long generation, String claimId, String state, TupleDocument ledger,
+            TupleDocument records, String openedAt) {
+    }
+
+    record TupleDocument(String serverId, Long cid, String userNkey) {
+        static TupleDocument of(ConnTuple tuple) {
+            return new TupleDocument(tuple.serverId(), tuple.cid(), tuple.userNkey());
+        }
+
+        ConnTuple tuple() {
+            return new ConnTuple(serverId, cid == null ? 0 : cid, userNkey);
+        }
+    }
+
+    private final String space;
+    private final RowStore rows;
+    private final long generation;
+    private final String claimId;
+    private final ConnTuple ledger;
+    private final ConnTuple records;
+    private volatile boolean fenced;
+    private volatile boolean releasing;
+    private volatile boolean released;
+
+    private PlaneClaim(String space, RowStore rows, long generation, String claimId, ConnTuple ledger, ConnTuple records) {
+        this.space = space;
+        this.rows = rows;
+        this.generation = generation;
+        this.claimId = claimId;
+        this.ledger = ledger;
+        this.records = records;
+    }
+
+    /**
+     * Acquires the claim: create when absent, CAS over a released row, reclaim a held row only
+     * with proof that its holder is gone. At most two rounds; losing both refuses {@code concurrent}.
+     */
+    public static PlaneClaim acquire(String space, RowStore rows, ConnTuple ledger, ConnTuple records,
+            LivenessOracle oracle, Clock clock) {
+        String claimId = NKeyPair.create(KeyType.USER).publicKey();
+        for (int round = 0; round < 2; round++) {
+            Optional<Row> current = rows.last(KEY);
+            long generation;
+            Optional<Long> written;
+            if (current.isEmpty()) {
+                generation = 1;
+                written = rows.create(KEY, write(new Document(1, generation, claimId, "held", TupleDocument.of(ledger),
+                        TupleDocument.of(records), clock.instant().toString())));
+            } else {
+                Document row = read(space, current.get());
+                if ("held".equals(row.state())) {
+                    requireGone(space, row, oracle);
+                    LOG.warn("auth-plane: space {}: reclaiming the plane claim of generation {}; both of its connections"
+                            + " are gone", space, row.generation());
+                }
+                generation = row.generation() + 1;
+                written = rows.compareAndSet(KEY, write(new Document(1, generation, claimId, "held",
+                        TupleDocument.of(ledger), TupleDocument.of(records), clock.instant().toString())),
+                        current.get().revision());
+            }
+            if (written.isPresent()) {
+                return new PlaneClaim(space, rows, generation, claimId, ledger, records);
+            }
+        }
+        throw new PlaneClaimRefusal(Reason.CONCURRENT, space, "the claim changed twice while it was taken");
+    }
+
+    private static void requireGone(String space, Document row, LivenessOracle oracle) {
+        ConnTuple a = row.ledger().tuple();
+        ConnTuple b = row.records().tuple();
+        LivenessOracle.Answer answer;
+        try {
+            answer = oracle.check(List.of(a, b));
+        } catch (RuntimeException e) {
+            answer = LivenessOracle.Answer.unknown(List.of(a, b));
+        }
+        LivenessOracle.State sa = answer.states().getOrDefault(a, LivenessOracle.State.UNKNOWN);
+        LivenessOracle.State sb = answer.states().getOrDefault(b, LivenessOracle.State.UNKNOWN);
+        if (sa == LivenessOracle.State.LIVE || sb == LivenessOracle.State.LIVE) {
+            throw new PlaneClaimRefusal(Reason.LIVE_PEER, space, "generation " + row.generation()
+                    + " holds it and its connections are live");
+        }
+        if (!answer.completeSweep() || sa != LivenessOracle.State.GONE || sb != LivenessOracle.State.GONE) {
+            throw new PlaneClaimRefusal(Reason.UNKNOWN, space, "the liveness check of generation " + row.generation()
+                    + " did not complete");
+        }
+    }
+
+    /** Fails the guard from now on: the plane detected a fault. */
+    public void fence() {
+        fenced = true;
+    }
+
+    /**
+     * The guard run before and after every sealed scan: not fenced, not releasing, and the row is
+     * still held by this claim with the same tuples.
+     */
+    public void assertHeld() {
+        if (fenced) {
+            throw new PlaneClaimRefusal(Reason.FENCED, space, null);
+        }
+        if (releasing) {
+            throw new PlaneClaimRefusal(Reason.RELEASED, space, null);
+        }
+        Row row;
+        try {
+            row = rows.last(KEY).orElseThrow(() -> new PlaneClaimRefusal(Reason.LOST, space, "the row is gone"));
+        } catch (PlaneClaimRefusal e) {
+            throw e;
+        } catch (CotalException e) {
+            throw new PlaneClaimRefusal(Reason.LOST, space, "the row cannot be read: " + e.getMessage());
+        }
+        Document doc = read(space, row);
+        if (!"held".equals(doc.state()) || !claimId.equals(doc.claimId()) || doc.generation() != generation
+                || !ledger.equals(doc.ledger().tuple()) || !records.equals(doc.records().tuple())) {
+            throw new PlaneClaimRefusal(Reason.LOST, space, "generation " + doc.generation() + " holds it now");
+        }
+    }
+
+    /**
+     * Releases the claim (CAS to {@code released}). Idempotent for this claim; an unreachable
+     * broker is the retryable {@code release-unreachable}.
+     */
+    public void release() {
+        releasing = true;
+        if (released) {
+            return;
+        }
+        try {
+            Row row = rows.last(KEY).orElseThrow(() -> new PlaneClaimRefusal(Reason.LOST, space, "the row is gone"));
+            Document doc = read(space, row);
+            if (!claimId.equals(doc.claimId()) || doc.generation() != generation) {
+                throw new PlaneClaimRefusal(Reason.LOST, space, "generation " + doc.generation() + " holds it now");
+            }
+            if ("held".equals(doc.state())) {
+                Document releasedRow = new Document(1, generation, claimId, "released", doc.ledger(), doc.records(),
+                        doc.openedAt());
+                if (rows.compareAndSet(KEY, write(releasedRow), row.revision()).isEmpty()) {
+                    throw new PlaneClaimRefusal(Reason.LOST, space, "the row moved during the release");
+                }
+            }
+            released = true;
+        } catch (PlaneClaimRefusal e) {
+            throw e;
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.UNAVAILABLE) {
+                throw new PlaneClaimRefusal(Reason.RELEASE_UNREACHABLE, space, e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    public long generation() {
+        return generation;
+    }
+
+    public String claimId() {
+        return claimId;
+    }
+
+    private static byte[] write(Document doc) {
+        return ClosedJson.write(ClosedJson.cotal(), doc);
+    }
+
+    private static Document read(String space, Row row) {
+        try {
+            Document doc = ClosedJson.read(ClosedJson.cotal(), row.data(), Document.class, KEY);
+            if (doc.v() == null || doc.v() != 1 || doc.generation() == null || doc.generation() < 1
+                    || doc.claimId() == null || doc.claimId().isEmpty() || doc.claimId().length() > 128
+                    || !("held".equals(doc.state()) || "released".equals(doc.state())) || doc.ledger() == null
+                    || doc.records() == null || doc.openedAt() == null || doc.openedAt().length() > 64) {
+                throw CotalException.badRequest(KEY, "not a v1 plane row");
+            }
+            doc.ledger().tuple();
+            doc.records().tuple();
+            return doc;
+        } catch (CotalException e) {
+            throw new PlaneClaimRefusal(Reason.CORRUPT, space, e.getMessage());
+        }
+    }
+}

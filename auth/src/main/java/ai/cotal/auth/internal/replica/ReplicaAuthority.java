@@ -1,0 +1,140 @@
+package ai.cotal.auth.internal.replica;
+
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.plane.CredentialRows;
+import ai.cotal.auth.internal.plane.IssuedCallers;
+import ai.cotal.auth.internal.plane.WriteBudget;
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerVerifier;
+import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.SpaceSigner;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A callout replica's authority for one space (SPEC §13.19): the same answers as the plane's
+ * ({@link CalloutAuthority}) from the space's ledger directory, its credential rows (read on a
+ * reader connection) and the issuer's public key, with issued callers written on an issuer
+ * connection. It holds no plane claim and opens no service-endpoint connection. A failed renewal
+ * makes it refuse with {@code unavailable} from then on. Issuances are charged to a
+ * {@link WriteBudget} of its own with the default limits (SPEC §13.20: replicas count on their own)
+ * and the issued and accepted stores' pressure, read on the issuer connection. Thread-safe.
+ */
+public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
+    private final String space;
+    private final ScheduledExecutorService scheduler;
+    private final AuthorityConnection reader;
+    private final AuthorityConnection issuer;
+    private final ActorLedger ledger;
+    private final CredentialRows credentials;
+    private final BearerVerifier bearers;
+    private final IssuedCallers issued;
+    private volatile String failed;
+    private final java.util.concurrent.CompletableFuture<String> failure = new java.util.concurrent.CompletableFuture<>();
+
+    private ReplicaAuthority(String space, ScheduledExecutorService scheduler, AuthorityConnection reader,
+            AuthorityConnection issuer, ActorLedger ledger, BearerVerifier bearers, Clock clock) {
+        this.space = space;
+        this.scheduler = scheduler;
+        this.reader = reader;
+        this.issuer = issuer;
+        this.ledger = ledger;
+        this.credentials = new CredentialRows(space, reader.connection(), reader, clock);
+        this.bearers = bearers;
+        this.issued = new IssuedCallers(space, issuer.connection(), ledger, clock,
+                WriteBudget.forReplica(space, issuer.connection(), clock));
+    }
+
+    /** Opens the reader and issuer connections of {@code signer}'s space. */
+    public static ReplicaAuthority open(List<String> servers, SpaceSigner signer, Path stateDir, SecretStore store,
+            Duration ttl, Clock clock) {
+        String space = signer.space();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cotal-callout-replica-" + space);
+            thread.setDaemon(true);
+            return thread;
+        });
+        ReplicaAuthority[] self = new ReplicaAuthority[1];
+        AuthorityConnection reader = null;
+        AuthorityConnection issuer = null;
+        try {
+            reader = AuthorityConnection.open(servers, signer, AuthorityRole.READER, ttl, clock, scheduler, null,
+                    why -> self[0].fail(why));
+            issuer = AuthorityConnection.open(servers, signer, AuthorityRole.ISSUER, ttl, clock,
+                    scheduler, null, why -> self[0].fail(why));
+            BearerVerifier bearers = new BearerVerifier(space, BearerIssuer.load(store, space, clock).publicKey(), clock);
+            self[0] = new ReplicaAuthority(space, scheduler, reader, issuer, new ActorLedger(stateDir, clock), bearers,
+                    clock);
+            return self[0];
+        } catch (RuntimeException e) {
+            if (issuer != null) {
+                issuer.close();
+            }
+            if (reader != null) {
+                reader.close();
+            }
+            scheduler.shutdownNow();
+            throw e;
+        }
+    }
+
+    private void fail(String why) {
+        failed = why;
+        failure.complete(why);
+    }
+
+    /** Completes when a connection failed to renew: the authority refuses from then on. */
+    public java.util.concurrent.CompletableFuture<String> failure() {
+        return failure;
+    }
+
+    private void refuseIfFailed() {
+        if (failed != null) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the callout replica of space \"" + space
+                    + "\" stopped: " + failed);
+        }
+    }
+
+    @Override
+    public String space() {
+        return space;
+    }
+
+    @Override
+    public BearerClaims verifyBearer(String token) {
+        refuseIfFailed();
+        return bearers.verify(token);
+    }
+
+    @Override
+    public ActorRow authorizeConnect(ConnectAttempt attempt) {
+        refuseIfFailed();
+        return credentials.authorize(ledger, attempt);
+    }
+
+    @Override
+    public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
+        refuseIfFailed();
+        return issued.issue(bearer, connId, ceiling);
+    }
+
+    @Override
+    public void close() {
+        issuer.close();
+        reader.close();
+        scheduler.shutdownNow();
+    }
+}

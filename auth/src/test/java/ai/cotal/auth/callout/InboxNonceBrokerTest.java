@@ -1,0 +1,145 @@
+package ai.cotal.auth.callout;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.InboxNonce;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue #16.3: an inbox nonce is bound to its principal (SPEC §13.16). Another owner that copies a
+ * victim's nonce from a reply subject is refused by the broker and never receives the victim's
+ * replies; the victim under its own nonce, and again after a reconnect, is admitted.
+ */
+@ExtendWith(NatsBrokerExtension.class)
+class InboxNonceBrokerTest {
+    private static final String OTHER_OWNER = "u_bbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+    private final CalloutFixture f = new CalloutFixture();
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void anotherOwnerUnderTheVictimsNonceIsRefusedAndNeverGetsItsReplies(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
+             Connection admin = f.plane.admin(nats)) {
+            String victim = f.bearer(plane, "laptop", List.of("general"), List.of(), Duration.ofMinutes(5));
+            ActorRow row = plane.ledger().grantActor(OTHER_OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            String attacker = plane.issueBearer(BearerIssuer.Request.of(OTHER_OWNER, "laptop", List.of("chat"),
+                    row.lifecycleUid(), plane.mintConnectCredential(OTHER_OWNER, "laptop", row.lifecycleUid()),
+                    Duration.ofMinutes(5)));
+            String victimNonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String subject = "cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general";
+            Dispatcher responder = admin.createDispatcher(m -> admin.publish(m.getReplyTo(), m.getData()));
+            responder.subscribe(subject);
+            admin.flush(Duration.ofSeconds(5));
+
+            try (CalloutFixture.Client a = f.connect(nats, victim, victimNonce)) {
+                Message reply = a.connection().request(subject, "ping".getBytes(StandardCharsets.UTF_8),
+                        Duration.ofSeconds(5));
+                assertTrue(reply.getSubject().startsWith(InboxNonce.inboxPrefix(victimNonce) + "."), reply.getSubject());
+
+                long mark = nats.log().mark();
+                Exception refused = f.refused(nats, attacker, victimNonce);
+                assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
+                assertTrue(nats.log().await(mark, line -> line.contains("the inbox nonce is not this principal's"),
+                        Duration.ofSeconds(5)).isPresent(), "the broker logs the signed reason:\n" + nats.logTail(50));
+
+                // Under its own nonce the other owner is admitted, but the broker refuses it the victim's inbox.
+                try (CalloutFixture.Client b = f.connect(nats, attacker, InboxNonce.forPrincipal(OTHER_OWNER, "laptop"))) {
+                    b.connection().subscribe(InboxNonce.inboxPrefix(victimNonce) + ".>");
+                    String violation = b.violation().get(5, TimeUnit.SECONDS);
+                    assertTrue(violation.contains("Subscription") && violation.contains(victimNonce), violation);
+                }
+            }
+            // The same principal reconnecting under the same nonce is admitted again.
+            try (CalloutFixture.Client again = f.connect(nats, victim, victimNonce)) {
+                assertEquals(Connection.Status.CONNECTED, again.connection().getStatus());
+                again.connection().request(subject, "ping".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
+            }
+            // A nonce of another actor of the same owner is not this actor's either.
+            f.refused(nats, victim, InboxNonce.forPrincipal(CalloutFixture.OWNER, "phone"));
+        }
+    }
+
+    @Test
+    void theNonceIsTheTagOfItsPrincipalAndARandomPart() {
+        String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+        assertTrue(nonce.matches("[a-z2-7]{16}-[A-Za-z0-9_-]{16}"), nonce);
+        assertTrue(InboxNonce.belongsTo(nonce, CalloutFixture.OWNER, "laptop"));
+        assertFalse(InboxNonce.belongsTo(nonce, OTHER_OWNER, "laptop"));
+        assertFalse(InboxNonce.belongsTo(nonce, CalloutFixture.OWNER, "phone"));
+        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(CalloutFixture.OWNER, "laptop") + "-short", CalloutFixture.OWNER,
+                "laptop"), "the random part is at least 8 characters");
+        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(CalloutFixture.OWNER, "laptop") + "_abcdefgh", CalloutFixture.OWNER,
+                "laptop"), "the tag ends with a dash");
+        assertFalse(InboxNonce.belongsTo(InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)) + "x",
+                CalloutFixture.OWNER, "laptop"), "at most 120 characters");
+        assertEquals(120, InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)).length());
+        // owner "a_b" + actor "c" and owner "a" + actor "b_c" have different tags (the separator is NUL).
+        assertFalse(InboxNonce.tag("a_b", "c").equals(InboxNonce.tag("a", "b_c")));
+        CotalException bad = assertThrows(CotalException.class, () -> InboxNonce.of(CalloutFixture.OWNER, "laptop", "a.b>c*d"));
+        assertEquals(ErrorCode.BAD_REQUEST, bad.code());
+        assertTrue(bad.getMessage().startsWith("random:"), bad.getMessage());
+        assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class,
+                () -> InboxNonce.tag("u_x.y", "laptop")).code());
+    }
+
+    @Test
+    void theIssuedViewsAcceptedRowIsBoundThroughTheNonce(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            String victim = caller(plane, CalloutFixture.OWNER);
+            String attacker = caller(plane, OTHER_OWNER);
+            String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String token = ai.cotal.core.issued.IssuedAuthority.acceptedToken(nonce);
+            try (CalloutFixture.Client a = f.connect(nats, victim, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, a.connection().getStatus());
+            }
+            String generation = plane.resolveIssued(token).ref().generation();
+            long mark = nats.log().mark();
+            f.refused(nats, attacker, nonce);
+            assertTrue(nats.log().await(mark, line -> line.contains("the inbox nonce is not this principal's"),
+                    Duration.ofSeconds(5)).isPresent(), "refused by the nonce check, before the accepted row is read:\n"
+                    + nats.logTail(50));
+            assertEquals(CalloutFixture.OWNER, plane.resolveIssued(token).ref().owner());
+            assertEquals(generation, plane.resolveIssued(token).ref().generation());
+            try (CalloutFixture.Client again = f.connect(nats, victim, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, again.connection().getStatus(), "the owner reconnects");
+            }
+        }
+    }
+
+    /** A manager-caller bearer for {@code owner}'s "laptop". */
+    private static String caller(AuthAuthorityPlane plane, String owner) {
+        ActorRow row = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        String credential = plane.mintConnectCredential(owner, "laptop", row.lifecycleUid());
+        return plane.issueBearer(new BearerIssuer.Request(owner, "laptop", List.of("chat"), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+    }
+}

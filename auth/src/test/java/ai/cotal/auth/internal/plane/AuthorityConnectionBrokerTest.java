@@ -1,0 +1,160 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.plane.CredentialRows;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Standing authority connections renew their own JWT and fail closed when they cannot. */
+@ExtendWith(NatsBrokerExtension.class)
+class AuthorityConnectionBrokerTest {
+    private final SpaceAuth auth = SpaceAuth.create("alpha", Clock.systemUTC());
+    private final SpaceSigner signer = auth.strip();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    private NatsBroker start(NatsBrokers brokers) {
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+                .transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
+    }
+
+    /** A clock that throws once {@code failAfter} reads have been made. */
+    private static Clock failingAfter(int failAfter) {
+        AtomicInteger reads = new AtomicInteger();
+        return new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneId.of("UTC");
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                if (reads.incrementAndGet() > failAfter) {
+                    throw new IllegalStateException("clock unavailable");
+                }
+                return Instant.now();
+            }
+        };
+    }
+
+    @Test
+    void aStandingConnectionOutlivesItsFirstJwtByRenewing(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        CompletableFuture<String> failure = new CompletableFuture<>();
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
+                Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete)) {
+            String first = writer.currentJwt();
+            assertEquals(Instant.now().getEpochSecond() + 5, NatsJwt.decode(first).exp(), 1.0);
+            writer.reconnected().get(20, TimeUnit.SECONDS); // the broker expired the first JWT; the renewed one got back in
+            assertNotEquals(first, writer.currentJwt());
+            assertTrue(NatsJwt.decode(writer.currentJwt()).exp() > NatsJwt.decode(first).exp());
+            assertEquals(6, SpaceStores.setup(writer.connection(), "alpha").size(), "it still works");
+            assertTrue(!failure.isDone());
+        }
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(90) // the loop ends on two turnovers of each connection; a broker that never drops them fails here
+    void rowReadsAndMintsAcrossJwtExpiriesAreNeverRefused(NatsBrokers brokers) {
+        NatsBroker nats = start(brokers);
+        CompletableFuture<String> failure = new CompletableFuture<>();
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
+                Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete);
+             AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
+                Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete)) {
+            SpaceStores.setup(writer.connection(), "alpha");
+            CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC());
+            String uid = "abcdefghijklmnopqrstuvwxyz";
+            String id = rows.mint("u_owner", "laptop", uid);
+            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_owner", "laptop", List.of(), uid, id);
+            ai.cotal.core.internal.kv.RowStore store = new ai.cotal.core.internal.kv.RowStore(reader.connection(), "cotal_auth_alpha");
+            long reads = 0;
+            // the broker drops both connections at each 5 s expiry; they come back with renewed JWTs
+            while (reader.online().reconnects() < 2 || writer.online().reconnects() < 2) {
+                rows.requireLive(attempt); // a refusal fails the test
+                assertTrue(store.last("cred." + id).isPresent(), "a row read across the turnover");
+                assertTrue(store.last("cred." + rows.mint("u_owner", "laptop", uid)).isPresent(), "a mint across it");
+                reads++;
+            }
+            assertTrue(reads > 100, "reads ran through both turnovers: " + reads);
+            assertTrue(!failure.isDone());
+        }
+    }
+
+    @Test
+    void aRetriedMintNeverWritesBackARevokedRowAndConfirmsOnlyItsOwnBytes(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
+                Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { })) {
+            SpaceStores.setup(writer.connection(), "alpha");
+            CredentialRows rows = new CredentialRows("alpha", writer.connection(), writer, Clock.systemUTC());
+            io.nats.client.KeyValue kv = writer.connection().keyValue("cotal_auth_alpha");
+            byte[] mine = "{\"v\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(rows.createAgain("cred.fresh", mine), "nothing there: the retry writes the row");
+            assertTrue(rows.createAgain("cred.fresh", mine), "the first try landed: the same bytes confirm it");
+            assertTrue(!rows.createAgain("cred.fresh", "{\"v\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    "other bytes under the key are not ours");
+            kv.delete("cred.fresh"); // revoked after the first try landed
+            assertTrue(!rows.createAgain("cred.fresh", mine), "a revoked row is never written back");
+            assertEquals(null, kv.get("cred.fresh"), "the tombstone is still the last word");
+        }
+    }
+
+    @Test
+    void aFailedRenewalClosesTheConnectionAtOnce(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        CompletableFuture<String> failure = new CompletableFuture<>();
+        AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
+                Duration.ofSeconds(5), failingAfter(2), scheduler, null, failure::complete);
+        String why = failure.get(10, TimeUnit.SECONDS);
+        assertTrue(why.contains("renewing its credential failed"), why);
+        assertEquals(Connection.Status.CLOSED, reader.connection().getStatus());
+    }
+
+    @Test
+    void planeCandidatesHaveNoExpiryAndReportTheirTuple(NatsBrokers brokers) {
+        NatsBroker nats = start(brokers);
+        try (AuthorityConnection scanner = AuthorityConnection.open(List.of(nats.url()), signer,
+                AuthorityRole.LEDGER_SCANNER, Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, why -> { })) {
+            assertEquals(null, NatsJwt.decode(scanner.currentJwt()).exp());
+            assertEquals(nats.serverId(), scanner.tuple().serverId());
+            assertTrue(scanner.tuple().cid() > 0);
+        }
+    }
+}

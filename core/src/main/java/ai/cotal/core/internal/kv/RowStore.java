@@ -1,0 +1,120 @@
+package ai.cotal.core.internal.kv;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * Create-only and compare-and-set writes and first/last reads on one KV bucket's stream, without
+ * the KV client's conveniences: a delete or purge marker is never "absent" here, it is corruption
+ * ({@code data-loss}). Reads go to the stream leader ({@code STREAM.MSG.GET}) when the bucket
+ * has no direct get. Thread-safe.
+ */
+public final class RowStore {
+    private static final int WRONG_LAST_SEQUENCE = 10071;
+    private static final int NO_MESSAGE = 10037;
+
+    /** A stored row: its bytes and its stream sequence (the revision). */
+    public record Row(byte[] data, long revision) {
+    }
+
+    private final String bucket;
+    private final JetStream js;
+    private final JetStreamManagement jsm;
+    private final ai.cotal.core.internal.connect.ConnectedWait online;
+
+    /**
+     * Rows of {@code bucket} over {@code connection}. A read that meets the connection reconnecting
+     * waits for it (at most {@link ai.cotal.core.internal.connect.ConnectedWait#RECONNECT_WAIT}); a read whose connection turned over under it
+     * runs once more. Writes never retry (the caller decides, from the typed refusal).
+     */
+    public RowStore(Connection connection, String bucket) {
+        this.bucket = bucket;
+        this.online = ai.cotal.core.internal.connect.ConnectedWait.on(connection);
+        try {
+            this.js = connection.jetStream();
+            this.jsm = connection.jetStreamManagement();
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open JetStream for " + bucket, e);
+        }
+    }
+
+    public String stream() {
+        return "KV_" + bucket;
+    }
+
+    private String subject(String key) {
+        return "$KV." + bucket + "." + key;
+    }
+
+    /** Writes {@code data} only when {@code key} has no message; returns the revision, or empty when taken. */
+    public Optional<Long> create(String key, byte[] data) {
+        return write(key, data, 0);
+    }
+
+    /** Writes {@code data} only when {@code key}'s last message is {@code revision}; empty when it moved. */
+    public Optional<Long> compareAndSet(String key, byte[] data, long revision) {
+        return write(key, data, revision);
+    }
+
+    private Optional<Long> write(String key, byte[] data, long expected) {
+        try {
+            PublishAck ack = js.publish(subject(key), data, PublishOptions.builder().expectedLastSubjectSequence(expected).build());
+            return Optional.of(ack.getSeqno());
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                return Optional.empty();
+            }
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the broker refused a write to " + bucket + " "
+                    + key + ": " + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + bucket + " " + key, e);
+        }
+    }
+
+    /** The first message ever written on {@code key} (immutable rows). */
+    public Optional<Row> first(String key) {
+        return read(key, true);
+    }
+
+    /** The last message on {@code key} (the attempt row). */
+    public Optional<Row> last(String key) {
+        return read(key, false);
+    }
+
+    private Optional<Row> read(String key, boolean first) {
+        try {
+            return online.run(() -> readOnce(key, first));
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key + " (" + e.getMessage()
+                    + "); retry shortly", e);
+        }
+    }
+
+    private Optional<Row> readOnce(String key, boolean first) throws IOException {
+        try {
+            MessageInfo info = first ? jsm.getFirstMessage(stream(), subject(key)) : jsm.getLastMessage(stream(), subject(key));
+            Headers headers = info.getHeaders();
+            if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
+                throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
+                        + " is corrupt: a delete or purge marker stands where a row belongs");
+            }
+            return Optional.of(new Row(info.getData() == null ? new byte[0] : info.getData(), info.getSeq()));
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE) {
+                return Optional.empty();
+            }
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read " + bucket + " " + key + ": "
+                    + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
+        }
+    }
+}
