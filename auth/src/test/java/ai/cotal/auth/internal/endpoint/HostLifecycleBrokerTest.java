@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -199,25 +201,34 @@ class HostLifecycleBrokerTest {
                     }
                 }
             });
-            CompletableFuture<HostResult> call = CompletableFuture.supplyAsync(() -> x.call(x.owner,
-                    x.register("weather", EndpointFixture.iid())));
-            assertTrue(entered.await(10, TimeUnit.SECONDS));
-            CompletableFuture<Void> closing = CompletableFuture.runAsync(x.plane::close);
-            CotalException refused = null;
-            while (refused == null) {
-                try {
-                    x.call(x.owner, new HostRequest.NameRead("forecast"));
-                    Thread.onSpinWait();
-                } catch (CotalException e) {
-                    refused = e;
+            // Threads of its own: the blocked call and close must run side by side, which the default async
+            // executor does not promise (on JDK 25 it is the common pool: one worker on 2 cores).
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                CompletableFuture<HostResult> call = CompletableFuture.supplyAsync(() -> x.call(x.owner,
+                        x.register("weather", EndpointFixture.iid())), threads);
+                assertTrue(entered.await(10, TimeUnit.SECONDS));
+                CompletableFuture<Void> closing = CompletableFuture.runAsync(x.plane::close, threads);
+                CotalException refused = null;
+                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (refused == null) {
+                    assertTrue(System.nanoTime() - giveUp < 0, "close never started refusing new calls");
+                    try {
+                        x.call(x.owner, new HostRequest.NameRead("forecast"));
+                        Thread.onSpinWait();
+                    } catch (CotalException e) {
+                        refused = e;
+                    }
                 }
+                assertEquals(ErrorCode.UNAVAILABLE, refused.code(), "new calls are refused from the moment close is called");
+                assertFalse(closing.isDone(), "close waits for the call that already entered");
+                release.countDown();
+                assertEquals(HostResult.Status.pending, call.get(20, TimeUnit.SECONDS).status(), "the call in flight finished");
+                closing.get(20, TimeUnit.SECONDS);
+                assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"released\""));
+            } finally {
+                threads.shutdownNow();
             }
-            assertEquals(ErrorCode.UNAVAILABLE, refused.code(), "new calls are refused from the moment close is called");
-            assertFalse(closing.isDone(), "close waits for the call that already entered");
-            release.countDown();
-            assertEquals(HostResult.Status.pending, call.get(20, TimeUnit.SECONDS).status(), "the call in flight finished");
-            closing.get(20, TimeUnit.SECONDS);
-            assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"released\""));
         }
     }
 }
