@@ -32,6 +32,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,9 +78,12 @@ class CotalAuthTest {
                 }
             };
             CompletableFuture<Void> stop = new CompletableFuture<>();
+            // serve blocks until stopped: its own thread, not the common pool (one worker on 2 cores on JDK 25)
+            ExecutorService serveThread = Executors.newSingleThreadExecutor();
             CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> CotalAuth.run(new String[] {"serve",
                     "--space", "alpha", "--service-endpoints", "--server", nats.url(), "--root", root.toString()}, lines,
-                    new PrintStream(err, true, StandardCharsets.UTF_8), stop));
+                    new PrintStream(err, true, StandardCharsets.UTF_8), stop), serveThread);
+            serveThread.shutdown();
             String url = serving.get(30, TimeUnit.SECONDS);
             HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url
                     + "/health")).build(), HttpResponse.BodyHandlers.ofString());
