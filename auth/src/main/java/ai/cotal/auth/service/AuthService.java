@@ -58,13 +58,8 @@ public final class AuthService implements AutoCloseable {
         ServiceMaterial.Loaded material = preflight(options);
         Deque<AutoCloseable> taken = new ArrayDeque<>();
         try {
-            AuthPlaneOptions.Builder plane = AuthPlaneOptions.builder().servers(options.servers()).space(options.space())
-                    .stateDir(options.stateDir()).secretStore(options.secretStore()).signer(material.signer())
-                    .clock(options.clock()).serviceEndpoints(options.serviceEndpoints().orElse(null));
-            options.livenessOracle().ifPresent(plane::livenessOracle);
-            options.standingTtl().ifPresent(plane::standingTtl);
-            options.writeBudgets().ifPresent(plane::writeBudgets);
-            AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane.build());
+            AuthAuthorityPlane opened = AuthAuthorityPlane.open(AuthPlaneOptions.builder().settings(options.settings())
+                    .signer(material.signer()).build());
             taken.push(opened);
             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
                     .callout(material.callout()).plane(opened).signer(material.signer()).clock(options.clock()).build());

@@ -71,8 +71,8 @@ class AuthHostBrokerTest {
         NatsBroker nats = provision(brokers);
         Path file = root.resolve("spaces.json");
         Files.writeString(file, manifest(false));
-        try (AuthHost host = AuthHost.start(new AuthHost.Options(List.of(nats.url()), file, root.resolve("state"), store,
-                clock))) {
+        try (AuthHost host = AuthHost.start(AuthHost.Options.builder().server(nats.url()).manifest(file)
+                .stateRoot(root.resolve("state")).secretStore(store).clock(clock).build())) {
             AuthService alphaLane = host.lanes().get("alpha");
             AuthService betaLane = host.lanes().get("beta");
             assertTrue(alphaLane.plane().serviceEndpointsEnabled());

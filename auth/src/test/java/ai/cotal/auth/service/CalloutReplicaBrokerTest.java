@@ -104,19 +104,19 @@ class CalloutReplicaBrokerTest {
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noStores.code(), "gamma's stores were never created");
 
-        CotalException single = assertThrows(CotalException.class, () -> CalloutReplica.start(new CalloutReplica.Options(
-                List.of(nats.url()), Map.of("beta", root.resolve("beta")), store, null, null, clock, null)));
+        CotalException single = assertThrows(CotalException.class, () -> CalloutReplica.start(CalloutReplica.Options.builder()
+                .server(nats.url()).stateDirs(Map.of("beta", root.resolve("beta"))).secrets(store).clock(clock).build()));
         assertEquals(ErrorCode.FAILED_PRECONDITION, single.code());
         assertTrue(single.getMessage().contains("\"beta\""), single.getMessage());
 
         CountDownLatch betaRetried = new CountDownLatch(3);
-        try (CalloutReplica replica = CalloutReplica.start(new CalloutReplica.Options(List.of(nats.url()),
-                Map.of("alpha", root.resolve("alpha"), "beta", root.resolve("beta")), store, null,
-                Duration.ofMillis(200), clock, (space, why) -> {
+        try (CalloutReplica replica = CalloutReplica.start(CalloutReplica.Options.builder().server(nats.url())
+                .stateDirs(Map.of("alpha", root.resolve("alpha"), "beta", root.resolve("beta"))).secrets(store)
+                .retry(Duration.ofMillis(200)).clock(clock).onRefusal((space, why) -> {
                     if (space.equals("beta")) {
                         betaRetried.countDown();
                     }
-                }))) {
+                }).build())) {
             assertEquals(java.util.Set.of("alpha"), replica.serving());
             assertTrue(replica.refused().get("beta").contains("admission is open"), replica.refused().toString());
             assertTrue(betaRetried.await(10, TimeUnit.SECONDS), "the refused space is retried on its interval");
