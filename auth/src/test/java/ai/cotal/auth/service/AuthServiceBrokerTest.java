@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
@@ -151,8 +152,8 @@ class AuthServiceBrokerTest {
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
                     "a fenced service withdraws its capability file (issue #16 part 5)");
             assertTrue(service.cause().orElseThrow().contains("alpha"), service.cause().toString());
-            CotalException refused = assertThrows(CotalException.class, () -> service.serviceEndpointHost(
-                    new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
+            CotalException refused = assertThrows(CotalException.class, () -> service.plane().serviceEndpoints()
+                    .orElseThrow().serve(new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, refused.code());
         }
     }
@@ -171,17 +172,18 @@ class AuthServiceBrokerTest {
             assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
             service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "laptop");
-            HostResult pending = service.plane().serviceEndpointAuthority(granter, new HostRequest.Register(
+            ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
+            HostResult pending = host.admit(granter, new HostRequest.Register(
                     "req-service-0000000001", "weather", IID, "sha256:" + "c".repeat(64), List.of("ask")));
             assertEquals(HostResult.Status.pending, pending.status());
-            assertEquals(HostResult.Status.completed, service.serviceEndpointHost(granter, new HostRequest.Decide(
+            assertEquals(HostResult.Status.completed, host.serve(granter, new HostRequest.Decide(
                     "req-service-0000000002", "weather", IID, HostRequest.Decision.approve)).status());
 
             service.close();
             assertEquals(AuthService.State.CLOSED, service.state());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "a closed service leaves no capability file");
-            CotalException closed = assertThrows(CotalException.class, () -> service.serviceEndpointHost(granter,
-                    new HostRequest.NameRead("forecast")));
+            CotalException closed = assertThrows(CotalException.class, () -> service.plane().serviceEndpoints()
+                    .orElseThrow().serve(granter, new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, closed.code());
             assertTrue(closed.getMessage().contains("not ready"), closed.getMessage());
         }

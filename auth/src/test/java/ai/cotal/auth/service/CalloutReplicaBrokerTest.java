@@ -86,8 +86,8 @@ class CalloutReplicaBrokerTest {
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = a.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
-            bearer = a.issueBearer(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+            String credential = a.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+            bearer = a.bearers().issue(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }
         plane(nats, beta, true).close(); // the first open with service endpoints opens beta's admission for good
