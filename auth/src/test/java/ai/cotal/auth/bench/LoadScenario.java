@@ -61,7 +61,7 @@ public final class LoadScenario {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")

@@ -52,7 +52,7 @@ class AuthHostBrokerTest {
             SpaceAuth auth = new SpaceAuth(broker, account);
             CalloutAuth callout = CalloutAuth.create(auth.space().space(), broker, account.accountPublicKey(), clock);
             callouts.add(callout.jwt());
-            ServiceMaterial.store(store, auth.strip(), callout);
+            ServiceMaterial.store(store, auth.space(), callout);
             store.putText(SecretKeys.membershipObserverCredsKey(auth.space().space()), Creds.mintSystem(broker,
                     Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(),
                     MintOptions.defaults()).text());

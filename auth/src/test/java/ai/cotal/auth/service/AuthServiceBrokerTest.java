@@ -79,10 +79,10 @@ class AuthServiceBrokerTest {
     void provisioningCreatesTheIssuerAndOwnerSecretOnceAndAStartNeverCreatesThem(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
         // service keys and callout alone (an old or misplaced store): the start names both missing kinds and creates neither
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         byte[] secret = store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow();
         byte[] issuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         org.junit.jupiter.api.Assertions.assertArrayEquals(secret, store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow(),
                 "provisioning again never re-keys an owner");
         org.junit.jupiter.api.Assertions.assertArrayEquals(issuer, store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow());
@@ -100,7 +100,7 @@ class AuthServiceBrokerTest {
     @Test
     void theStartChecksTheStoreTheAccountTheIssuerAndTheBrokerBeforeTakingAnything(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
                 .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
         assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
@@ -122,14 +122,14 @@ class AuthServiceBrokerTest {
         store.put(SecretKeys.issuerKeysKey("alpha"), alphaIssuer);
 
         // a callout credential the broker does not know: refused before the plane opens or a face binds
-        ServiceMaterial.store(store, auth.strip(), CalloutAuth.create("alpha", other.broker(),
+        ServiceMaterial.store(store, auth.space(), CalloutAuth.create("alpha", other.broker(),
                 auth.space().accountPublicKey(), clock));
         CotalException unreachable = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
         assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code());
         assertTrue(unreachable.getMessage().contains("callout credential"), unreachable.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
 
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         try (AuthService service = AuthService.start(options(nats).storeIdentity(store.identity().orElseThrow())
                 .dataAccount(auth.space().accountPublicKey()).build())) {
             assertEquals(AuthService.State.READY, service.state(), "the plane was never taken by the refused starts");
@@ -139,7 +139,7 @@ class AuthServiceBrokerTest {
     @Test
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
                 MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
@@ -161,7 +161,7 @@ class AuthServiceBrokerTest {
     @Test
     void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertEquals(AuthService.State.READY, service.state());
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");

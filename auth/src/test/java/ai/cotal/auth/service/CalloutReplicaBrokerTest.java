@@ -61,7 +61,7 @@ class CalloutReplicaBrokerTest {
             String space = new SpaceAuth(broker, account).space().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             if (!space.equals("gamma")) {
-                ServiceMaterial.store(store, new SpaceAuth(broker, account).strip(), callouts.get(space));
+                ServiceMaterial.store(store, account, callouts.get(space));
             }
             store.putText(SecretKeys.membershipObserverCredsKey(space), Creds.mintSystem(broker, Identity.create(),
                     CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(), MintOptions.defaults()).text());
@@ -99,7 +99,7 @@ class CalloutReplicaBrokerTest {
         CotalException noKeys = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noKeys.code());
-        ServiceMaterial.store(store, new SpaceAuth(broker, gamma).strip(), callouts.get("gamma"));
+        ServiceMaterial.store(store, gamma, callouts.get("gamma"));
         CotalException noStores = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noStores.code(), "gamma's stores were never created");
