@@ -63,10 +63,10 @@ class PlaneClaimBrokerTest {
                 .getText(ai.cotal.workspace.SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow()), f.evictor);
         String copy = plane.fenced().get(10, TimeUnit.SECONDS);
         assertTrue(copy.contains("alpha"), copy);
-        CotalException unavailable = assertThrows(CotalException.class, plane::jwks);
+        CotalException unavailable = assertThrows(CotalException.class, () -> plane.bearers().jwks());
         assertEquals(ErrorCode.UNAVAILABLE, unavailable.code());
         assertTrue(unavailable.getMessage().contains("retry shortly"), unavailable.getMessage());
-        assertThrows(CotalException.class, () -> plane.authorizeConnect(new ConnectAttempt("o", "a", List.of(), "x", "y")));
+        assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("o", "a", List.of(), "x", "y")));
 
         refused(PlaneClaimRefusal.Reason.UNKNOWN, () -> AuthAuthorityPlane.open(f.options(nats, stateDir)
                 .livenessOracle(LivenessOracle.Answer::unknown).build()));

@@ -62,7 +62,7 @@ class CotalAuthTest {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
         FileSecretStore secrets = new FileSecretStore(root);
-        ServiceMaterial.store(secrets, auth.strip(), callout);
+        ServiceMaterial.store(secrets, auth.space(), callout);
         secrets.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
                 CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
         try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),

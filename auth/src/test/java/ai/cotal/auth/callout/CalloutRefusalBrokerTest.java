@@ -102,7 +102,8 @@ class CalloutRefusalBrokerTest {
 
             // What a responder does with forged requests that reach it anyway (a compromised route, a replay).
             CalloutHandler handler = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
+                    .plane(plane.calloutAuthority())
+                    .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
             NKeyPair fakeServer = NKeyPair.create(KeyType.SERVER);
             XKeyPair fakeXkey = XKeyPair.create();
             String request = request(fakeServer, fakeServer.publicKey(), fakeXkey.publicKey());
@@ -127,7 +128,8 @@ class CalloutRefusalBrokerTest {
                     other.publicKey())).isEmpty());
             // A server outside the expected set.
             CalloutHandler strict = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
+                    .plane(plane.calloutAuthority())
+                    .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
                     .expectedServerIds(java.util.Set.of(nats.serverId())).build());
             assertTrue(strict.handle(message(fakeXkey.seal(bytes(request), f.callout.xkey().publicKey()),
                     fakeXkey.publicKey())).isEmpty());

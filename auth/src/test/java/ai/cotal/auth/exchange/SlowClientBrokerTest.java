@@ -74,7 +74,8 @@ class SlowClientBrokerTest {
         nats = brokers.start(b -> ServerConfig.render(f.broker, List.of(f.space), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
         plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-        responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout).plane(plane)
+        responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
+                .plane(plane.calloutAuthority())
                 .signer(new SpaceAuth(f.broker, f.space).strip()).build());
         plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"

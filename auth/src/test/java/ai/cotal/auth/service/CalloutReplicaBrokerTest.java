@@ -61,7 +61,7 @@ class CalloutReplicaBrokerTest {
             String space = new SpaceAuth(broker, account).space().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             if (!space.equals("gamma")) {
-                ServiceMaterial.store(store, new SpaceAuth(broker, account).strip(), callouts.get(space));
+                ServiceMaterial.store(store, account, callouts.get(space));
             }
             store.putText(SecretKeys.membershipObserverCredsKey(space), Creds.mintSystem(broker, Identity.create(),
                     CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(), MintOptions.defaults()).text());
@@ -86,8 +86,8 @@ class CalloutReplicaBrokerTest {
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = a.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
-            bearer = a.issueBearer(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+            String credential = a.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+            bearer = a.bearers().issue(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }
         plane(nats, beta, true).close(); // the first open with service endpoints opens beta's admission for good
@@ -99,7 +99,7 @@ class CalloutReplicaBrokerTest {
         CotalException noKeys = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noKeys.code());
-        ServiceMaterial.store(store, new SpaceAuth(broker, gamma).strip(), callouts.get("gamma"));
+        ServiceMaterial.store(store, gamma, callouts.get("gamma"));
         CotalException noStores = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noStores.code(), "gamma's stores were never created");

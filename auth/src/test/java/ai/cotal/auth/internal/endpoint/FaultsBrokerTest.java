@@ -68,7 +68,7 @@ class FaultsBrokerTest {
                 }
             }
         });
-        HostResult held = first.serviceEndpointAuthority(OWNER, register);
+        HostResult held = first.serviceEndpoints().orElseThrow().admit(OWNER, register);
         assertEquals(HostResult.Status.held, held.status());
         assertNotNull(held.operationId(), "the binding landed: the answer names its operation");
         first.fenced().get(10, TimeUnit.SECONDS); // the scanners went with the broker: the plane fenced
@@ -82,7 +82,7 @@ class FaultsBrokerTest {
         try (AuthAuthorityPlane second = open(f.options(nats, stateDir.resolve("second"))
                 .livenessOracle(PlaneFixture.operatorSaysGone()))) {
             assertEquals(2, second.claim().generation(), "the next plane reclaimed the space");
-            HostResult replay = second.serviceEndpointAuthority(OWNER, register);
+            HostResult replay = second.serviceEndpoints().orElseThrow().admit(OWNER, register);
             assertEquals(HostResult.Status.pending, replay.status(), String.valueOf(replay.reason()));
             assertEquals(held.operationId(), replay.operationId(), "the replay finished the same operation");
         }
@@ -131,15 +131,15 @@ class FaultsBrokerTest {
                     "alpha")).getStreamState().getLastSequence();
             HostRequest.Register register = new HostRequest.Register(EndpointFixture.rid(), "weather",
                     EndpointFixture.iid(), EndpointFixture.CONTRACT, List.of("ask"));
-            CotalException refused = assertThrows(CotalException.class, () -> plane.serviceEndpointAuthority(OWNER,
-                    register));
+            CotalException refused = assertThrows(CotalException.class, () -> plane.serviceEndpoints().orElseThrow()
+                    .admit(OWNER, register));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
             assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.internal.kv.StoreNames
                     .bucket("auth", "alpha")).getStreamState().getLastSequence(), "nothing was written");
 
             admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.internal.kv.StoreNames.bucket("auth", "alpha"),
                     io.nats.client.PurgeOptions.subject(fill + ">"));
-            HostResult pending = plane.serviceEndpointAuthority(OWNER, register);
+            HostResult pending = plane.serviceEndpoints().orElseThrow().admit(OWNER, register);
             assertEquals(HostResult.Status.pending, pending.status(), String.valueOf(pending.reason()));
         }
     }

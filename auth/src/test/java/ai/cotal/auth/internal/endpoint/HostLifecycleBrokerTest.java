@@ -56,7 +56,7 @@ class HostLifecycleBrokerTest {
                     "a refused open leaves admission closed");
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
                     .serviceEndpoints(ServiceEndpoints.normal()).build())) {
-                assertTrue(plane.serviceEndpointsEnabled(), "a normal startup opens, taking the released claim");
+                assertTrue(plane.serviceEndpoints().isPresent(), "a normal startup opens, taking the released claim");
             }
             assertTrue(ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey.isOpen(admin, "alpha"),
                     "the first open with service endpoints opened admission");
@@ -137,15 +137,16 @@ class HostLifecycleBrokerTest {
             assertEquals(io.nats.client.Connection.Status.CLOSED, engine.discovery().connection().getStatus(),
                     "the discovery connection is closed for good");
             ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
-            HostResult held = plane.serviceEndpointHost(owner, new HostRequest.Decide(EndpointFixture.rid(), "weather",
+            ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
+            HostResult held = host.serve(owner, new HostRequest.Decide(EndpointFixture.rid(), "weather",
                     EndpointFixture.iid(), HostRequest.Decision.approve));
             assertEquals(HostResult.Status.held, held.status());
             assertEquals("tripped", held.reason());
-            CotalException read = assertThrows(CotalException.class, () -> plane.serviceEndpointHost(owner,
+            CotalException read = assertThrows(CotalException.class, () -> host.serve(owner,
                     new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());
             assertFalse(plane.fenced().isDone(), "the plane itself keeps serving");
-            plane.jwks();
+            plane.bearers().jwks();
         }
     }
 
@@ -158,7 +159,7 @@ class HostLifecycleBrokerTest {
                     new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());
             assertFalse(x.plane.fenced().isDone(), "the plane itself keeps serving");
-            x.plane.jwks();
+            x.plane.bearers().jwks();
         }
     }
 

@@ -46,7 +46,8 @@ class HostRacesBrokerTest {
                     HostRequest.Decide d = x.approve("weather", iid);
                     futures.add(pool.submit(() -> {
                         start.await();
-                        return x.plane.serviceEndpointHost(x.owner, d, java.time.Instant.now().plusSeconds(30));
+                        return x.plane.serviceEndpoints().orElseThrow().serve(x.owner, d,
+                                java.time.Instant.now().plusSeconds(30));
                     }));
                 }
                 start.countDown();

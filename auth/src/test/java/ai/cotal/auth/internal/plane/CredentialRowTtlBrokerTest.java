@@ -57,7 +57,7 @@ class CredentialRowTtlBrokerTest {
              Connection admin = f.admin(nats)) {
             ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String id = plane.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
+            String id = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
             MessageInfo stored = admin.jetStreamManagement().getLastMessage(STREAM, "$KV.cotal_auth_alpha.cred." + id);
             assertEquals("960s", stored.getHeaders().getFirst("Nats-TTL"), "900 s (the longest bearer) + 60 s grace");
             assertEquals(Duration.ofSeconds(960), CredentialRows.ROW_TTL);
