@@ -42,7 +42,8 @@ class OptionsBuildTest {
                 .space("alpha").stateDir(dir.resolve("x/../state")).secretStore(store).clock(clock)
                 .livenessOracle(oracle).standingTtl(Duration.ofMinutes(2)).serviceEndpoints(ServiceEndpoints.normal())
                 .writeBudgets(budgets).loopbackPort(4000).build();
-        SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        SpaceSigner signer = auth.strip();
         AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(service.settings()).signer(signer).build();
 
         assertEquals(List.of("nats://a:4222", "nats://b:4222"), plane.servers());
@@ -55,7 +56,7 @@ class OptionsBuildTest {
         assertEquals(ServiceEndpoints.normal(), plane.serviceEndpoints().orElseThrow());
         assertEquals(budgets, plane.writeBudgets());
         assertEquals(6, plane.endpointWritesPerSpacePerMinute());
-        assertFalse(plane.toString().contains(signer.signing().seed()), "no seed in toString: " + plane);
+        assertFalse(plane.toString().contains(auth.space().signing().seed()), "no seed in toString: " + plane);
         assertFalse(service.toString().contains("InMemorySecretStore"), "no store in toString: " + service);
 
         AuthServiceOptions defaults = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
