@@ -199,8 +199,15 @@ public final class AuthorityConnection implements AutoCloseable {
             return ai.cotal.core.creds.Creds.handler(identity, () -> jwt);
         }
 
+        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+        @Deprecated
         @Override
         public void connectionEvent(Connection conn, Events type) {
+            connectionEvent(conn, type, null, null);
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
             AuthorityConnection self = owner;
             if (self == null || self.closing) {
                 return;

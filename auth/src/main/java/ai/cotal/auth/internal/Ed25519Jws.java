@@ -24,13 +24,12 @@ public final class Ed25519Jws {
 
     /** A signer for one private key. */
     public static JWSSigner signer(Ed25519PrivateKeyParameters key) {
-        Ed25519PublicKeyParameters pub = key.generatePublicKey();
         return new JWSSigner() {
             @Override
             public Base64URL sign(JWSHeader header, byte[] signingInput) throws JOSEException {
                 check(header);
                 byte[] signature = new byte[Ed25519.SIGNATURE_SIZE];
-                key.sign(Ed25519.Algorithm.Ed25519, pub, null, signingInput, 0, signingInput.length, signature, 0);
+                key.sign(Ed25519.Algorithm.Ed25519, null, signingInput, 0, signingInput.length, signature, 0);
                 return Base64URL.encode(signature);
             }
 
