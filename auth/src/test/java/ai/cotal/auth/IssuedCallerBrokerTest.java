@@ -15,11 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The issued manager-caller view: one generation per nonce, a changed ceiling needs a new nonce. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class IssuedCallerBrokerTest {
     private final CalloutFixture f = new CalloutFixture();

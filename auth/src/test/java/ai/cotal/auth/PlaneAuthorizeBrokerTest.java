@@ -11,11 +11,13 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** authorizeConnect through an open plane: ledger row plus live credential row. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneAuthorizeBrokerTest {
     private final PlaneFixture f = new PlaneFixture();

@@ -16,11 +16,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The plane claim, the fatal latch and close(), on the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneClaimBrokerTest {
     private final PlaneFixture f = new PlaneFixture();

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * it had written the caller's accepted row. In both, nothing is granted, the component refuses
  * clearly, and after a restart the next plane finishes what was written.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneFaultsBrokerTest {
     @TempDir

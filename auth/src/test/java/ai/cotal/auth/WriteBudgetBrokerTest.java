@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * space, refused with the limit's name before anything is written, and a store near its bound
  * refuses budgeted writes before the broker refuses everyone.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class WriteBudgetBrokerTest {
     private static final String AUTH = "KV_cotal_auth_alpha";

@@ -37,11 +37,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Refused bearers get a reason; forged requests get nothing; a stopped responder is covered by its peer. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutRefusalBrokerTest {
     private final CalloutFixture f = new CalloutFixture();

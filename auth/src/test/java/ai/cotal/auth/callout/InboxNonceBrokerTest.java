@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * victim's nonce from a reply subject is refused by the broker and never receives the victim's
  * replies; the victim under its own nonce, and again after a reconnect, is admitted.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class InboxNonceBrokerTest {
     private static final String OTHER_OWNER = "u_bbbbbbbbbbbbbbbbbbbbbbbbbb";

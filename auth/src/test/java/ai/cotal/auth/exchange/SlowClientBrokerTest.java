@@ -35,6 +35,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the callout and the plane answering good clients. Attackers bind 127.0.0.2; good clients use
  * 127.0.0.1 (both loopback).
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class SlowClientBrokerTest {
     static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";

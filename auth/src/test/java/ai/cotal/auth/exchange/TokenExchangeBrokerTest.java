@@ -41,11 +41,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The exchange faces' route matrix against an open plane on the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class TokenExchangeBrokerTest {
     private static final ObjectMapper JSON = new ObjectMapper();

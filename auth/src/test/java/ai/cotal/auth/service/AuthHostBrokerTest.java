@@ -30,11 +30,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A two-space host: per-lane reopen, the applied file, and a malformed manifest that changes nothing. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthHostBrokerTest {
     private final Clock clock = Clock.systemUTC();

@@ -33,11 +33,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The stock service of one space: material from the secret store, plane, callout, faces, readiness. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthServiceBrokerTest {
     private static final String IID = "abcdefghijklmnopqrstuvwxyz";

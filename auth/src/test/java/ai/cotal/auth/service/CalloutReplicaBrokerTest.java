@@ -38,11 +38,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Callout replicas refuse spaces with open service-endpoint admission and answer for the others. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutReplicaBrokerTest {
     private final Clock clock = Clock.systemUTC();

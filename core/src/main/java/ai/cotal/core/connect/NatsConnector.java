@@ -160,7 +160,10 @@ public final class NatsConnector {
         /**
          * Instead of {@link #creds}: a user JWT the SDK signs itself, re-read at every (re)connect
          * (SDK-internal; see {@link SelfSignedCredential}). The inbox prefix defaults to its key's.
+         * Its type lives in a package exported only to the SDK's own modules, so an embedder
+         * cannot name it: the warning that says so is the point, hence suppressed.
          */
+        @SuppressWarnings("exports")
         public Builder selfSigned(SelfSignedCredential credential) {
             this.selfSigned = credential;
             return this;

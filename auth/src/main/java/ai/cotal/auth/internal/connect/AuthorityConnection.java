@@ -176,8 +176,15 @@ public final class AuthorityConnection implements AutoCloseable {
         volatile String jwt;
         volatile AuthorityConnection owner;
 
+        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+        @Deprecated
         @Override
         public void connectionEvent(Connection conn, Events type) {
+            connectionEvent(conn, type, null, null);
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
             AuthorityConnection self = owner;
             if (self == null || self.closing) {
                 return;

@@ -40,6 +40,8 @@ public final class EffectConnection implements AutoCloseable {
 
     /** The connection is gone (closed by the broker, expired or kicked): the invocation is fenced. */
     static final class Lost extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         Lost(String why) {
             super(why, null, false, false);
         }
@@ -212,8 +214,15 @@ public final class EffectConnection implements AutoCloseable {
     private static final class Holder implements ConnectionListener {
         volatile EffectConnection owner;
 
+        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+        @Deprecated
         @Override
         public void connectionEvent(Connection conn, Events type) {
+            connectionEvent(conn, type, null, null);
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
             EffectConnection self = owner;
             if (self != null && (type == Events.DISCONNECTED || type == Events.CLOSED)) {
                 if (self.lost == null) {

@@ -25,6 +25,7 @@ import io.nats.client.api.StreamConfiguration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * open, and a full store. After each, nothing is half-written that a replay cannot finish, and the
  * component recovers or refuses clearly.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class FaultsBrokerTest {
     private static final Granter.Owner OWNER = new Granter.Owner(EndpointFixture.OWNER, "laptop");

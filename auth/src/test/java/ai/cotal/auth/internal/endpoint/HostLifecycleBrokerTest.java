@@ -23,11 +23,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The host's startup setting, its trip without a plane fence, and close waiting for calls in flight. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class HostLifecycleBrokerTest {
     @TempDir

@@ -16,11 +16,13 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every host operation's happy path and replay against a real broker (SPEC §13.1). */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class HostOperationsBrokerTest {
     @TempDir

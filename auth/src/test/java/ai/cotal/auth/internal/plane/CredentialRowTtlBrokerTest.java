@@ -30,11 +30,13 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Issue #16.1: a credential row expires with its credential (a broker TTL); a revoked row never comes back. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CredentialRowTtlBrokerTest {
     private static final String STREAM = "KV_cotal_auth_alpha";
