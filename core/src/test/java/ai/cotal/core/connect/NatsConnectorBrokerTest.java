@@ -20,10 +20,12 @@ import io.nats.client.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The one connection door on a real nats-server: what it applies and how it reports a failed open. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class NatsConnectorBrokerTest {
     private final Clock clock = Clock.systemUTC();
