@@ -1,6 +1,7 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.SpaceName;
 import java.nio.file.Path;
@@ -290,9 +291,7 @@ public final class PlaneSettings {
 
         /** Validates the shared settings, naming the first bad option; the outer {@code build()} calls it first. */
         protected final PlaneSettings buildSettings() {
-            if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
-                throw CotalException.badRequest("servers", "at least one broker URL");
-            }
+            NatsConnector.checkServers(servers);
             SpaceName.check(space, "space");
             if (stateDir == null) {
                 throw CotalException.badRequest("stateDir", "the space's state directory is required");

@@ -1,8 +1,9 @@
 package ai.cotal.auth.callout;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Clock;
@@ -145,9 +146,7 @@ public final class CalloutOptions {
         }
 
         public CalloutOptions build() {
-            if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
-                throw CotalException.badRequest("servers", "at least one broker URL");
-            }
+            NatsConnector.checkServers(servers);
             if (callout == null) {
                 throw CotalException.badRequest("callout", "the space's callout material is required");
             }

@@ -3,6 +3,7 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
@@ -118,9 +119,7 @@ public final class AuthHost implements AutoCloseable {
             }
 
             public Options build() {
-                if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
-                    throw CotalException.badRequest("servers", "at least one broker URL");
-                }
+                NatsConnector.checkServers(servers);
                 if (manifest == null) {
                     throw CotalException.badRequest("manifest", "is required");
                 }

@@ -5,6 +5,7 @@ import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.internal.replica.ReplicaAuthority;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -149,9 +150,7 @@ public final class CalloutReplica implements AutoCloseable {
             }
 
             public Options build() {
-                if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
-                    throw CotalException.badRequest("servers", "at least one broker URL");
-                }
+                NatsConnector.checkServers(servers);
                 if (stateDirs == null || stateDirs.isEmpty()) {
                     throw CotalException.badRequest("stateDirs", "name at least one space");
                 }

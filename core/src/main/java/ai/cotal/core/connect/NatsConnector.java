@@ -46,6 +46,17 @@ public final class NatsConnector {
     private final Integer bufferSize;
     private final Long reconnectBufferSize;
 
+    /**
+     * The check every SDK options builder applies to its broker URLs: at least one, none null or
+     * blank, else {@code bad-request} naming {@code servers}. Returns an immutable copy.
+     */
+    public static List<String> checkServers(List<String> servers) {
+        if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
+            throw CotalException.badRequest("servers", "at least one broker URL");
+        }
+        return List.copyOf(servers);
+    }
+
     private NatsConnector(Builder b) {
         this.servers = List.copyOf(b.servers);
         this.creds = b.creds;
@@ -239,9 +250,7 @@ public final class NatsConnector {
         }
 
         public NatsConnector build() {
-            if (servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
-                throw CotalException.badRequest("servers", "at least one server URL");
-            }
+            checkServers(servers);
             if (creds == null && selfSigned == null) {
                 throw CotalException.badRequest("creds", "a connection needs a credential");
             }
