@@ -332,7 +332,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     public HostResult serviceEndpointHost(Granter granter, HostRequest request, Instant deadline) {
         if (request instanceof HostRequest.Register) {
             requireEndpoints();
-            return HostResult.of(HostResult.Status.unsupported, null,
+            return HostResult.of(HostResult.Status.UNSUPPORTED, null,
                     "register is reachable only through the service authority route");
         }
         return host(granter, request, deadline);
