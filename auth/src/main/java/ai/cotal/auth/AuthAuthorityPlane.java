@@ -2,7 +2,6 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -11,17 +10,20 @@ import java.util.concurrent.CompletableFuture;
  * plane claim, answers connect authorizations from the actor ledger and the credential rows,
  * issues bearers and fences itself when it loses one of its scanner connections. Opened by the
  * embedder with {@link #open(AuthPlaneOptions)} ({@code openAuthAuthorityPlane}) and closed by
- * it; the plane never exits the process or installs signal handlers.
+ * it; the plane never exits the process or installs signal handlers. Its operations are grouped in
+ * facets it hands out: {@link #credentials()}, {@link #bearers()}, {@link #issuedCallers()},
+ * {@link #serviceEndpoints()} and, for the auth callout, {@link #calloutAuthority()}.
  *
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
- * method refuses with {@code unavailable}.
+ * operation, on the plane or on a facet it handed out, refuses with {@code unavailable}; the
+ * service-endpoint host's own rule is on {@link ServiceEndpointHost}.
  */
-public interface AuthAuthorityPlane extends CalloutAuthority, AutoCloseable {
+public interface AuthAuthorityPlane extends AutoCloseable {
 
     /**
-     * Opens the plane: writer connection and store check, reader, barrier, two scanners, the plane
-     * claim, then activation. Any failure unwinds what was opened, in reverse, and throws; there is
-     * no degraded mode.
+     * Opens the plane; this is the seed's {@code openAuthAuthorityPlane}. The order: writer
+     * connection and store check, reader, barrier, two scanners, the plane claim, then activation.
+     * Any failure unwinds what was opened, in reverse, and throws; there is no degraded mode.
      *
      * @throws PlaneClaimRefusal when another plane holds the space or its state cannot be decided
      */
@@ -52,94 +54,36 @@ public interface AuthAuthorityPlane extends CalloutAuthority, AutoCloseable {
     record ClaimInfo(long generation, String claimId) {
     }
 
-    /**
-     * Authorizes a connect: the actor's ledger row exists, the requested scope is within it, the
-     * lifecycle uid is the row's, and the named credential row is live for that principal.
-     *
-     * @throws ai.cotal.core.CotalException {@code permission-denied} naming the reason
-     */
-    ActorRow authorizeConnect(ConnectAttempt attempt);
+    /** The connect credentials: authorize a connect, mint, revoke and list credential rows. */
+    ConnectCredentials credentials();
 
-    /** Writes a credential row for a granted principal at its current lifecycle uid; returns its id. */
-    String mintConnectCredential(String owner, String actor, String lifecycleUid);
+    /** The bearers: issue, verify, and the issuer's JWKS. */
+    Bearers bearers();
 
-    /** Removes a credential row: connects naming it are refused from now on. */
-    void revokeCredential(String credentialId);
-
-    /** The live credential ids, read by a sealed scan (the claim is checked before and after). */
-    List<String> listCredentials();
-
-    /** Signs a bearer with the space's issuer key. */
-    String issueBearer(BearerIssuer.Request request);
-
-    /** Verifies a bearer of this space ({@code unauthenticated} with the reason when it is refused). */
-    BearerClaims verifyBearer(String token);
+    /** The issued callers: issue a user caller, resolve an accepted row. */
+    IssuedCallers issuedCallers();
 
     /**
-     * The issued-caller path (SPEC §13.15): the accepted row of {@code connId} is written with a
-     * fresh generation the first time; a reconnect under the same connection id confirms it when
-     * the principal, uid and ceiling are the same; anything else must reconnect under a new id.
-     *
-     * @return the ceiling granted
+     * What the auth callout asks of this plane ({@code AuthCallout} takes it through
+     * {@code CalloutOptions.Builder#plane}): its space, {@link #bearers()}' verify,
+     * {@link #credentials()}' authorize and {@link #issuedCallers()}' issue.
      */
-    ai.cotal.core.issued.Ceiling issueUserCaller(BearerClaims bearer, String connId, ai.cotal.core.issued.Ceiling ceiling);
+    CalloutAuthority calloutAuthority();
 
-    /** Resolves an issued caller's accepted row, answering actor-ledger sources from this plane's ledger. */
-    ai.cotal.core.issued.IssuedAuthority.Resolved resolveIssued(String token);
+    /**
+     * The service-endpoint host; empty when the plane was opened without service endpoints
+     * ({@link AuthPlaneOptions.Builder#serviceEndpoints}).
+     */
+    Optional<ServiceEndpointHost> serviceEndpoints();
 
-    /** The issuer's JWKS document. */
-    String jwks();
-
-    /** The ledger of this space: grants and revocations. */
+    /** The ledger of this space: grants and revocations ({@link ActorLedger#actorSourceIsLive} among them). */
     ActorLedger ledger();
-
-    /** True iff the principal's row exists at exactly {@code lifecycleUid}. */
-    boolean actorSourceIsLive(String owner, String actor, String lifecycleUid);
 
     /** The space's IdP pin, when one was set. */
     Optional<IdpPin> idpPin();
 
     /** The owner token of an IdP subject (the owner secret comes from the secret store). */
     String deriveOwner(String issuer, String subject);
-
-    /** True when this plane was opened with service endpoints ({@link AuthPlaneOptions.Builder#serviceEndpoints}). */
-    boolean serviceEndpointsEnabled();
-
-    /** How long an in-process host call may take when the caller names no deadline. */
-    java.time.Duration DEFAULT_HOST_DEADLINE = java.time.Duration.ofSeconds(10);
-
-    /**
-     * Answers a service-endpoint host request (SPEC §13.1) for a granter the caller has already
-     * authenticated, within {@link #DEFAULT_HOST_DEADLINE}. {@code register} answers
-     * {@code unsupported} here: admission goes through {@link #serviceEndpointAuthority}.
-     *
-     * @throws ai.cotal.core.CotalException {@code failed-precondition} when the plane was opened
-     *         without service endpoints; {@code unavailable} once it fenced or began closing
-     */
-    default ai.cotal.servicehost.HostResult serviceEndpointHost(Granter granter,
-            ai.cotal.servicehost.HostRequest request) {
-        return serviceEndpointHost(granter, request, java.time.Instant.now().plus(DEFAULT_HOST_DEADLINE));
-    }
-
-    /**
-     * Answers a service-endpoint host request by {@code deadline}: the invocation's effect
-     * connection expires at that deadline rounded up to the whole second and is never renewed.
-     */
-    ai.cotal.servicehost.HostResult serviceEndpointHost(Granter granter, ai.cotal.servicehost.HostRequest request,
-            java.time.Instant deadline);
-
-    /**
-     * Register admission (the service authority route): a registering daemon's request, for the
-     * owner its proof names, by {@code deadline}.
-     */
-    ai.cotal.servicehost.HostResult serviceEndpointAuthority(Granter granter,
-            ai.cotal.servicehost.HostRequest.Register request, java.time.Instant deadline);
-
-    /** Register admission within {@link #DEFAULT_HOST_DEADLINE}. */
-    default ai.cotal.servicehost.HostResult serviceEndpointAuthority(Granter granter,
-            ai.cotal.servicehost.HostRequest.Register request) {
-        return serviceEndpointAuthority(granter, request, java.time.Instant.now().plus(DEFAULT_HOST_DEADLINE));
-    }
 
     /** Completes with the operator message when the plane fences itself after losing a scanner. */
     CompletableFuture<String> fenced();

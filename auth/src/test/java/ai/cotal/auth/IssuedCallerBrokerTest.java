@@ -15,11 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The issued manager-caller view: one generation per nonce, a changed ceiling needs a new nonce. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class IssuedCallerBrokerTest {
     private final CalloutFixture f = new CalloutFixture();
@@ -28,7 +30,7 @@ class IssuedCallerBrokerTest {
     Path stateDir;
 
     private String bearer(AuthAuthorityPlane plane, ActorRow row, String credential, List<String> scope) {
-        return plane.issueBearer(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", scope, row.lifecycleUid(),
+        return plane.bearers().issue(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", scope, row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
     }
 
@@ -43,7 +45,7 @@ class IssuedCallerBrokerTest {
              Connection admin = f.plane.admin(nats)) {
             ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
                     ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
-            String credential = plane.mintConnectCredential(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
+            String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
             String chatOnly = bearer(plane, row, credential, List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "caller-000001");
             String token = IssuedAuthority.acceptedToken(nonce);
@@ -55,13 +57,13 @@ class IssuedCallerBrokerTest {
             }
             long evidence = messages(admin, "KV_cotal_issued_alpha");
             assertEquals(1, messages(admin, "KV_cotal_accepted_alpha"));
-            String generation = plane.resolveIssued(token).ref().generation();
+            String generation = plane.issuedCallers().resolve(token).ref().generation();
 
             try (CalloutFixture.Client again = f.connect(nats, chatOnly, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, again.connection().getStatus());
             }
             assertEquals(evidence, messages(admin, "KV_cotal_issued_alpha"), "no new evidence: the generation is confirmed");
-            assertEquals(generation, plane.resolveIssued(token).ref().generation());
+            assertEquals(generation, plane.issuedCallers().resolve(token).ref().generation());
 
             String wider = bearer(plane, row, credential, List.of("chat", "ops"));
             f.refused(nats, wider, nonce);
@@ -71,7 +73,7 @@ class IssuedCallerBrokerTest {
             assertEquals(2, messages(admin, "KV_cotal_accepted_alpha"));
             plane.ledger().revoke(CalloutFixture.OWNER, "laptop");
             assertEquals(ai.cotal.core.ErrorCode.PERMISSION_DENIED, org.junit.jupiter.api.Assertions.assertThrows(
-                    ai.cotal.core.CotalException.class, () -> plane.resolveIssued(token)).code(),
+                    ai.cotal.core.CotalException.class, () -> plane.issuedCallers().resolve(token)).code(),
                     "issued resolution answers the actor-ledger source from the plane's ledger");
         }
     }

@@ -11,11 +11,13 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** authorizeConnect through an open plane: ledger row plus live credential row. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneAuthorizeBrokerTest {
     private final PlaneFixture f = new PlaneFixture();
@@ -29,23 +31,23 @@ class PlaneAuthorizeBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             ActorRow row = plane.ledger().grantActor("u_owner", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid());
+            String credential = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid());
             ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), credential);
-            assertEquals(row.lifecycleUid(), plane.authorizeConnect(attempt).lifecycleUid());
-            assertEquals(List.of(credential), plane.listCredentials());
-            assertTrue(plane.actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+            assertEquals(row.lifecycleUid(), plane.credentials().authorize(attempt).lifecycleUid());
+            assertEquals(List.of(credential), plane.credentials().list());
+            assertTrue(plane.ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
 
-            plane.revokeCredential(credential);
-            CotalException revoked = assertThrows(CotalException.class, () -> plane.authorizeConnect(attempt));
+            plane.credentials().revoke(credential);
+            CotalException revoked = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
             assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code());
-            assertEquals(List.of(), plane.listCredentials());
+            assertEquals(List.of(), plane.credentials().list());
 
-            String fresh = plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid());
-            plane.authorizeConnect(new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
+            String fresh = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid());
+            plane.credentials().authorize(new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
             plane.ledger().revoke("u_owner", "laptop");
-            assertThrows(CotalException.class, () -> plane.authorizeConnect(new ConnectAttempt("u_owner", "laptop",
+            assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("u_owner", "laptop",
                     List.of("chat"), row.lifecycleUid(), fresh)));
-            assertThrows(CotalException.class, () -> plane.mintConnectCredential("u_owner", "laptop", row.lifecycleUid()));
+            assertThrows(CotalException.class, () -> plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()));
             assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
         }
     }

@@ -16,11 +16,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The plane claim, the fatal latch and close(), on the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneClaimBrokerTest {
     private final PlaneFixture f = new PlaneFixture();
@@ -63,10 +65,10 @@ class PlaneClaimBrokerTest {
                 .getText(ai.cotal.workspace.SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow()), f.evictor);
         String copy = plane.fenced().get(10, TimeUnit.SECONDS);
         assertTrue(copy.contains("alpha"), copy);
-        CotalException unavailable = assertThrows(CotalException.class, plane::jwks);
+        CotalException unavailable = assertThrows(CotalException.class, () -> plane.bearers().jwks());
         assertEquals(ErrorCode.UNAVAILABLE, unavailable.code());
         assertTrue(unavailable.getMessage().contains("retry shortly"), unavailable.getMessage());
-        assertThrows(CotalException.class, () -> plane.authorizeConnect(new ConnectAttempt("o", "a", List.of(), "x", "y")));
+        assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("o", "a", List.of(), "x", "y")));
 
         refused(PlaneClaimRefusal.Reason.UNKNOWN, () -> AuthAuthorityPlane.open(f.options(nats, stateDir)
                 .livenessOracle(LivenessOracle.Answer::unknown).build()));

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * it had written the caller's accepted row. In both, nothing is granted, the component refuses
  * clearly, and after a restart the next plane finishes what was written.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PlaneFaultsBrokerTest {
     @TempDir
@@ -103,8 +105,8 @@ class PlaneFaultsBrokerTest {
         AuthAuthorityPlane first = f.open(nats, stateDir);
         ActorRow row = first.ledger().grantActor(CalloutFixture.OWNER, "laptop",
                 ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        String credential = first.mintConnectCredential(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
-        bearer = first.issueBearer(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", List.of("chat"),
+        String credential = first.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
+        bearer = first.bearers().issue(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", List.of("chat"),
                 row.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
         AtomicBoolean killed = new AtomicBoolean();
         CalloutAuthority killingAfterTheRow = new CalloutAuthority() {
@@ -115,17 +117,17 @@ class PlaneFaultsBrokerTest {
 
             @Override
             public BearerClaims verifyBearer(String token) {
-                return first.verifyBearer(token);
+                return first.bearers().verify(token);
             }
 
             @Override
             public ActorRow authorizeConnect(ConnectAttempt attempt) {
-                return first.authorizeConnect(attempt);
+                return first.credentials().authorize(attempt);
             }
 
             @Override
             public Ceiling issueUserCaller(BearerClaims claims, String connId, Ceiling ceiling) {
-                Ceiling granted = first.issueUserCaller(claims, connId, ceiling); // the accepted row landed
+                Ceiling granted = first.issuedCallers().issue(claims, connId, ceiling); // the accepted row landed
                 if (killed.compareAndSet(false, true)) {
                     nats.kill(); // before the answer is sealed and published
                 }
@@ -154,8 +156,8 @@ class PlaneFaultsBrokerTest {
                         Duration.ofSeconds(2)).isPresent();
             }
             assertTrue(answeredByThePlane, "a refusal came as the callout's signed answer from the fenced plane");
-            CotalException fenced = assertThrows(CotalException.class, () -> first.authorizeConnect(
-                    first.verifyBearer(bearer).attempt()));
+            CotalException fenced = assertThrows(CotalException.class, () -> first.credentials().authorize(
+                    first.bearers().verify(bearer).attempt()));
             assertEquals(ErrorCode.UNAVAILABLE, fenced.code(), "the fenced plane refuses every connect");
         }
         first.close();
@@ -164,11 +166,11 @@ class PlaneFaultsBrokerTest {
                 .livenessOracle(PlaneFixture.operatorSaysGone()).build()); AuthCallout callout = f.responder(nats, second);
              Connection admin = f.plane.admin(nats)) {
             String token = IssuedAuthority.acceptedToken(nonce);
-            String generation = second.resolveIssued(token).ref().generation(); // written before the kill
+            String generation = second.issuedCallers().resolve(token).ref().generation(); // written before the kill
             try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
             }
-            assertEquals(generation, second.resolveIssued(token).ref().generation(),
+            assertEquals(generation, second.issuedCallers().resolve(token).ref().generation(),
                     "the retried connect confirmed the generation written before the kill");
             assertEquals(1, admin.jetStreamManagement().getStreamInfo("KV_cotal_accepted_alpha").getStreamState()
                     .getMsgCount(), "one accepted row: nothing was written twice");

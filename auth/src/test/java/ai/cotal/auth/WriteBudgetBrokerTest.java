@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * space, refused with the limit's name before anything is written, and a store near its bound
  * refuses budgeted writes before the broker refuses everyone.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class WriteBudgetBrokerTest {
     private static final String AUTH = "KV_cotal_auth_alpha";
@@ -48,7 +50,7 @@ class WriteBudgetBrokerTest {
     }
 
     private static String mint(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
+        return plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
     }
 
     @Test
@@ -79,7 +81,7 @@ class WriteBudgetBrokerTest {
     }
 
     private static String managerBearer(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.issueBearer(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
                 mint(plane, row), Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
     }
 
@@ -143,7 +145,7 @@ class WriteBudgetBrokerTest {
                 StreamState state = state(admin, AUTH);
                 assertTrue(state.getByteCount() < bound, "refused before the broker's bound: " + state.getByteCount());
                 assertTrue(state.getByteCount() >= bound * StoreSpecs.HIGH_WATER, "refused above the high-water mark");
-                plane.revokeCredential(last); // an unbudgeted write still finds room
+                plane.credentials().revoke(last); // an unbudgeted write still finds room
                 assertEquals(ErrorCode.RESOURCE_EXHAUSTED, assertThrows(CotalException.class, () -> mint(plane, laptop))
                         .code(), "budgeted writes stay refused while the store is above the mark");
             }
@@ -161,7 +163,7 @@ class WriteBudgetBrokerTest {
                     .build());
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.plane.options(nats, stateDir)
                     .issuancesPerPrincipalPerMinute(1_000_000).issuancesPerSpacePerMinute(1_000_000).build())) {
-                BearerClaims bearer = plane.verifyBearer(managerBearer(plane, grant(plane, "laptop")));
+                BearerClaims bearer = plane.bearers().verify(managerBearer(plane, grant(plane, "laptop")));
                 ai.cotal.core.issued.Ceiling ceiling = new ai.cotal.core.issued.Ceiling(
                         ai.cotal.core.issued.Ceiling.Side.patterns(List.of("P.svc.manager.x.chat"), List.of()),
                         ai.cotal.core.issued.Ceiling.Side.none());
@@ -169,7 +171,7 @@ class WriteBudgetBrokerTest {
                 int n = 0;
                 while (pressure == null && n < 2_000) { // 1 MiB holds under 600 issuances
                     try {
-                        plane.issueUserCaller(bearer, "ibx-pressure-" + n, ceiling);
+                        plane.issuedCallers().issue(bearer, "ibx-pressure-" + n, ceiling);
                         n++;
                     } catch (CotalException e) {
                         pressure = e;
@@ -179,7 +181,7 @@ class WriteBudgetBrokerTest {
                 assertTrue(pressure.getMessage().startsWith("store pressure: " + issued + " at "), pressure.getMessage());
                 assertTrue(pressure.getMessage().contains("new manager-caller issuances"), pressure.getMessage());
                 assertTrue(state(admin, issued).getByteCount() < bound, "refused before the broker's bound");
-                assertEquals(ceiling, plane.issueUserCaller(bearer, "ibx-pressure-0", ceiling),
+                assertEquals(ceiling, plane.issuedCallers().issue(bearer, "ibx-pressure-0", ceiling),
                         "a confirm writes nothing and is not refused");
             }
         }

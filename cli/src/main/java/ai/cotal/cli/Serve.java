@@ -10,7 +10,6 @@ import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,8 +74,8 @@ final class Serve {
                 }
             }
             Path manifest = Path.of(flags.get("--spaces").get(0)).toAbsolutePath();
-            try (AuthHost host = AuthHost.start(new AuthHost.Options(servers, manifest,
-                    root.resolve(".cotal").resolve("auth-host"), secrets, Clock.systemUTC()))) {
+            try (AuthHost host = AuthHost.start(AuthHost.Options.builder().servers(servers).manifest(manifest)
+                    .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).build())) {
                 out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
                 watch(host, manifest, err, stop);
                 return 0;

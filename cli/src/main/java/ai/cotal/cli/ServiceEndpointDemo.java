@@ -60,7 +60,7 @@ final class ServiceEndpointDemo {
             SpaceAuth space = SpaceAuth.create(SPACE, clock);
             CalloutAuth callout = CalloutAuth.create(SPACE, space.broker(), space.space().accountPublicKey(), clock);
             FileSecretStore secrets = new FileSecretStore(root);
-            ServiceMaterial.store(secrets, space.strip(), callout);
+            ServiceMaterial.store(secrets, space.space(), callout);
             secrets.putText(SecretKeys.membershipObserverCredsKey(SPACE), Creds.mintSystem(space.broker(),
                     Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, space.space().accountPublicKey(),
                     MintOptions.defaults()).text());

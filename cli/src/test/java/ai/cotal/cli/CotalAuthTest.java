@@ -32,11 +32,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The cotal-auth command: usage, serve and service-endpoint on a provisioned root, and the demo end to end. */
+@Tag("broker")
 class CotalAuthTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -60,7 +64,7 @@ class CotalAuthTest {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
         FileSecretStore secrets = new FileSecretStore(root);
-        ServiceMaterial.store(secrets, auth.strip(), callout);
+        ServiceMaterial.store(secrets, auth.space(), callout);
         secrets.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
                 CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
         try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
@@ -76,9 +80,12 @@ class CotalAuthTest {
                 }
             };
             CompletableFuture<Void> stop = new CompletableFuture<>();
+            // serve blocks until stopped: its own thread, not the common pool (one worker on 2 cores on JDK 25)
+            ExecutorService serveThread = Executors.newSingleThreadExecutor();
             CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> CotalAuth.run(new String[] {"serve",
                     "--space", "alpha", "--service-endpoints", "--server", nats.url(), "--root", root.toString()}, lines,
-                    new PrintStream(err, true, StandardCharsets.UTF_8), stop));
+                    new PrintStream(err, true, StandardCharsets.UTF_8), stop), serveThread);
+            serveThread.shutdown();
             String url = serving.get(30, TimeUnit.SECONDS);
             HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url
                     + "/health")).build(), HttpResponse.BodyHandlers.ofString());

@@ -54,7 +54,7 @@ public final class HostJson {
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-                .serializationInclusion(JsonInclude.Include.NON_NULL)
+                .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
                 .build();
         for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean,
                 LogicalType.Textual, LogicalType.Enum}) {
@@ -159,7 +159,7 @@ public final class HostJson {
         if (node.isFloatingPointNumber()) {
             throw ContractException.badRequest(path, "must be an integer");
         }
-        node.fields().forEachRemaining(e -> checkIntegers(e.getValue(), path + "." + fieldName(e.getKey())));
+        node.properties().forEach(e -> checkIntegers(e.getValue(), path + "." + fieldName(e.getKey())));
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {
                 checkIntegers(node.get(i), path + "[" + i + "]");

@@ -7,9 +7,9 @@ import ai.cotal.core.issued.Ceiling;
 
 /**
  * What the auth callout asks of an authority: verify a bearer, authorize a connect against the
- * ledger and the credential rows, and issue a caller's accepted row. The authority plane is one;
- * a callout replica's read-side authority ({@code ai.cotal.auth.service.CalloutReplica}) is the
- * other. Implementations are thread-safe.
+ * ledger and the credential rows, and issue a caller's accepted row. The authority plane hands
+ * one out ({@code AuthAuthorityPlane.calloutAuthority()}); a callout replica's read-side authority
+ * ({@code ai.cotal.auth.service.CalloutReplica}) is the other. Implementations are thread-safe.
  */
 public interface CalloutAuthority {
     /** The space this authority answers for. */

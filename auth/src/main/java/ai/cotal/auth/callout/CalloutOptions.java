@@ -7,7 +7,6 @@ import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Clock;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
 
@@ -15,20 +14,74 @@ import javax.net.ssl.SSLContext;
  * Options of {@link AuthCallout#start}, immutable and validated in {@link Builder#build()}: the
  * broker URLs, the space's callout material ({@link CalloutAuth}), the open authority plane, the
  * data account's signer (it signs every admitted user), the servers whose requests are answered
- * (empty: any server of this broker), the queue group and the clock.
+ * (empty: any server of this broker), the queue group, the clock and an optional TLS context.
+ * Thread-safe; {@code toString()} shows neither the signer nor the callout material.
  */
-public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutAuthority plane, SpaceSigner signer,
-        Set<String> expectedServerIds, String queueGroup, Clock clock, SSLContext sslContext) {
+public final class CalloutOptions {
     /** The queue group every responder of a space joins. */
     public static final String QUEUE_GROUP = "cotal-auth-callout";
 
-    public CalloutOptions {
-        servers = List.copyOf(servers);
-        expectedServerIds = Set.copyOf(expectedServerIds);
+    private final List<String> servers;
+    private final CalloutAuth callout;
+    private final CalloutAuthority plane;
+    private final SpaceSigner signer;
+    private final Set<String> expectedServerIds;
+    private final String queueGroup;
+    private final Clock clock;
+    private final SSLContext sslContext;
+
+    private CalloutOptions(Builder b) {
+        this.servers = List.copyOf(b.servers);
+        this.callout = b.callout;
+        this.plane = b.plane;
+        this.signer = b.signer;
+        this.expectedServerIds = Set.copyOf(b.expectedServerIds);
+        this.queueGroup = b.queueGroup;
+        this.clock = b.clock;
+        this.sslContext = b.sslContext;
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    public List<String> servers() {
+        return servers;
+    }
+
+    public CalloutAuth callout() {
+        return callout;
+    }
+
+    public CalloutAuthority plane() {
+        return plane;
+    }
+
+    public SpaceSigner signer() {
+        return signer;
+    }
+
+    public Set<String> expectedServerIds() {
+        return expectedServerIds;
+    }
+
+    public String queueGroup() {
+        return queueGroup;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** The TLS context of the responder's connection, or null. */
+    public SSLContext sslContext() {
+        return sslContext;
+    }
+
+    @Override
+    public String toString() {
+        return "CalloutOptions[servers=" + servers + ", space=" + plane.space() + ", expectedServerIds="
+                + expectedServerIds + ", queueGroup=" + queueGroup + ", tls=" + (sslContext != null) + "]";
     }
 
     /** Builds {@link CalloutOptions}. */
@@ -46,7 +99,7 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutA
         }
 
         public Builder servers(List<String> urls) {
-            this.servers = Objects.requireNonNull(urls, "servers");
+            this.servers = urls;
             return this;
         }
 
@@ -72,7 +125,7 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutA
 
         /** Answer only requests from these servers ({@code N...}); empty answers any server of the broker. */
         public Builder expectedServerIds(Set<String> ids) {
-            this.expectedServerIds = Objects.requireNonNull(ids, "expectedServerIds");
+            this.expectedServerIds = ids;
             return this;
         }
 
@@ -92,7 +145,7 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutA
         }
 
         public CalloutOptions build() {
-            if (servers.isEmpty()) {
+            if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
                 throw CotalException.badRequest("servers", "at least one broker URL");
             }
             if (callout == null) {
@@ -103,6 +156,9 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutA
             }
             if (signer == null || !signer.space().equals(plane.space()) || !callout.space().equals(plane.space())) {
                 throw CotalException.badRequest("signer", "signer, callout and plane must be of one space");
+            }
+            if (expectedServerIds == null) {
+                throw CotalException.badRequest("expectedServerIds", "may be empty, not null");
             }
             for (String id : expectedServerIds) {
                 if (!NKeyCodec.isPublic(id, KeyType.SERVER)) {
@@ -115,7 +171,7 @@ public record CalloutOptions(List<String> servers, CalloutAuth callout, CalloutA
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
-            return new CalloutOptions(servers, callout, plane, signer, expectedServerIds, queueGroup, clock, sslContext);
+            return new CalloutOptions(this);
         }
     }
 }

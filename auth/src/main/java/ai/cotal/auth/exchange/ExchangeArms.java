@@ -106,9 +106,9 @@ final class ExchangeArms {
         if (view != null && !view.equals("manager-caller")) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "view: unknown view");
         }
-        String credential = plane.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
-        String token = plane.issueBearer(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(), row.lifecycleUid(),
-                credential, ttl, row.parent(), Optional.ofNullable(view)));
+        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+        String token = plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(),
+                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(view)));
         return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 

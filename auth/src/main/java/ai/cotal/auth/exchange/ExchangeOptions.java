@@ -16,12 +16,9 @@ import java.util.Optional;
  * binds where the host says (put a TLS proxy in front of it, named by {@code trustedProxy}).
  * Each face runs on its own bounded server: {@code maxConnections} open connections at most,
  * {@code maxConnectionsPerPeer} per direct peer address, {@code workerThreads} threads, and a
- * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17).
+ * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17). Thread-safe.
  */
-public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopbackPort,
-        Optional<InetSocketAddress> publicAddress, JwksSource jwks, Clock clock, int refusalsPerMinute,
-        int maxInFlight, Duration deadline, int maxConnections, int maxConnectionsPerPeer, int workerThreads,
-        Duration readDeadline, Optional<InetAddress> trustedProxy) {
+public final class ExchangeOptions {
     /** The highest {@code refusalsPerMinute}: a window keeps up to that many timestamps. */
     public static final int MAX_REFUSALS_PER_MINUTE = 1_000_000;
     /** The highest {@code maxConnections} per face (each open connection holds a file descriptor). */
@@ -33,8 +30,105 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
     public static final Duration MIN_READ_DEADLINE = Duration.ofMillis(100);
     public static final Duration MAX_READ_DEADLINE = Duration.ofMinutes(2);
 
+    private final AuthAuthorityPlane plane;
+    private final Path stateDir;
+    private final int loopbackPort;
+    private final Optional<InetSocketAddress> publicAddress;
+    private final JwksSource jwks;
+    private final Clock clock;
+    private final int refusalsPerMinute;
+    private final int maxInFlight;
+    private final Duration deadline;
+    private final int maxConnections;
+    private final int maxConnectionsPerPeer;
+    private final int workerThreads;
+    private final Duration readDeadline;
+    private final Optional<InetAddress> trustedProxy;
+
+    private ExchangeOptions(Builder b, JwksSource jwks) {
+        this.plane = b.plane;
+        this.stateDir = b.stateDir;
+        this.loopbackPort = b.loopbackPort;
+        this.publicAddress = Optional.ofNullable(b.publicAddress);
+        this.jwks = jwks;
+        this.clock = b.clock;
+        this.refusalsPerMinute = b.refusalsPerMinute;
+        this.maxInFlight = b.maxInFlight;
+        this.deadline = b.deadline;
+        this.maxConnections = b.maxConnections;
+        this.maxConnectionsPerPeer = b.maxConnectionsPerPeer;
+        this.workerThreads = b.workerThreads;
+        this.readDeadline = b.readDeadline;
+        this.trustedProxy = Optional.ofNullable(b.trustedProxy);
+    }
+
     public static Builder builder() {
         return new Builder();
+    }
+
+    public AuthAuthorityPlane plane() {
+        return plane;
+    }
+
+    public Path stateDir() {
+        return stateDir;
+    }
+
+    public int loopbackPort() {
+        return loopbackPort;
+    }
+
+    public Optional<InetSocketAddress> publicAddress() {
+        return publicAddress;
+    }
+
+    public JwksSource jwks() {
+        return jwks;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public int refusalsPerMinute() {
+        return refusalsPerMinute;
+    }
+
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    public Duration deadline() {
+        return deadline;
+    }
+
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    public int maxConnectionsPerPeer() {
+        return maxConnectionsPerPeer;
+    }
+
+    public int workerThreads() {
+        return workerThreads;
+    }
+
+    public Duration readDeadline() {
+        return readDeadline;
+    }
+
+    public Optional<InetAddress> trustedProxy() {
+        return trustedProxy;
+    }
+
+    @Override
+    public String toString() {
+        return "ExchangeOptions[stateDir=" + stateDir + ", loopbackPort=" + loopbackPort + ", publicAddress="
+                + publicAddress + ", refusalsPerMinute=" + refusalsPerMinute + ", maxInFlight=" + maxInFlight
+                + ", deadline=" + deadline + ", maxConnections=" + maxConnections + ", maxConnectionsPerPeer="
+                + maxConnectionsPerPeer + ", workerThreads=" + workerThreads + ", readDeadline=" + readDeadline
+                + ", trustedProxy=" + trustedProxy + "]";
     }
 
     /** Builds {@link ExchangeOptions}. */
@@ -196,9 +290,7 @@ public record ExchangeOptions(AuthAuthorityPlane plane, Path stateDir, int loopb
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
-            return new ExchangeOptions(plane, stateDir, loopbackPort, Optional.ofNullable(publicAddress),
-                    jwks != null ? jwks : new HttpJwksSource(clock), clock, refusalsPerMinute, maxInFlight, deadline,
-                    maxConnections, maxConnectionsPerPeer, workerThreads, readDeadline, Optional.ofNullable(trustedProxy));
+            return new ExchangeOptions(this, jwks != null ? jwks : new HttpJwksSource(clock));
         }
     }
 }

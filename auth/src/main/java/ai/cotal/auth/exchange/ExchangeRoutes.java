@@ -1,6 +1,7 @@
 package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
@@ -61,7 +63,8 @@ final class ExchangeRoutes {
                 }
                 case "/jwks" -> {
                     call.arrived();
-                    call.sendRaw(200, options.plane().jwks().getBytes(StandardCharsets.UTF_8), false, "max-age=300");
+                    byte[] jwks = options.plane().bearers().jwks().getBytes(StandardCharsets.UTF_8);
+                    call.sendRaw(200, jwks, false, "max-age=300");
                 }
                 case "/exchange" -> door(call, isPublic, path, (body, refusals) -> exchange(call, isPublic, body, refusals));
                 case "/service-endpoint-host" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body, false));
@@ -200,7 +203,8 @@ final class ExchangeRoutes {
     }
 
     private void host(HttpCall call, boolean isPublic, byte[] body, boolean authority) {
-        if (!options.plane().serviceEndpointsEnabled()) {
+        Optional<ServiceEndpointHost> endpoints = options.plane().serviceEndpoints();
+        if (endpoints.isEmpty()) {
             call.send(404, Map.of("error", "this space hosts no service endpoints"));
             return;
         }
@@ -209,7 +213,7 @@ final class ExchangeRoutes {
             return;
         }
         try {
-            HostRoute.Answer answer = hostRoute.serve(body, !isPublic, authority);
+            HostRoute.Answer answer = hostRoute.serve(endpoints.get(), body, !isPublic, authority);
             call.sendRaw(answer.status(), answer.body(), false, null);
         } finally {
             if (isPublic) {

@@ -2,6 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.ContractException;
@@ -39,7 +40,7 @@ final class HostRoute {
         this.arms = arms;
     }
 
-    Answer serve(byte[] body, boolean loopback, boolean authority) {
+    Answer serve(ServiceEndpointHost host, byte[] body, boolean loopback, boolean authority) {
         HostRequest request;
         String idpToken;
         String actor;
@@ -88,8 +89,8 @@ final class HostRoute {
             return refused(e, request);
         }
         try {
-            HostResult result = authority ? plane.serviceEndpointAuthority(granter, (HostRequest.Register) request)
-                    : plane.serviceEndpointHost(granter, request); // register here answers unsupported
+            HostResult result = authority ? host.admit(granter, (HostRequest.Register) request)
+                    : host.serve(granter, request); // register here answers unsupported
             return new Answer(200, HostJson.writeResult(result));
         } catch (CotalException e) {
             return refused(e, request);

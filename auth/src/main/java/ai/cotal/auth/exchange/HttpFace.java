@@ -77,7 +77,8 @@ final class HttpFace implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setRequestHeaderSize(HEADER_LIMIT);
-        http.setDelayDispatchUntilContent(false); // the door answers from the headers, before any body byte
+        // the door answers from the headers, before any body byte: Jetty 12.1 core dispatches on the
+        // headers unless an EagerContentHandler is installed (none is; the old HttpConfiguration flag is inert)
         ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost(address.getAddress().getHostAddress());
         connector.setPort(address.getPort());

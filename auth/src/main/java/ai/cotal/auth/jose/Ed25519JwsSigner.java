@@ -9,7 +9,6 @@ import com.nimbusds.jose.util.Base64URL;
 import java.util.Objects;
 import java.util.Set;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
-import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
 
 /**
@@ -22,19 +21,17 @@ import org.bouncycastle.math.ec.rfc8032.Ed25519;
  */
 public final class Ed25519JwsSigner implements JWSSigner {
     private final Ed25519PrivateKeyParameters key;
-    private final Ed25519PublicKeyParameters publicKey;
 
     /** A signer for one private key. */
     public Ed25519JwsSigner(Ed25519PrivateKeyParameters key) {
         this.key = Objects.requireNonNull(key, "key");
-        this.publicKey = key.generatePublicKey();
     }
 
     @Override
     public Base64URL sign(JWSHeader header, byte[] signingInput) throws JOSEException {
         Ed25519JwsVerifier.requireEdDsa(header);
         byte[] signature = new byte[Ed25519.SIGNATURE_SIZE];
-        key.sign(Ed25519.Algorithm.Ed25519, publicKey, null, signingInput, 0, signingInput.length, signature, 0);
+        key.sign(Ed25519.Algorithm.Ed25519, null, signingInput, 0, signingInput.length, signature, 0);
         return Base64URL.encode(signature);
     }
 

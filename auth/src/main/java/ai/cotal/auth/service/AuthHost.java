@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,17 +26,115 @@ import org.slf4j.LoggerFactory;
 public final class AuthHost implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuthHost.class);
 
-    /** What the host runs from. */
-    public record Options(List<String> servers, Path manifest, Path stateRoot, SecretStore secretStore, Clock clock) {
-        public Options {
-            if (servers == null || servers.isEmpty()) {
-                throw CotalException.badRequest("servers", "at least one broker URL");
+    /**
+     * What the host runs from, validated in {@link Builder#build()}: the broker URLs, the manifest
+     * file, the root under which each lane keeps its state, the secret store and the clock.
+     * Immutable; {@code toString()} never shows the store.
+     */
+    public static final class Options {
+        private final List<String> servers;
+        private final Path manifest;
+        private final Path stateRoot;
+        private final SecretStore secretStore;
+        private final Clock clock;
+
+        private Options(Builder b) {
+            this.servers = List.copyOf(b.servers);
+            this.manifest = b.manifest;
+            this.stateRoot = b.stateRoot;
+            this.secretStore = b.secretStore;
+            this.clock = b.clock;
+        }
+
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        public List<String> servers() {
+            return servers;
+        }
+
+        public Path manifest() {
+            return manifest;
+        }
+
+        public Path stateRoot() {
+            return stateRoot;
+        }
+
+        public SecretStore secretStore() {
+            return secretStore;
+        }
+
+        public Clock clock() {
+            return clock;
+        }
+
+        @Override
+        public String toString() {
+            return "AuthHost.Options[servers=" + servers + ", manifest=" + manifest + ", stateRoot=" + stateRoot + "]";
+        }
+
+        /** Builds {@link Options}; {@link #build()} names the first bad option. */
+        public static final class Builder {
+            private List<String> servers = List.of();
+            private Path manifest;
+            private Path stateRoot;
+            private SecretStore secretStore;
+            private Clock clock = Clock.systemUTC();
+
+            private Builder() {
             }
-            Objects.requireNonNull(manifest, "manifest");
-            Objects.requireNonNull(stateRoot, "stateRoot");
-            Objects.requireNonNull(secretStore, "secretStore");
-            Objects.requireNonNull(clock, "clock");
-            servers = List.copyOf(servers);
+
+            public Builder servers(List<String> urls) {
+                this.servers = urls;
+                return this;
+            }
+
+            public Builder server(String url) {
+                return servers(List.of(url));
+            }
+
+            /** The manifest file ({@code {"ver": 1, "spaces": [...]}}) that {@link AuthHost#apply()} reads. */
+            public Builder manifest(Path file) {
+                this.manifest = file;
+                return this;
+            }
+
+            /** The directory under which each lane keeps its state ({@code space.<hex of the name>}). */
+            public Builder stateRoot(Path root) {
+                this.stateRoot = root;
+                return this;
+            }
+
+            public Builder secretStore(SecretStore store) {
+                this.secretStore = store;
+                return this;
+            }
+
+            public Builder clock(Clock clock) {
+                this.clock = clock;
+                return this;
+            }
+
+            public Options build() {
+                if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
+                    throw CotalException.badRequest("servers", "at least one broker URL");
+                }
+                if (manifest == null) {
+                    throw CotalException.badRequest("manifest", "is required");
+                }
+                if (stateRoot == null) {
+                    throw CotalException.badRequest("stateRoot", "is required");
+                }
+                if (secretStore == null) {
+                    throw CotalException.badRequest("secretStore", "is required");
+                }
+                if (clock == null) {
+                    throw CotalException.badRequest("clock", "is required");
+                }
+                return new Options(this);
+            }
         }
     }
 

@@ -4,7 +4,6 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.callout.CalloutOptions;
-import ai.cotal.auth.Granter;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.CotalException;
@@ -13,8 +12,6 @@ import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import io.nats.client.Connection;
 import java.time.Duration;
-import ai.cotal.servicehost.HostRequest;
-import ai.cotal.servicehost.HostResult;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
@@ -58,16 +55,12 @@ public final class AuthService implements AutoCloseable {
         ServiceMaterial.Loaded material = preflight(options);
         Deque<AutoCloseable> taken = new ArrayDeque<>();
         try {
-            AuthPlaneOptions.Builder plane = AuthPlaneOptions.builder().servers(options.servers()).space(options.space())
-                    .stateDir(options.stateDir()).secretStore(options.secretStore()).signer(material.signer())
-                    .clock(options.clock()).serviceEndpoints(options.serviceEndpoints().orElse(null));
-            options.livenessOracle().ifPresent(plane::livenessOracle);
-            options.standingTtl().ifPresent(plane::standingTtl);
-            options.writeBudgets().ifPresent(plane::writeBudgets);
-            AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane.build());
+            AuthAuthorityPlane opened = AuthAuthorityPlane.open(AuthPlaneOptions.builder().settings(options.settings())
+                    .signer(material.signer()).build());
             taken.push(opened);
             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
-                    .callout(material.callout()).plane(opened).signer(material.signer()).clock(options.clock()).build());
+                    .callout(material.callout()).plane(opened.calloutAuthority()).signer(material.signer())
+                    .clock(options.clock()).build());
             taken.push(callout);
             ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
                     .loopbackPort(options.loopbackPort()).clock(options.clock());
@@ -162,13 +155,10 @@ public final class AuthService implements AutoCloseable {
         }
     }
 
-    /** The in-process host ({@link AuthAuthorityPlane#serviceEndpointHost}); {@code unavailable} unless ready. */
-    public HostResult serviceEndpointHost(Granter granter, HostRequest request) {
-        refuseUnlessReady();
-        return plane.serviceEndpointHost(granter, request);
-    }
-
-    /** The plane this service owns (for the embedder's own ledger and bearer operations). */
+    /**
+     * The plane this service owns, for the embedder's own ledger, credential, bearer and
+     * service-endpoint operations ({@code plane().serviceEndpoints()}); {@code unavailable} unless ready.
+     */
     public AuthAuthorityPlane plane() {
         refuseUnlessReady();
         return plane;

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,24 +32,149 @@ public final class CalloutReplica implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CalloutReplica.class);
 
     /**
-     * What a replica serves. {@code stateDirs} maps each space to the state directory holding its
-     * ledger (the plane's, shared or synced). {@code onRefusal} hears every refusal (space, reason).
+     * What a replica serves, validated in {@link Builder#build()}. {@code stateDirs} maps each space
+     * to the state directory holding its ledger (the plane's, shared or synced). {@code ttl} is the
+     * lifetime of the replica's standing credentials (default 15 min), {@code retry} how often a
+     * refused space is tried again (default 5 s); {@code onRefusal} hears every refusal (space,
+     * reason). Immutable; {@code toString()} never shows the store.
      */
-    public record Options(List<String> servers, Map<String, Path> stateDirs, SecretStore secrets, Duration ttl,
-            Duration retry, Clock clock, BiConsumer<String, String> onRefusal) {
-        public Options {
-            if (servers == null || servers.isEmpty()) {
-                throw CotalException.badRequest("servers", "at least one broker URL");
+    public static final class Options {
+        private final List<String> servers;
+        private final Map<String, Path> stateDirs;
+        private final SecretStore secrets;
+        private final Duration ttl;
+        private final Duration retry;
+        private final Clock clock;
+        private final BiConsumer<String, String> onRefusal;
+
+        private Options(Builder b) {
+            this.servers = List.copyOf(b.servers);
+            this.stateDirs = Map.copyOf(new LinkedHashMap<>(b.stateDirs));
+            this.secrets = b.secrets;
+            this.ttl = b.ttl;
+            this.retry = b.retry;
+            this.clock = b.clock;
+            this.onRefusal = b.onRefusal;
+        }
+
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        public List<String> servers() {
+            return servers;
+        }
+
+        public Map<String, Path> stateDirs() {
+            return stateDirs;
+        }
+
+        public SecretStore secrets() {
+            return secrets;
+        }
+
+        public Duration ttl() {
+            return ttl;
+        }
+
+        public Duration retry() {
+            return retry;
+        }
+
+        public Clock clock() {
+            return clock;
+        }
+
+        public BiConsumer<String, String> onRefusal() {
+            return onRefusal;
+        }
+
+        @Override
+        public String toString() {
+            return "CalloutReplica.Options[servers=" + servers + ", stateDirs=" + stateDirs + ", ttl=" + ttl + ", retry="
+                    + retry + "]";
+        }
+
+        /** Builds {@link Options}; {@link #build()} names the first bad option. */
+        public static final class Builder {
+            private List<String> servers = List.of();
+            private Map<String, Path> stateDirs = Map.of();
+            private SecretStore secrets;
+            private Duration ttl = Duration.ofMinutes(15);
+            private Duration retry = Duration.ofSeconds(5);
+            private Clock clock = Clock.systemUTC();
+            private BiConsumer<String, String> onRefusal = (space, why) -> { };
+
+            private Builder() {
             }
-            if (stateDirs == null || stateDirs.isEmpty()) {
-                throw CotalException.badRequest("stateDirs", "name at least one space");
+
+            public Builder servers(List<String> urls) {
+                this.servers = urls;
+                return this;
             }
-            stateDirs = Map.copyOf(new LinkedHashMap<>(stateDirs));
-            Objects.requireNonNull(secrets, "secrets");
-            ttl = ttl == null ? Duration.ofMinutes(15) : ttl;
-            retry = retry == null ? Duration.ofSeconds(5) : retry;
-            clock = clock == null ? Clock.systemUTC() : clock;
-            onRefusal = onRefusal == null ? (space, why) -> { } : onRefusal;
+
+            public Builder server(String url) {
+                return servers(List.of(url));
+            }
+
+            /** Each space answered for, with the state directory holding its ledger. */
+            public Builder stateDirs(Map<String, Path> stateDirs) {
+                this.stateDirs = stateDirs;
+                return this;
+            }
+
+            public Builder secrets(SecretStore store) {
+                this.secrets = store;
+                return this;
+            }
+
+            public Builder ttl(Duration ttl) {
+                this.ttl = ttl;
+                return this;
+            }
+
+            public Builder retry(Duration every) {
+                this.retry = every;
+                return this;
+            }
+
+            public Builder clock(Clock clock) {
+                this.clock = clock;
+                return this;
+            }
+
+            public Builder onRefusal(BiConsumer<String, String> listener) {
+                this.onRefusal = listener;
+                return this;
+            }
+
+            public Options build() {
+                if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
+                    throw CotalException.badRequest("servers", "at least one broker URL");
+                }
+                if (stateDirs == null || stateDirs.isEmpty()) {
+                    throw CotalException.badRequest("stateDirs", "name at least one space");
+                }
+                if (stateDirs.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
+                    throw CotalException.badRequest("stateDirs", "a space and its state directory are both required");
+                }
+                if (secrets == null) {
+                    throw CotalException.badRequest("secrets", "is required");
+                }
+                if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+                    throw CotalException.badRequest("ttl", "must be positive");
+                }
+                if (retry == null || retry.isNegative() || retry.isZero()) {
+                    throw CotalException.badRequest("retry", "must be positive");
+                }
+                if (clock == null) {
+                    throw CotalException.badRequest("clock", "is required");
+                }
+                if (onRefusal == null) {
+                    throw CotalException.badRequest("onRefusal", "is required");
+                }
+                return new Options(this);
+            }
         }
     }
 

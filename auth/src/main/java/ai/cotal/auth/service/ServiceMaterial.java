@@ -7,11 +7,13 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.keys.InMemoryAccountSigner;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.keys.XKeyPair;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAccountAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.workspace.SecretKeys;
 import java.util.ArrayList;
@@ -59,21 +61,22 @@ public final class ServiceMaterial {
     }
 
     /**
-     * Provisions a space's service: writes the service keys and the callout material (replacing
-     * what is there), then creates the bearer issuer's key and the owner secret create-only
-     * ({@link AuthAuthorityPlane#provisionKeys}: kept exactly as they are when present).
+     * Provisions a space's service: writes the service keys (the data account's public key and
+     * its signing seed, from {@code account}, the material that holds it) and the callout material
+     * (replacing what is there), then creates the bearer issuer's key and the owner secret
+     * create-only ({@link AuthAuthorityPlane#provisionKeys}: kept exactly as they are when present).
      */
-    public static void store(SecretStore store, SpaceSigner signer, CalloutAuth callout) {
-        if (!signer.space().equals(callout.space())) {
+    public static void store(SecretStore store, SpaceAccountAuth account, CalloutAuth callout) {
+        if (!account.space().equals(callout.space())) {
             throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
-                    + signer.space() + "'");
+                    + account.space() + "'");
         }
-        store.put(SecretKeys.serviceKeysKey(signer.space()), ClosedJson.write(ClosedJson.cotal(), new ServiceKeys(1,
-                new DataAccount(signer.accountPublicKey(), signer.signing().seed()))));
-        store.put(SecretKeys.calloutKey(signer.space()), ClosedJson.write(ClosedJson.cotal(), new Callout(1,
+        store.put(SecretKeys.serviceKeysKey(account.space()), ClosedJson.write(ClosedJson.cotal(), new ServiceKeys(1,
+                new DataAccount(account.accountPublicKey(), account.signing().seed()))));
+        store.put(SecretKeys.calloutKey(account.space()), ClosedJson.write(ClosedJson.cotal(), new Callout(1,
                 callout.account().seed(), callout.signing().seed(), callout.jwt(), callout.calloutCreds().text(),
                 callout.sentinelCreds().text(), callout.xkey().seed())));
-        AuthAuthorityPlane.provisionKeys(store, signer.space());
+        AuthAuthorityPlane.provisionKeys(store, account.space());
     }
 
     /** The data account's signer alone ({@code service-keys}); missing is {@code failed-precondition}. */
@@ -90,8 +93,8 @@ public final class ServiceMaterial {
             throw new CotalException(ErrorCode.DATA_LOSS, "the service keys of space \"" + space
                     + "\" have an unknown version or shape");
         }
-        return new SpaceSigner(space, k.dataAccount().pub(), NKeyPair.fromSeed(k.dataAccount().signingSeed(),
-                KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed"));
+        return new SpaceSigner(space, k.dataAccount().pub(), new InMemoryAccountSigner(NKeyPair.fromSeed(
+                k.dataAccount().signingSeed(), KeyType.ACCOUNT, "service-keys.dataAccount.signingSeed")));
     }
 
     /**

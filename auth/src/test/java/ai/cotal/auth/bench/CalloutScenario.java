@@ -50,12 +50,12 @@ public final class CalloutScenario {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("callout-scenario")).secretStore(store).signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane).signer(auth.strip()).build())) {
+                     .plane(plane.calloutAuthority()).signer(auth.strip()).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"), List.of("general"),
                     List.of("general")));
-            String credential = plane.mintConnectCredential(owner, "bench", row.lifecycleUid());
-            String bearer = plane.issueBearer(BearerIssuer.Request.of(owner, "bench", List.of("chat"), row.lifecycleUid(),
+            String credential = plane.credentials().mint(owner, "bench", row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();

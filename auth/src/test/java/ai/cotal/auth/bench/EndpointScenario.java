@@ -1,5 +1,6 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -108,8 +109,9 @@ public final class EndpointScenario {
 
     private static void invoke(AuthAuthorityPlane plane, Granter granter, HostRequest request) {
         Instant deadline = Instant.now().plusSeconds(30);
-        HostResult result = request instanceof HostRequest.Register r ? plane.serviceEndpointAuthority(granter, r, deadline)
-                : plane.serviceEndpointHost(granter, request, deadline);
+        ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
+        HostResult result = request instanceof HostRequest.Register r ? host.admit(granter, r, deadline)
+                : host.serve(granter, request, deadline);
         if (result.status() != HostResult.Status.PENDING && result.status() != HostResult.Status.COMPLETED) {
             throw new IllegalStateException(request.kind() + " answered " + result.status().wire() + " " + result.reason());
         }

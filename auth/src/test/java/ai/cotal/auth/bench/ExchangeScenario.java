@@ -62,8 +62,8 @@ public final class ExchangeScenario {
                     .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"" + OWNER + "\",\"actor\":\"agent1\","
                             + "\"actorToken\":\"agent-secret\"}")).build();
             Runnable inProcess = () -> {
-                String credential = plane.mintConnectCredential(OWNER, "agent1", row.lifecycleUid());
-                plane.issueBearer(new BearerIssuer.Request(OWNER, "agent1", row.scope(), row.lifecycleUid(), credential,
+                String credential = plane.credentials().mint(OWNER, "agent1", row.lifecycleUid());
+                plane.bearers().issue(new BearerIssuer.Request(OWNER, "agent1", row.scope(), row.lifecycleUid(), credential,
                         Duration.ofMinutes(5), row.parent(), Optional.empty()));
             };
             for (int i = 0; i < Math.max(50, calls / 10); i++) { // warm-up of all three paths

@@ -109,7 +109,7 @@ public final class FloodScenario {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("flood-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
@@ -217,8 +217,8 @@ public final class FloodScenario {
         ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
         ledger.grantManagedActor(owner, "agent", grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
         ActorRow laptop = ledger.grantActor(owner, "laptop", grant);
-        String credential = service.plane().mintConnectCredential(owner, "laptop", laptop.lifecycleUid());
-        return service.plane().issueBearer(new BearerIssuer.Request(owner, "laptop", List.of("chat"),
+        String credential = service.plane().credentials().mint(owner, "laptop", laptop.lifecycleUid());
+        return service.plane().bearers().issue(new BearerIssuer.Request(owner, "laptop", List.of("chat"),
                 laptop.lifecycleUid(), credential, Duration.ofMinutes(14), Optional.empty(), Optional.of("manager-caller")));
     }
 
@@ -256,8 +256,8 @@ public final class FloodScenario {
     private static String register(AuthService service, Granter owner, AtomicLong ids) {
         String instance = String.format("%026d", ids.incrementAndGet() % 1_000_000_000_000_000L);
         try {
-            HostResult result = service.plane().serviceEndpointAuthority(owner, new HostRequest.Register("flood-req-"
-                    + ids.incrementAndGet(), "victim-svc", instance, "sha256:" + "c".repeat(64), List.of("ask")),
+            HostResult result = service.plane().serviceEndpoints().orElseThrow().admit(owner, new HostRequest.Register(
+                    "flood-req-" + ids.incrementAndGet(), "victim-svc", instance, "sha256:" + "c".repeat(64), List.of("ask")),
                     Instant.now().plusSeconds(30));
             return result.status() == HostResult.Status.PENDING ? null : result.status().wire() + " " + result.reason();
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpoints;
@@ -60,7 +61,7 @@ public final class LoadScenario {
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
@@ -94,7 +95,8 @@ public final class LoadScenario {
                             switch (kind) {
                                 case 0 -> exchangeAndConnect(http, service, capability, secret, callout, nats, ids);
                                 case 1 -> registerAndApprove(service, owner, ids, replays);
-                                default -> service.serviceEndpointHost(owner, new HostRequest.InstanceList(null, 20));
+                                default -> service.plane().serviceEndpoints().orElseThrow().serve(owner,
+                                        new HostRequest.InstanceList(null, 20));
                             }
                             answered.incrementAndGet();
                         } catch (CotalException e) {
@@ -226,10 +228,11 @@ public final class LoadScenario {
         String instance = String.format("%026d", ids.incrementAndGet() % 1_000_000_000_000_000L);
         HostRequest.Register register = new HostRequest.Register("load-req-" + ids.incrementAndGet(), "load", instance,
                 "sha256:" + "c".repeat(64), List.of("ask"));
-        HostResult pending = finished(() -> service.plane().serviceEndpointAuthority(owner, register), replays);
+        ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
+        HostResult pending = finished(() -> host.admit(owner, register), replays);
         HostRequest.Decide approve = new HostRequest.Decide("load-req-" + ids.incrementAndGet(), "load", instance,
                 HostRequest.Decision.APPROVE);
-        HostResult approved = finished(() -> service.serviceEndpointHost(owner, approve), replays);
+        HostResult approved = finished(() -> host.serve(owner, approve), replays);
         if (pending.status() != HostResult.Status.PENDING || approved.status() != HostResult.Status.COMPLETED) {
             throw new IllegalStateException("register/approve answered " + pending.status().wire() + "/" + approved.status().wire());
         }

@@ -66,13 +66,13 @@ public final class PlaneScenario {
                  Connection reader = NatsConnector.builder().server(nats.url()).creds(plain).label("floor").build().connect()) {
                 ActorRow row = plane.ledger().grantActor("u_owner", "bench", ActorLedger.Grant.of(List.of("chat"), List.of(),
                         List.of()));
-                String credential = plane.mintConnectCredential("u_owner", "bench", row.lifecycleUid());
+                String credential = plane.credentials().mint("u_owner", "bench", row.lifecycleUid());
                 ConnectAttempt attempt = new ConnectAttempt("u_owner", "bench", List.of("chat"), row.lifecycleUid(), credential);
                 try (Connection admin = NatsConnector.builder().server(nats.url()).creds(adminCreds(auth)).label("admin")
                         .build().connect()) {
                     KeyValue kv = admin.keyValue("cotal_auth_alpha");
                     for (int i = 0; i < 500; i++) {
-                        plane.authorizeConnect(attempt);
+                        plane.credentials().authorize(attempt);
                         kv.get("cred." + credential);
                     }
                     long start = System.nanoTime();
@@ -82,7 +82,7 @@ public final class PlaneScenario {
                     double floorRate = calls / ((System.nanoTime() - start) / 1e9);
                     start = System.nanoTime();
                     for (int i = 0; i < calls; i++) {
-                        plane.authorizeConnect(attempt);
+                        plane.credentials().authorize(attempt);
                     }
                     double rate = calls / ((System.nanoTime() - start) / 1e9);
                     System.out.println("\n| measure | value | floor (same run) | ratio |");

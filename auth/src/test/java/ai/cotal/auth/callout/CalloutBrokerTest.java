@@ -15,11 +15,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A person's client through the auth callout, end to end on the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutBrokerTest {
     private final CalloutFixture f = new CalloutFixture();

@@ -44,15 +44,17 @@ public final class CalloutFixture {
     }
 
     public AuthCallout responder(NatsBroker nats, AuthAuthorityPlane authority) {
-        return AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout).plane(authority)
+        return AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
+                .plane(authority.calloutAuthority())
                 .signer(new SpaceAuth(plane.broker, plane.space).strip()).build());
     }
 
     /** Grants {@code actor}, mints its credential row and a bearer of {@code ttl}. */
     public String bearer(AuthAuthorityPlane authority, String actor, List<String> publish, List<String> subscribe, Duration ttl) {
         ActorRow row = authority.ledger().grantActor(OWNER, actor, ActorLedger.Grant.of(List.of("chat"), subscribe, publish));
-        String credential = authority.mintConnectCredential(OWNER, actor, row.lifecycleUid());
-        return authority.issueBearer(BearerIssuer.Request.of(OWNER, actor, List.of("chat"), row.lifecycleUid(), credential, ttl));
+        String credential = authority.credentials().mint(OWNER, actor, row.lifecycleUid());
+        return authority.bearers().issue(BearerIssuer.Request.of(OWNER, actor, List.of("chat"), row.lifecycleUid(),
+                credential, ttl));
     }
 
     /** A client that presents the sentinel credential and the bearer, named after its inbox nonce. */

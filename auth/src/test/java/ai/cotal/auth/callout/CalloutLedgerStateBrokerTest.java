@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read; group/world-open state directories are narrowed to 0700 and another user's are refused.
  * The plane reads the standard layout {@code <root>/.cotal/auth/space.<hex>}.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutLedgerStateBrokerTest {
     private static final boolean ROOT = new com.sun.security.auth.module.UnixSystem().getUid() == 0;

@@ -37,11 +37,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Refused bearers get a reason; forged requests get nothing; a stopped responder is covered by its peer. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutRefusalBrokerTest {
     private final CalloutFixture f = new CalloutFixture();
@@ -102,7 +104,8 @@ class CalloutRefusalBrokerTest {
 
             // What a responder does with forged requests that reach it anyway (a compromised route, a replay).
             CalloutHandler handler = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
+                    .plane(plane.calloutAuthority())
+                    .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
             NKeyPair fakeServer = NKeyPair.create(KeyType.SERVER);
             XKeyPair fakeXkey = XKeyPair.create();
             String request = request(fakeServer, fakeServer.publicKey(), fakeXkey.publicKey());
@@ -127,7 +130,8 @@ class CalloutRefusalBrokerTest {
                     other.publicKey())).isEmpty());
             // A server outside the expected set.
             CalloutHandler strict = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane).signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
+                    .plane(plane.calloutAuthority())
+                    .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
                     .expectedServerIds(java.util.Set.of(nats.serverId())).build());
             assertTrue(strict.handle(message(fakeXkey.seal(bytes(request), f.callout.xkey().publicKey()),
                     fakeXkey.publicKey())).isEmpty());

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * victim's nonce from a reply subject is refused by the broker and never receives the victim's
  * replies; the victim under its own nonce, and again after a reconnect, is admitted.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class InboxNonceBrokerTest {
     private static final String OTHER_OWNER = "u_bbbbbbbbbbbbbbbbbbbbbbbbbb";
@@ -50,8 +52,8 @@ class InboxNonceBrokerTest {
             String victim = f.bearer(plane, "laptop", List.of("general"), List.of(), Duration.ofMinutes(5));
             ActorRow row = plane.ledger().grantActor(OTHER_OWNER, "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String attacker = plane.issueBearer(BearerIssuer.Request.of(OTHER_OWNER, "laptop", List.of("chat"),
-                    row.lifecycleUid(), plane.mintConnectCredential(OTHER_OWNER, "laptop", row.lifecycleUid()),
+            String attacker = plane.bearers().issue(BearerIssuer.Request.of(OTHER_OWNER, "laptop", List.of("chat"),
+                    row.lifecycleUid(), plane.credentials().mint(OTHER_OWNER, "laptop", row.lifecycleUid()),
                     Duration.ofMinutes(5)));
             String victimNonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
             String subject = "cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general";
@@ -121,14 +123,14 @@ class InboxNonceBrokerTest {
             try (CalloutFixture.Client a = f.connect(nats, victim, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, a.connection().getStatus());
             }
-            String generation = plane.resolveIssued(token).ref().generation();
+            String generation = plane.issuedCallers().resolve(token).ref().generation();
             long mark = nats.log().mark();
             f.refused(nats, attacker, nonce);
             assertTrue(nats.log().await(mark, line -> line.contains("the inbox nonce is not this principal's"),
                     Duration.ofSeconds(5)).isPresent(), "refused by the nonce check, before the accepted row is read:\n"
                     + nats.logTail(50));
-            assertEquals(CalloutFixture.OWNER, plane.resolveIssued(token).ref().owner());
-            assertEquals(generation, plane.resolveIssued(token).ref().generation());
+            assertEquals(CalloutFixture.OWNER, plane.issuedCallers().resolve(token).ref().owner());
+            assertEquals(generation, plane.issuedCallers().resolve(token).ref().generation());
             try (CalloutFixture.Client again = f.connect(nats, victim, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, again.connection().getStatus(), "the owner reconnects");
             }
@@ -138,8 +140,8 @@ class InboxNonceBrokerTest {
     /** A manager-caller bearer for {@code owner}'s "laptop". */
     private static String caller(AuthAuthorityPlane plane, String owner) {
         ActorRow row = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        String credential = plane.mintConnectCredential(owner, "laptop", row.lifecycleUid());
-        return plane.issueBearer(new BearerIssuer.Request(owner, "laptop", List.of("chat"), row.lifecycleUid(), credential,
+        String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(owner, "laptop", List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
     }
 }

@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * path and exception text (an unreadable ledger row, a corrupt one, a symlinked one, an IdP key
  * fetch that fails) answer on the public face with the kind of failure only.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class ErrorBodiesBrokerTest {
     private static final Pattern EXCEPTION = Pattern.compile("\\w+(Exception|Error)\\b");

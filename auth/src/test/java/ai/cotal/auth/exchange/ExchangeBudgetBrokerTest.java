@@ -19,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on {@code /exchange}, nothing is written, the refusal is not counted by the refusal throttle,
  * and another principal still exchanges.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class ExchangeBudgetBrokerTest {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";

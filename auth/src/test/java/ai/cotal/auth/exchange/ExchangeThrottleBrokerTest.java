@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * throttle is keyed on the right-most untrusted {@code X-Forwarded-For} hop, never on a header
  * from anyone else.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class ExchangeThrottleBrokerTest {
     private static final String AGENT_OWNER = "u_abcdefghijklmnopqrstuvwxyz";

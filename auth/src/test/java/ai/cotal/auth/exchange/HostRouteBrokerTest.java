@@ -30,11 +30,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The service-endpoint routes on the exchange faces: owner and operator faces, the door, a lane without endpoints. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class HostRouteBrokerTest {
     private static final String IID = "abcdefghijklmnopqrstuvwxyz";

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * mutated body must get a JSON answer with a status the route documents; a 500, a non-JSON body or
  * a slow answer is a failure.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class HttpBodiesFuzzTest {
     private static final ObjectMapper JSON = new ObjectMapper();

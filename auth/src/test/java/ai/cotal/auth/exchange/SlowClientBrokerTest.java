@@ -35,6 +35,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the callout and the plane answering good clients. Attackers bind 127.0.0.2; good clients use
  * 127.0.0.1 (both loopback).
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class SlowClientBrokerTest {
     static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -74,7 +76,8 @@ class SlowClientBrokerTest {
         nats = brokers.start(b -> ServerConfig.render(f.broker, List.of(f.space), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
         plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-        responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout).plane(plane)
+        responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
+                .plane(plane.calloutAuthority())
                 .signer(new SpaceAuth(f.broker, f.space).strip()).build());
         plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"

@@ -41,11 +41,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The exchange faces' route matrix against an open plane on the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class TokenExchangeBrokerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -121,15 +123,15 @@ class TokenExchangeBrokerTest {
                     + "\",\"actor\":\"laptop\",\"ttlSec\":120}");
             assertEquals(200, human.statusCode(), human.body());
             assertEquals(owner, json(human).path("owner").asText());
-            var claims = plane.verifyBearer(json(human).path("token").asText());
+            var claims = plane.bearers().verify(json(human).path("token").asText());
             assertEquals("laptop", claims.actor());
             assertTrue(claims.expiresAt() - claims.issuedAt() <= 120);
-            plane.authorizeConnect(claims.attempt());
+            plane.credentials().authorize(claims.attempt());
 
             HttpResponse<String> agent = loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\","
                     + "\"actorToken\":\"agent-secret\",\"ttlSec\":3600}");
             assertEquals(200, agent.statusCode(), agent.body());
-            var agentClaims = plane.verifyBearer(json(agent).path("token").asText());
+            var agentClaims = plane.bearers().verify(json(agent).path("token").asText());
             assertEquals(300, agentClaims.expiresAt() - agentClaims.issuedAt(), "agent bearers live at most 300 s");
 
             String wrong = json(loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\","

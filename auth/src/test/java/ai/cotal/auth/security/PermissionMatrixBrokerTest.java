@@ -34,6 +34,7 @@ import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * must not publish are refused by the broker ("Permissions Violation"), and the ones its grant
  * names are not. The expectations are written out here, not derived from the grants.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class PermissionMatrixBrokerTest {
     private static final String SENTINEL = "cotal.permission-matrix.never-granted";

@@ -30,11 +30,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A two-space host: per-lane reopen, the applied file, and a malformed manifest that changes nothing. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthHostBrokerTest {
     private final Clock clock = Clock.systemUTC();
@@ -52,7 +54,7 @@ class AuthHostBrokerTest {
             SpaceAuth auth = new SpaceAuth(broker, account);
             CalloutAuth callout = CalloutAuth.create(auth.space().space(), broker, account.accountPublicKey(), clock);
             callouts.add(callout.jwt());
-            ServiceMaterial.store(store, auth.strip(), callout);
+            ServiceMaterial.store(store, auth.space(), callout);
             store.putText(SecretKeys.membershipObserverCredsKey(auth.space().space()), Creds.mintSystem(broker,
                     Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(),
                     MintOptions.defaults()).text());
@@ -71,12 +73,12 @@ class AuthHostBrokerTest {
         NatsBroker nats = provision(brokers);
         Path file = root.resolve("spaces.json");
         Files.writeString(file, manifest(false));
-        try (AuthHost host = AuthHost.start(new AuthHost.Options(List.of(nats.url()), file, root.resolve("state"), store,
-                clock))) {
+        try (AuthHost host = AuthHost.start(AuthHost.Options.builder().server(nats.url()).manifest(file)
+                .stateRoot(root.resolve("state")).secretStore(store).clock(clock).build())) {
             AuthService alphaLane = host.lanes().get("alpha");
             AuthService betaLane = host.lanes().get("beta");
-            assertTrue(alphaLane.plane().serviceEndpointsEnabled());
-            assertFalse(betaLane.plane().serviceEndpointsEnabled());
+            assertTrue(alphaLane.plane().serviceEndpoints().isPresent());
+            assertFalse(betaLane.plane().serviceEndpoints().isPresent());
             assertArrayEquals(Files.readAllBytes(file), Files.readAllBytes(host.appliedFile()));
             assertTrue(Files.exists(root.resolve("state").resolve(SecretKeys.spaceSegment("alpha"))
                     .resolve("auth-service.json")), "a lane's state lives under its encoded segment, never the raw name");
@@ -87,7 +89,7 @@ class AuthHostBrokerTest {
             AuthService reopened = host.lanes().get("beta");
             assertNotSame(betaLane, reopened, "the toggled lane was reopened");
             assertEquals(AuthService.State.CLOSED, betaLane.state());
-            assertTrue(reopened.plane().serviceEndpointsEnabled());
+            assertTrue(reopened.plane().serviceEndpoints().isPresent());
             assertEquals(2, reopened.plane().claim().generation(), "the new lane took the released claim");
             assertArrayEquals(Files.readAllBytes(file), Files.readAllBytes(host.appliedFile()), "the applied file follows");
 

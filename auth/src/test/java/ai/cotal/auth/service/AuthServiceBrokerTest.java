@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
@@ -32,11 +33,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The stock service of one space: material from the secret store, plane, callout, faces, readiness. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthServiceBrokerTest {
     private static final String IID = "abcdefghijklmnopqrstuvwxyz";
@@ -78,10 +81,10 @@ class AuthServiceBrokerTest {
     void provisioningCreatesTheIssuerAndOwnerSecretOnceAndAStartNeverCreatesThem(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
         // service keys and callout alone (an old or misplaced store): the start names both missing kinds and creates neither
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         byte[] secret = store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow();
         byte[] issuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         org.junit.jupiter.api.Assertions.assertArrayEquals(secret, store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow(),
                 "provisioning again never re-keys an owner");
         org.junit.jupiter.api.Assertions.assertArrayEquals(issuer, store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow());
@@ -99,7 +102,7 @@ class AuthServiceBrokerTest {
     @Test
     void theStartChecksTheStoreTheAccountTheIssuerAndTheBrokerBeforeTakingAnything(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
                 .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
         assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
@@ -121,14 +124,14 @@ class AuthServiceBrokerTest {
         store.put(SecretKeys.issuerKeysKey("alpha"), alphaIssuer);
 
         // a callout credential the broker does not know: refused before the plane opens or a face binds
-        ServiceMaterial.store(store, auth.strip(), CalloutAuth.create("alpha", other.broker(),
+        ServiceMaterial.store(store, auth.space(), CalloutAuth.create("alpha", other.broker(),
                 auth.space().accountPublicKey(), clock));
         CotalException unreachable = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
         assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code());
         assertTrue(unreachable.getMessage().contains("callout credential"), unreachable.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
 
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         try (AuthService service = AuthService.start(options(nats).storeIdentity(store.identity().orElseThrow())
                 .dataAccount(auth.space().accountPublicKey()).build())) {
             assertEquals(AuthService.State.READY, service.state(), "the plane was never taken by the refused starts");
@@ -138,7 +141,7 @@ class AuthServiceBrokerTest {
     @Test
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
                 MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
@@ -151,8 +154,8 @@ class AuthServiceBrokerTest {
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
                     "a fenced service withdraws its capability file (issue #16 part 5)");
             assertTrue(service.cause().orElseThrow().contains("alpha"), service.cause().toString());
-            CotalException refused = assertThrows(CotalException.class, () -> service.serviceEndpointHost(
-                    new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
+            CotalException refused = assertThrows(CotalException.class, () -> service.plane().serviceEndpoints()
+                    .orElseThrow().serve(new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, refused.code());
         }
     }
@@ -160,7 +163,7 @@ class AuthServiceBrokerTest {
     @Test
     void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.strip(), callout);
+        ServiceMaterial.store(store, auth.space(), callout);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertEquals(AuthService.State.READY, service.state());
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");
@@ -171,17 +174,18 @@ class AuthServiceBrokerTest {
             assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
             service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "laptop");
-            HostResult pending = service.plane().serviceEndpointAuthority(granter, new HostRequest.Register(
+            ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
+            HostResult pending = host.admit(granter, new HostRequest.Register(
                     "req-service-0000000001", "weather", IID, "sha256:" + "c".repeat(64), List.of("ask")));
             assertEquals(HostResult.Status.PENDING, pending.status());
-            assertEquals(HostResult.Status.COMPLETED, service.serviceEndpointHost(granter, new HostRequest.Decide(
+            assertEquals(HostResult.Status.COMPLETED, host.serve(granter, new HostRequest.Decide(
                     "req-service-0000000002", "weather", IID, HostRequest.Decision.APPROVE)).status());
 
             service.close();
             assertEquals(AuthService.State.CLOSED, service.state());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "a closed service leaves no capability file");
-            CotalException closed = assertThrows(CotalException.class, () -> service.serviceEndpointHost(granter,
-                    new HostRequest.NameRead("forecast")));
+            CotalException closed = assertThrows(CotalException.class, () -> service.plane().serviceEndpoints()
+                    .orElseThrow().serve(granter, new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, closed.code());
             assertTrue(closed.getMessage().contains("not ready"), closed.getMessage());
         }

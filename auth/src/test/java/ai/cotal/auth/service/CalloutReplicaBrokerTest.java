@@ -38,11 +38,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Callout replicas refuse spaces with open service-endpoint admission and answer for the others. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutReplicaBrokerTest {
     private final Clock clock = Clock.systemUTC();
@@ -61,7 +63,7 @@ class CalloutReplicaBrokerTest {
             String space = new SpaceAuth(broker, account).space().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             if (!space.equals("gamma")) {
-                ServiceMaterial.store(store, new SpaceAuth(broker, account).strip(), callouts.get(space));
+                ServiceMaterial.store(store, account, callouts.get(space));
             }
             store.putText(SecretKeys.membershipObserverCredsKey(space), Creds.mintSystem(broker, Identity.create(),
                     CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(), MintOptions.defaults()).text());
@@ -86,8 +88,8 @@ class CalloutReplicaBrokerTest {
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = a.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
-            bearer = a.issueBearer(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+            String credential = a.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+            bearer = a.bearers().issue(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }
         plane(nats, beta, true).close(); // the first open with service endpoints opens beta's admission for good
@@ -99,24 +101,24 @@ class CalloutReplicaBrokerTest {
         CotalException noKeys = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noKeys.code());
-        ServiceMaterial.store(store, new SpaceAuth(broker, gamma).strip(), callouts.get("gamma"));
+        ServiceMaterial.store(store, gamma, callouts.get("gamma"));
         CotalException noStores = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noStores.code(), "gamma's stores were never created");
 
-        CotalException single = assertThrows(CotalException.class, () -> CalloutReplica.start(new CalloutReplica.Options(
-                List.of(nats.url()), Map.of("beta", root.resolve("beta")), store, null, null, clock, null)));
+        CotalException single = assertThrows(CotalException.class, () -> CalloutReplica.start(CalloutReplica.Options.builder()
+                .server(nats.url()).stateDirs(Map.of("beta", root.resolve("beta"))).secrets(store).clock(clock).build()));
         assertEquals(ErrorCode.FAILED_PRECONDITION, single.code());
         assertTrue(single.getMessage().contains("\"beta\""), single.getMessage());
 
         CountDownLatch betaRetried = new CountDownLatch(3);
-        try (CalloutReplica replica = CalloutReplica.start(new CalloutReplica.Options(List.of(nats.url()),
-                Map.of("alpha", root.resolve("alpha"), "beta", root.resolve("beta")), store, null,
-                Duration.ofMillis(200), clock, (space, why) -> {
+        try (CalloutReplica replica = CalloutReplica.start(CalloutReplica.Options.builder().server(nats.url())
+                .stateDirs(Map.of("alpha", root.resolve("alpha"), "beta", root.resolve("beta"))).secrets(store)
+                .retry(Duration.ofMillis(200)).clock(clock).onRefusal((space, why) -> {
                     if (space.equals("beta")) {
                         betaRetried.countDown();
                     }
-                }))) {
+                }).build())) {
             assertEquals(java.util.Set.of("alpha"), replica.serving());
             assertTrue(replica.refused().get("beta").contains("admission is open"), replica.refused().toString());
             assertTrue(betaRetried.await(10, TimeUnit.SECONDS), "the refused space is retried on its interval");

@@ -6,6 +6,8 @@ import ai.cotal.core.creds.CredentialProfile.Grants;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.AccountSigner;
+import ai.cotal.core.keys.InMemoryAccountSigner;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.BrokerAuth;
@@ -73,11 +75,12 @@ public record Creds(String jwt, Identity identity) {
             throw CotalException.badRequest("dataAccount", "must be the observed data account's public key");
         }
         NKeyPair system = broker.requireSystemSigner();
-        return sign("$SYS", system.publicKey(), system, identity, profile, options, dataAccount);
+        return sign("$SYS", system.publicKey(), new InMemoryAccountSigner(system), identity, profile, options,
+                dataAccount);
     }
 
-    private static Creds sign(String space, String account, NKeyPair signer, Identity identity, CredentialProfile profile,
-            MintOptions options, String observedAccount) {
+    private static Creds sign(String space, String account, AccountSigner signer, Identity identity,
+            CredentialProfile profile, MintOptions options, String observedAccount) {
         Objects.requireNonNull(identity, "identity");
         Objects.requireNonNull(options, "options");
         Instant now = options.clock().instant();

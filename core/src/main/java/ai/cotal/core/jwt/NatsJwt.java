@@ -2,6 +2,7 @@ package ai.cotal.core.jwt;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.keys.AccountSigner;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.NKeyPair;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.function.UnaryOperator;
 
 
 /**
@@ -29,6 +31,7 @@ public final class NatsJwt {
     private static final byte[] HEADER = Base64.getUrlEncoder().withoutPadding()
             .encode("{\"typ\":\"JWT\",\"alg\":\"ed25519-nkey\"}".getBytes(StandardCharsets.UTF_8));
     private static final long MAX_SAFE = (1L << 53) - 1;
+    private static final int SIGNATURE_SIZE = 64;
 
     private NatsJwt() {
     }
@@ -46,14 +49,28 @@ public final class NatsJwt {
      * computes {@code jti}. Refuses a signer or subject of the wrong key type for the claim type.
      */
     public static String encode(ClaimSet<?> claims, NKeyPair signer) {
+        return encode(claims, signer.type(), signer.publicKey(), signer::sign);
+    }
+
+    /**
+     * Signs {@code claims} with an account's signing key wherever it is kept (an account claim or
+     * a user claim): sets {@code iss} to the signer's public key and computes {@code jti}. The
+     * bytes are the same as signing with the key itself.
+     */
+    public static String encode(ClaimSet<?> claims, AccountSigner signer) {
+        return encode(claims, KeyType.ACCOUNT, signer.publicKey(), signer::sign);
+    }
+
+    private static String encode(ClaimSet<?> claims, KeyType signerType, String signerKey,
+            UnaryOperator<byte[]> sign) {
         ClaimType type = claims.type();
-        if (signer.type() != type.issuer()) {
+        if (signerType != type.issuer()) {
             throw CotalException.badRequest("signer", "a " + type.wire() + " claim is signed by a "
                     + type.issuer().name().toLowerCase(java.util.Locale.ROOT) + " key, not a "
-                    + signer.type().name().toLowerCase(java.util.Locale.ROOT) + " key");
+                    + signerType.name().toLowerCase(java.util.Locale.ROOT) + " key");
         }
         checkSubject(type, claims.sub());
-        if (type == ClaimType.OPERATOR && !claims.sub().equals(signer.publicKey())) {
+        if (type == ClaimType.OPERATOR && !claims.sub().equals(signerKey)) {
             throw CotalException.badRequest("sub", "an operator claim is self-signed: sub must be the signer");
         }
         checkTime("iat", claims.iat());
@@ -63,15 +80,19 @@ public final class NatsJwt {
         if (claims.nbf() != null) {
             checkTime("nbf", claims.nbf());
         }
-        ObjectNode unsigned = tree(claims, signer.publicKey(), null);
+        ObjectNode unsigned = tree(claims, signerKey, null);
         String jti = NKeyCodec.base32(sha256(ClosedJson.write(JSON, unsigned)));
         byte[] payload = Base64.getUrlEncoder().withoutPadding().encode(
-                ClosedJson.write(JSON, tree(claims, signer.publicKey(), jti)));
+                ClosedJson.write(JSON, tree(claims, signerKey, jti)));
         byte[] signingInput = new byte[HEADER.length + 1 + payload.length];
         System.arraycopy(HEADER, 0, signingInput, 0, HEADER.length);
         signingInput[HEADER.length] = '.';
         System.arraycopy(payload, 0, signingInput, HEADER.length + 1, payload.length);
-        String signature = Base64.getUrlEncoder().withoutPadding().encodeToString(signer.sign(signingInput));
+        byte[] signed = sign.apply(signingInput);
+        if (signed == null || signed.length != SIGNATURE_SIZE) {
+            throw CotalException.internal("the signer of " + signerKey + " answered no 64-byte Ed25519 signature", null);
+        }
+        String signature = Base64.getUrlEncoder().withoutPadding().encodeToString(signed);
         return new String(signingInput, StandardCharsets.US_ASCII) + "." + signature;
     }
 

@@ -25,13 +25,13 @@ public final class NKeyPair {
 
     private final KeyType type;
     private final Ed25519PrivateKeyParameters privateKey;
-    private final Ed25519PublicKeyParameters publicParams;
     private final String publicKey;
 
     private NKeyPair(KeyType type, byte[] seed) {
         this.type = type;
         this.privateKey = new Ed25519PrivateKeyParameters(seed, 0);
-        this.publicParams = privateKey.generatePublicKey();
+        // also caches the public point inside privateKey, which sign(...) reads
+        Ed25519PublicKeyParameters publicParams = privateKey.generatePublicKey();
         this.publicKey = NKeyCodec.encodePublic(type, publicParams.getEncoded());
         Arrays.fill(seed, (byte) 0);
     }
@@ -78,7 +78,7 @@ public final class NKeyPair {
     /** The 64-byte Ed25519 signature of {@code data}. */
     public byte[] sign(byte[] data) {
         byte[] signature = new byte[Ed25519.SIGNATURE_SIZE];
-        privateKey.sign(Ed25519.Algorithm.Ed25519, publicParams, null, data, 0, data.length, signature, 0);
+        privateKey.sign(Ed25519.Algorithm.Ed25519, null, data, 0, data.length, signature, 0);
         return signature;
     }
 

@@ -15,6 +15,10 @@ public final class InMemorySecretStore implements SecretStore {
     private final Map<String, byte[]> values = new ConcurrentHashMap<>();
     private final SecretStoreIdentity identity = SecretStoreIdentity.injected("memory:" + UUID.randomUUID());
 
+    /** An empty store. */
+    public InMemorySecretStore() {
+    }
+
     @Override
     public Optional<byte[]> get(String key) {
         byte[] value = values.get(SecretKey.check(key));

@@ -19,7 +19,7 @@ final class StoreDrift {
             new Field("num_replicas", StreamConfiguration::getReplicas),
             new Field("max_msgs", StreamConfiguration::getMaxMsgs),
             new Field("max_bytes", StreamConfiguration::getMaxBytes),
-            new Field("max_msg_size", StreamConfiguration::getMaxMsgSize),
+            new Field("max_msg_size", StreamConfiguration::getMaximumMessageSize),
             new Field("max_msgs_per_subject", StreamConfiguration::getMaxMsgsPerSubject),
             new Field("max_age", c -> millis(c.getMaxAge())),
             new Field("discard", StreamConfiguration::getDiscardPolicy),

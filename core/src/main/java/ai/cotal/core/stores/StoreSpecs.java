@@ -92,7 +92,7 @@ public final class StoreSpecs {
         String bucket = StoreNames.bucket(kind, space);
         return StreamConfiguration.builder().name("KV_" + bucket).subjects("$KV." + bucket + ".>").maxBytes(maxBytes)
                 .retentionPolicy(RetentionPolicy.Limits).storageType(StorageType.File).replicas(1)
-                .discardPolicy(DiscardPolicy.New).maxMessages(-1).maxMsgSize(-1)
+                .discardPolicy(DiscardPolicy.New).maxMessages(-1).maximumMessageSize(-1)
                 .duplicateWindow(DUPLICATE_WINDOW);
     }
 }

@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.keys.InMemoryAccountSigner;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -26,8 +27,8 @@ public record SpaceAuth(BrokerAuth broker, SpaceAccountAuth space) {
         return new SpaceAuth(broker, SpaceAccountAuth.create(broker, space, clock));
     }
 
-    /** Only what a signer needs: the space, the account's public key and its signing key. */
+    /** Only what a signer needs: the space, the account's public key and its signing key, held in memory. */
     public SpaceSigner strip() {
-        return new SpaceSigner(space.space(), space.accountPublicKey(), space.signing());
+        return new SpaceSigner(space.space(), space.accountPublicKey(), new InMemoryAccountSigner(space.signing()));
     }
 }

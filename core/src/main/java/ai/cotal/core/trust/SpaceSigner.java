@@ -1,20 +1,22 @@
 package ai.cotal.core.trust;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.core.keys.AccountSigner;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.keys.NKeyPair;
 import java.util.Objects;
 
 /**
  * What a credential signer needs of a space and nothing more: the space, the data account's
- * public key and its signing key. {@link SpaceAuth#strip()} produces it; a signer mount holds
- * only this. Immutable; {@code toString()} shows public keys only.
+ * public key and the signer of its signing key ({@link AccountSigner}: in memory by default, or
+ * an HSM, a KMS, a signer process). {@link SpaceAuth#strip()} produces it; a signer mount holds
+ * only this. It carries no seed. Immutable; {@code toString()} shows public keys only.
  */
-public record SpaceSigner(String space, String accountPublicKey, NKeyPair signing) {
+public record SpaceSigner(String space, String accountPublicKey, AccountSigner signing) {
     public SpaceSigner {
         SpaceName.check(space, "space");
         Objects.requireNonNull(signing, "signing");
-        if (signing.type() != KeyType.ACCOUNT) {
+        if (!NKeyCodec.isPublic(signing.publicKey(), KeyType.ACCOUNT)) {
             throw CotalException.badRequest("signing", "must be an account signing key");
         }
         if (accountPublicKey == null || accountPublicKey.charAt(0) != 'A') {

@@ -27,10 +27,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Spaces added, retired and reinstated on a running full-resolver broker, without a reload. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AccountClaimsBrokerTest {
     private final ClaimsFixture f = new ClaimsFixture();

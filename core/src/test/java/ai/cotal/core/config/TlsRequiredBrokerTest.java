@@ -35,10 +35,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** A tls-required render on the real broker: TLS clients connect, plaintext clients are refused. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class TlsRequiredBrokerTest {
     private static final char[] PASSWORD = "test-store".toCharArray();

@@ -11,9 +11,12 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.keys.AccountSigner;
+import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;
 import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.support.JwtUtils;
 import java.time.Clock;
 import java.time.Duration;
@@ -108,6 +111,29 @@ class CredsTest {
         assertEquals(creds.userPublicKey(), parsed.userPublicKey());
         assertEquals(64, creds.fingerprint().length());
         assertFalse(creds.toString().contains(creds.identity().key().seed()));
+        assertFalse(creds.identity().toString().contains(creds.identity().key().seed()), "an identity prints its id only");
+    }
+
+    @Test
+    void aSignerOutsideTheProcessMintsTheSameBytes() {
+        NKeyPair kept = space.signing(); // stands for a key an HSM or a signer process keeps
+        AccountSigner remote = new AccountSigner() {
+            @Override
+            public String publicKey() {
+                return kept.publicKey();
+            }
+
+            @Override
+            public byte[] sign(byte[] input) {
+                return kept.sign(input);
+            }
+        };
+        Identity identity = Identity.create();
+        MintOptions options = MintOptions.builder().owner("acme").actor("bot1").clock(clock).build();
+        Creds byDefault = Creds.mint(auth, identity, CredentialProfile.OBSERVER, options);
+        Creds bySpi = Creds.mint(new SpaceSigner("alpha", space.accountPublicKey(), remote), identity,
+                CredentialProfile.OBSERVER, options);
+        assertEquals(byDefault.jwt(), bySpi.jwt(), "same claims, same Ed25519 signature");
     }
 
     @Test

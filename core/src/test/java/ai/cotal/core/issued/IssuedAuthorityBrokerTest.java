@@ -34,10 +34,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** stage -> release -> accepted row, confirm and resolve, on the real broker with an issuer credential. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class IssuedAuthorityBrokerTest {
     private final Clock clock = Clock.systemUTC();

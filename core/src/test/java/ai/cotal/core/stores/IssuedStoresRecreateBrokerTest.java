@@ -31,11 +31,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Recreating issued-authority stores from before bounded retention, against the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class IssuedStoresRecreateBrokerTest {
     private final Clock clock = Clock.systemUTC();

@@ -32,9 +32,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class SpaceStoresBrokerTest {
     private final Clock clock = Clock.systemUTC();

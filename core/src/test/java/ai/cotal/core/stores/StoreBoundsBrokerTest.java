@@ -27,10 +27,12 @@ import io.nats.client.api.StreamConfiguration;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Every authority store is bounded (SPEC §6); an unbounded store of the older shape is bounded, nothing else changes. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class StoreBoundsBrokerTest {
     private final Clock clock = Clock.systemUTC();

@@ -18,10 +18,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The two system-account profiles: exactly their one request each, the broker refuses the rest. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class SystemUsersBrokerTest {
     private final Clock clock = Clock.systemUTC();

@@ -27,10 +27,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The trust chain, config and credentials on a real nats-server. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class TrustChainBrokerTest {
     private final Clock clock = Clock.systemUTC();

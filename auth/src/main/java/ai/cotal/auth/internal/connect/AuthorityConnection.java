@@ -2,7 +2,8 @@ package ai.cotal.auth.internal.connect;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.internal.connect.SelfSignedCredential;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -10,12 +11,8 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
-import io.nats.client.AuthHandler;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
-import io.nats.client.Nats;
-import io.nats.client.Options;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -70,29 +67,13 @@ public final class AuthorityConnection implements AutoCloseable {
         NKeyPair identity = NKeyPair.create(KeyType.USER);
         Holder holder = new Holder();
         holder.jwt = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
-        Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
-                .authHandler(holder.handler(identity)).inboxPrefix("_INBOX_" + identity.publicKey())
-                .connectionName(role.connectionName(signer.space())).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
-                .connectionTimeout(Duration.ofSeconds(5)).connectionListener(holder)
-                .errorListener(new ai.cotal.core.internal.connect.LoggingErrorListener());
-        if (role.planeCandidate()) {
-            options.noReconnect();
-        } else {
-            options.maxReconnects(-1).reconnectWait(Duration.ofMillis(250));
+        NatsConnector.Builder connector = NatsConnector.builder().servers(servers)
+                .selfSigned(new SelfSignedCredential(identity, () -> holder.jwt)).label(role.connectionName(signer.space()))
+                .timeout(Duration.ofSeconds(5)).connectionListener(holder).sslContext(ssl);
+        if (!role.planeCandidate()) {
+            connector.maxReconnects(-1).reconnectWait(Duration.ofMillis(250));
         }
-        if (ssl != null) {
-            options.sslContext(ssl);
-        }
-        Connection connection;
-        try {
-            connection = Nats.connect(options.build());
-        } catch (IOException e) {
-            throw new CotalException(ErrorCode.UNAVAILABLE, role.connectionName(signer.space()) + ": cannot connect ("
-                    + e.getMessage() + ")", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CotalException(ErrorCode.UNAVAILABLE, role.connectionName(signer.space()) + ": interrupted", e);
-        }
+        Connection connection = connector.build().connect();
         AuthorityConnection result = new AuthorityConnection(role, signer.space(), identity, holder.jwt, connection);
         holder.owner = result;
         if (connection.getStatus() != Connection.Status.CONNECTED) {
@@ -190,17 +171,20 @@ public final class AuthorityConnection implements AutoCloseable {
         return closing;
     }
 
-    /** Presents the newest JWT on every (re)connect and watches the connection's events. */
+    /** Holds the newest JWT (presented on every (re)connect) and watches the connection's events. */
     private static final class Holder implements ConnectionListener {
         volatile String jwt;
         volatile AuthorityConnection owner;
 
-        AuthHandler handler(NKeyPair identity) {
-            return ai.cotal.core.creds.Creds.handler(identity, () -> jwt);
+        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+        @Deprecated
+        @Override
+        public void connectionEvent(Connection conn, Events type) {
+            connectionEvent(conn, type, null, null);
         }
 
         @Override
-        public void connectionEvent(Connection conn, Events type) {
+        public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
             AuthorityConnection self = owner;
             if (self == null || self.closing) {
                 return;

@@ -2,8 +2,8 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.internal.connect.LoggingErrorListener;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.internal.connect.SelfSignedCredential;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -15,8 +15,6 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamOptions;
-import io.nats.client.Nats;
-import io.nats.client.Options;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import java.io.IOException;
@@ -41,6 +39,8 @@ public final class EffectConnection implements AutoCloseable {
 
     /** The connection is gone (closed by the broker, expired or kicked): the invocation is fenced. */
     static final class Lost extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         Lost(String why) {
             super(why, null, false, false);
         }
@@ -124,28 +124,18 @@ public final class EffectConnection implements AutoCloseable {
             throw new Lost("the invocation's deadline passed before its effect connection opened");
         }
         Holder holder = new Holder();
-        Options.Builder options = new Options.Builder().servers(dial.servers().toArray(String[]::new))
-                .authHandler(ai.cotal.core.creds.Creds.handler(identity, () -> jwt))
-                .inboxPrefix("_INBOX_" + identity.publicKey()).connectionName("cotal:ep-effect:" + dial.signer().space())
-                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).noReconnect().connectionListener(holder)
-                .bufferSize(BUFFER).reconnectBufferSize(0)
-                .connectionTimeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5))
-                .errorListener(new LoggingErrorListener());
-        if (dial.ssl() != null) {
-            options.sslContext(dial.ssl());
-        }
+        NatsConnector.Builder connector = NatsConnector.builder().servers(dial.servers())
+                .selfSigned(new SelfSignedCredential(identity, () -> jwt)).label("cotal:ep-effect:" + dial.signer().space())
+                .connectionListener(holder).bufferSize(BUFFER).reconnectBufferSize(0)
+                .timeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5)).sslContext(dial.ssl());
         if (pools != null) {
-            options.executor(pools.executor()).scheduledExecutor(pools.timers()).connectExecutor(pools.executor())
-                    .callbackExecutor(pools.executor()).readerExecutor(pools.executor()).writerExecutor(pools.executor());
+            connector.executors(pools.executor(), pools.timers());
         }
         Connection connection;
         try {
-            connection = Nats.connect(options.build());
-        } catch (IOException e) {
+            connection = connector.build().connect();
+        } catch (CotalException e) { // the invocation is fenced: it writes nothing without its connection
             throw new Lost("the effect connection could not open (" + e.getMessage() + ")");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Lost("interrupted while opening the effect connection");
         }
         JetStream js;
         try {
@@ -224,8 +214,15 @@ public final class EffectConnection implements AutoCloseable {
     private static final class Holder implements ConnectionListener {
         volatile EffectConnection owner;
 
+        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+        @Deprecated
         @Override
         public void connectionEvent(Connection conn, Events type) {
+            connectionEvent(conn, type, null, null);
+        }
+
+        @Override
+        public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
             EffectConnection self = owner;
             if (self != null && (type == Events.DISCONNECTED || type == Events.CLOSED)) {
                 if (self.lost == null) {

@@ -4,35 +4,30 @@ import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.auth.ActorLedger;
-import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.BearerVerifier;
+import ai.cotal.auth.Bearers;
 import ai.cotal.auth.ConnTuple;
-import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.ConnectCredentials;
 import ai.cotal.auth.ConnzLivenessOracle;
-import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.Owners;
 import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.ServiceEndpointHost;
+import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.issued.Ceiling;
-import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.internal.kv.StoreNames;
-import ai.cotal.servicehost.HostRequest;
-import ai.cotal.servicehost.HostResult;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -51,18 +46,18 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection reader;
     private final AuthorityConnection barrier;
     private final AuthorityConnection issuerConnection;
-    private final IssuedCallers issued;
-    private final BearerVerifier bearers;
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
     private final ActorLedger ledger;
-    private final CredentialRows credentials;
-    private final WriteBudget budget;
-    private final BearerIssuer issuer;
+    private final ConnectCredentials credentials;
+    private final Bearers bearers;
+    private final IssuedCallers issuedCallers;
+    private final CalloutAuthority calloutAuthority;
     private final byte[] ownerSecret; // loaded once at open: a store emptied later never re-keys an owner
     private final AuthorityConnection discovery;
     private final ServiceEndpointEngine endpoints;
+    private final ServiceEndpointHost host;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
@@ -82,17 +77,21 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.ledgerScanner = ledgerScanner;
         this.recordsScanner = recordsScanner;
         this.claim = claim;
-        this.issuer = issuer;
         this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
-        this.credentials = new CredentialRows(space, writer.connection(), reader, options.clock());
-        this.budget = WriteBudget.forPlane(options, writer.connection());
-        this.issued = new IssuedCallers(space, issuerConnection.connection(), ledger, options.clock(), budget);
-        this.bearers = new BearerVerifier(space, issuer.publicKey(), options.clock());
+        WriteBudget budget = WriteBudget.forPlane(options, writer.connection());
+        this.credentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
+                new CredentialRows(space, writer.connection(), reader, options.clock()), budget, claim, ledgerScanner);
+        this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
+                new BearerVerifier(space, issuer.publicKey(), options.clock()));
+        this.issuedCallers = new PlaneIssuedCallers(this::refuseIfUnavailable,
+                new IssuedCallerRows(space, issuerConnection.connection(), ledger, options.clock(), budget));
+        this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers);
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
                 options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
+        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing);
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
@@ -222,6 +221,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         recordsScanner.close();
     }
 
+    /** New host calls are refused once closing; a fenced plane's engine still answers (writes held). */
+    private void refuseIfClosing() {
+        if (closing) {
+            refuseIfUnavailable();
+        }
+    }
+
     private void refuseIfUnavailable() {
         if (fenced.isDone() || closing) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the auth service for space \"" + space + "\" is momentarily"
@@ -240,80 +246,34 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
-    public ActorRow authorizeConnect(ConnectAttempt attempt) {
-        refuseIfUnavailable();
-        return credentials.authorize(ledger, attempt);
+    public ConnectCredentials credentials() {
+        return credentials;
     }
 
     @Override
-    public String mintConnectCredential(String owner, String actor, String lifecycleUid) {
-        refuseIfUnavailable();
-        ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
-                "actor " + owner + "." + actor + " is not granted"));
-        if (!row.lifecycleUid().equals(lifecycleUid)) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
-                    + ": lifecycle uid is not the grant's");
-        }
-        budget.charge(WriteBudget.Kind.MINT, owner, actor); // SPEC §13.20: refused before anything is written
-        return credentials.mint(owner, actor, lifecycleUid);
+    public Bearers bearers() {
+        return bearers;
     }
 
     @Override
-    public void revokeCredential(String credentialId) {
-        refuseIfUnavailable();
-        credentials.revoke(credentialId);
+    public IssuedCallers issuedCallers() {
+        return issuedCallers;
     }
 
     @Override
-    public List<String> listCredentials() {
-        refuseIfUnavailable();
-        claim.assertHeld();
-        List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
-                AuthorityRole.LEDGER_CONSUMER);
-        claim.assertHeld();
-        return keys.stream().map(k -> k.substring("cred.".length())).toList();
+    public CalloutAuthority calloutAuthority() {
+        return calloutAuthority;
     }
 
     @Override
-    public String issueBearer(BearerIssuer.Request request) {
-        refuseIfUnavailable();
-        return issuer.issue(request);
-    }
-
-    @Override
-    public BearerClaims verifyBearer(String token) {
-        refuseIfUnavailable();
-        return bearers.verify(token);
-    }
-
-    @Override
-    public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
-        refuseIfUnavailable();
-        return issued.issue(bearer, connId, ceiling);
-    }
-
-    @Override
-    public IssuedAuthority.Resolved resolveIssued(String token) {
-        refuseIfUnavailable();
-        return issued.resolve(token);
-    }
-
-    @Override
-    public String jwks() {
-        refuseIfUnavailable();
-        return issuer.jwks();
+    public Optional<ServiceEndpointHost> serviceEndpoints() {
+        return Optional.ofNullable(host);
     }
 
     @Override
     public ActorLedger ledger() {
         refuseIfUnavailable();
         return ledger;
-    }
-
-    @Override
-    public boolean actorSourceIsLive(String owner, String actor, String lifecycleUid) {
-        refuseIfUnavailable();
-        return ledger.actorSourceIsLive(owner, actor, lifecycleUid);
     }
 
     @Override
@@ -328,46 +288,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         return Owners.deriveOwnerForIdpSubject(ownerSecret, issuerName, subject);
     }
 
-    @Override
-    public HostResult serviceEndpointHost(Granter granter, HostRequest request, Instant deadline) {
-        if (request instanceof HostRequest.Register) {
-            requireEndpoints();
-            return HostResult.of(HostResult.Status.UNSUPPORTED, null,
-                    "register is reachable only through the service authority route");
-        }
-        return host(granter, request, deadline);
-    }
-
-    @Override
-    public HostResult serviceEndpointAuthority(Granter granter, HostRequest.Register request, Instant deadline) {
-        return host(granter, request, deadline);
-    }
-
-    @Override
-    public boolean serviceEndpointsEnabled() {
-        return endpoints != null;
-    }
-
-    private void requireEndpoints() {
-        if (endpoints == null) {
-            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
-                    + "\" was opened without service endpoints (AuthPlaneOptions.serviceEndpoints)");
-        }
-    }
-
-    private HostResult host(Granter granter, HostRequest request, Instant deadline) {
-        requireEndpoints();
-        if (granter == null || request == null || deadline == null) {
-            throw CotalException.badRequest(granter == null ? "granter" : request == null ? "request" : "deadline",
-                    "is required");
-        }
-        if (closing) {
-            refuseIfUnavailable();
-        }
-        return endpoints.invoke(granter, request, deadline); // a fenced plane's engine answers held (or unavailable for reads)
-    }
-
-    /** The engine, for the embedder-facing route and tests in this module; null when service endpoints are off. */
+    /** The engine, for tests in this module; null when service endpoints are off. */
     public ServiceEndpointEngine serviceEndpointEngine() {
         return endpoints;
     }

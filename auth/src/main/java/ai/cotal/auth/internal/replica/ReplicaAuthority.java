@@ -3,7 +3,7 @@ package ai.cotal.auth.internal.replica;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.plane.CredentialRows;
-import ai.cotal.auth.internal.plane.IssuedCallers;
+import ai.cotal.auth.internal.plane.IssuedCallerRows;
 import ai.cotal.auth.internal.plane.WriteBudget;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
@@ -41,7 +41,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     private final ActorLedger ledger;
     private final CredentialRows credentials;
     private final BearerVerifier bearers;
-    private final IssuedCallers issued;
+    private final IssuedCallerRows issued;
     private volatile String failed;
     private final java.util.concurrent.CompletableFuture<String> failure = new java.util.concurrent.CompletableFuture<>();
 
@@ -54,7 +54,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
         this.ledger = ledger;
         this.credentials = new CredentialRows(space, reader.connection(), reader, clock);
         this.bearers = bearers;
-        this.issued = new IssuedCallers(space, issuer.connection(), ledger, clock,
+        this.issued = new IssuedCallerRows(space, issuer.connection(), ledger, clock,
                 WriteBudget.forReplica(space, issuer.connection(), clock));
     }
 

@@ -37,11 +37,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The effect connection's confinement, expiry and fencing, and the create-only guard (SPEC §13.1). */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class EffectConfinementBrokerTest {
     @TempDir

@@ -13,6 +13,7 @@ import ai.cotal.servicehost.HostResult.Status;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ids faster than its budget is refused {@code resource-exhausted} before anything reaches the
  * auth store, while another owner keeps registering; replays and the operator are not charged.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class EndpointBudgetBrokerTest {
     @TempDir

@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.endpoint;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
@@ -57,8 +58,8 @@ final class EndpointFixture implements AutoCloseable {
 
     /** The in-process host; register goes through the service authority entry, as the routes do. */
     HostResult call(Granter granter, HostRequest request) {
-        return request instanceof HostRequest.Register r ? plane.serviceEndpointAuthority(granter, r)
-                : plane.serviceEndpointHost(granter, request);
+        ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
+        return request instanceof HostRequest.Register r ? host.admit(granter, r) : host.serve(granter, request);
     }
 
     static String rid() {

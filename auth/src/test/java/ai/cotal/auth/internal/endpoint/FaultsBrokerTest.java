@@ -25,6 +25,7 @@ import io.nats.client.api.StreamConfiguration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * open, and a full store. After each, nothing is half-written that a replay cannot finish, and the
  * component recovers or refuses clearly.
  */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class FaultsBrokerTest {
     private static final Granter.Owner OWNER = new Granter.Owner(EndpointFixture.OWNER, "laptop");
@@ -68,7 +70,7 @@ class FaultsBrokerTest {
                 }
             }
         });
-        HostResult held = first.serviceEndpointAuthority(OWNER, register);
+        HostResult held = first.serviceEndpoints().orElseThrow().admit(OWNER, register);
         assertEquals(HostResult.Status.HELD, held.status());
         assertNotNull(held.operationId(), "the binding landed: the answer names its operation");
         first.fenced().get(10, TimeUnit.SECONDS); // the scanners went with the broker: the plane fenced
@@ -82,7 +84,7 @@ class FaultsBrokerTest {
         try (AuthAuthorityPlane second = open(f.options(nats, stateDir.resolve("second"))
                 .livenessOracle(PlaneFixture.operatorSaysGone()))) {
             assertEquals(2, second.claim().generation(), "the next plane reclaimed the space");
-            HostResult replay = second.serviceEndpointAuthority(OWNER, register);
+            HostResult replay = second.serviceEndpoints().orElseThrow().admit(OWNER, register);
             assertEquals(HostResult.Status.PENDING, replay.status(), String.valueOf(replay.reason()));
             assertEquals(held.operationId(), replay.operationId(), "the replay finished the same operation");
         }
@@ -131,15 +133,15 @@ class FaultsBrokerTest {
                     "alpha")).getStreamState().getLastSequence();
             HostRequest.Register register = new HostRequest.Register(EndpointFixture.rid(), "weather",
                     EndpointFixture.iid(), EndpointFixture.CONTRACT, List.of("ask"));
-            CotalException refused = assertThrows(CotalException.class, () -> plane.serviceEndpointAuthority(OWNER,
-                    register));
+            CotalException refused = assertThrows(CotalException.class, () -> plane.serviceEndpoints().orElseThrow()
+                    .admit(OWNER, register));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
             assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + ai.cotal.core.internal.kv.StoreNames
                     .bucket("auth", "alpha")).getStreamState().getLastSequence(), "nothing was written");
 
             admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.internal.kv.StoreNames.bucket("auth", "alpha"),
                     io.nats.client.PurgeOptions.subject(fill + ">"));
-            HostResult pending = plane.serviceEndpointAuthority(OWNER, register);
+            HostResult pending = plane.serviceEndpoints().orElseThrow().admit(OWNER, register);
             assertEquals(HostResult.Status.PENDING, pending.status(), String.valueOf(pending.reason()));
         }
     }

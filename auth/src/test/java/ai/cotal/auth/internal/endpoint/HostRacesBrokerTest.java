@@ -23,11 +23,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Concurrent decisions, early held answers, and revoke's deny-new evidence (SPEC §13.1). */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class HostRacesBrokerTest {
     @TempDir
@@ -47,7 +49,8 @@ class HostRacesBrokerTest {
                     HostRequest.Decide d = x.approve("weather", iid);
                     futures.add(pool.submit(() -> {
                         start.await();
-                        return x.plane.serviceEndpointHost(x.owner, d, java.time.Instant.now().plusSeconds(30));
+                        return x.plane.serviceEndpoints().orElseThrow().serve(x.owner, d,
+                                java.time.Instant.now().plusSeconds(30));
                     }));
                 }
                 start.countDown();

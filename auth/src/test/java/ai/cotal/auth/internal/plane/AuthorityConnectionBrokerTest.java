@@ -29,10 +29,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Standing authority connections renew their own JWT and fail closed when they cannot. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthorityConnectionBrokerTest {
     private final SpaceAuth auth = SpaceAuth.create("alpha", Clock.systemUTC());

@@ -30,11 +30,13 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Issue #16.1: a credential row expires with its credential (a broker TTL); a revoked row never comes back. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class CredentialRowTtlBrokerTest {
     private static final String STREAM = "KV_cotal_auth_alpha";
@@ -57,7 +59,7 @@ class CredentialRowTtlBrokerTest {
              Connection admin = f.admin(nats)) {
             ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String id = plane.mintConnectCredential(row.owner(), row.actor(), row.lifecycleUid());
+            String id = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
             MessageInfo stored = admin.jetStreamManagement().getLastMessage(STREAM, "$KV.cotal_auth_alpha.cred." + id);
             assertEquals("960s", stored.getHeaders().getFirst("Nats-TTL"), "900 s (the longest bearer) + 60 s grace");
             assertEquals(Duration.ofSeconds(960), CredentialRows.ROW_TTL);

@@ -52,8 +52,15 @@ public final class ConnectedWait implements ConnectionListener {
         return c == null ? Connection.Status.CLOSED : c.getStatus();
     }
 
+    /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
+    @Deprecated
     @Override
     public void connectionEvent(Connection conn, Events type) {
+        connectionEvent(conn, type, null, null);
+    }
+
+    @Override
+    public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
         if (type == Events.RECONNECTED) {
             reconnects.incrementAndGet();
         }

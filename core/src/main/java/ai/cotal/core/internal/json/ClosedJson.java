@@ -57,7 +57,7 @@ public final class ClosedJson {
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-                .serializationInclusion(JsonInclude.Include.NON_NULL);
+                .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL));
         if (snake) {
             builder.propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
         }

@@ -20,14 +20,15 @@ import java.util.Optional;
  * charged to the {@link WriteBudget} (SPEC §13.20) before anything is written; a confirm writes
  * nothing and is not charged. Thread-safe.
  */
-public final class IssuedCallers {
+public final class IssuedCallerRows {
     private final String space;
     private final ActorLedger ledger;
     private final IssuedAuthority issued;
     private final WriteBudget budget;
 
     /** Issued callers of {@code space}; every new issuance is charged to {@code budget}. */
-    public IssuedCallers(String space, Connection issuerConnection, ActorLedger ledger, Clock clock, WriteBudget budget) {
+    public IssuedCallerRows(String space, Connection issuerConnection, ActorLedger ledger, Clock clock,
+            WriteBudget budget) {
         this.space = space;
         this.ledger = ledger;
         this.budget = java.util.Objects.requireNonNull(budget, "budget");

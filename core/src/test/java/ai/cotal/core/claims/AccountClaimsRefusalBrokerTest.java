@@ -18,12 +18,14 @@ import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
 import java.time.Duration;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Every way a push is refused, each against the real broker. */
+@Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
-class AccountClaimsRefusalTest {
+class AccountClaimsRefusalBrokerTest {
     private final ClaimsFixture f = new ClaimsFixture();
     private final String ghost = NKeyPair.create(KeyType.SERVER).publicKey();
 

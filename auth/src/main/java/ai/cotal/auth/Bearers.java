@@ -1,0 +1,19 @@
+package ai.cotal.auth;
+
+/**
+ * The bearers of a plane's space, signed with the space's issuer key (SPEC §13.14). Handed out by
+ * {@link AuthAuthorityPlane#bearers()}.
+ *
+ * <p>Thread-safe. Once the plane fenced or began closing, every method refuses with
+ * {@code unavailable}.
+ */
+public interface Bearers {
+    /** Signs a bearer with the space's issuer key ({@code issueBearer}). */
+    String issue(BearerIssuer.Request request);
+
+    /** Verifies a bearer of this space ({@code verifyBearer}; {@code unauthenticated} with the reason when refused). */
+    BearerClaims verify(String token);
+
+    /** The issuer's JWKS document. */
+    String jwks();
+}

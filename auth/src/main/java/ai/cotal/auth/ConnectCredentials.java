@@ -1,0 +1,34 @@
+package ai.cotal.auth;
+
+import java.util.List;
+
+/**
+ * The connect credentials of a plane's space (SPEC §13.14): credential rows a bearer names, and
+ * the connect check against them and the actor ledger. Handed out by
+ * {@link AuthAuthorityPlane#credentials()}.
+ *
+ * <p>Thread-safe. Once the plane fenced or began closing, every method refuses with
+ * {@code unavailable}.
+ */
+public interface ConnectCredentials {
+    /**
+     * Authorizes a connect ({@code authorizeConnect}): the actor's ledger row exists, the requested
+     * scope is within it, the lifecycle uid is the row's, and the named credential row is live for
+     * that principal.
+     *
+     * @throws ai.cotal.core.CotalException {@code permission-denied} naming the reason
+     */
+    ActorRow authorize(ConnectAttempt attempt);
+
+    /**
+     * Writes a credential row for a granted principal at its current lifecycle uid
+     * ({@code mintConnectCredential}); returns its id. Charged to the plane's write budget first.
+     */
+    String mint(String owner, String actor, String lifecycleUid);
+
+    /** Removes a credential row ({@code revokeCredential}): connects naming it are refused from now on. */
+    void revoke(String credentialId);
+
+    /** The live credential ids ({@code listCredentials}), read by a sealed scan (the claim is checked before and after). */
+    List<String> list();
+}

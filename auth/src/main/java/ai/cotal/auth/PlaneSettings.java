@@ -1,0 +1,315 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.SpaceName;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The settings an authority plane and the stock service that opens one share: the broker URLs,
+ * the space, its state directory (actor ledger, IdP pin), the {@link SecretStore}, the clock, the
+ * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
+ * 24 h, default 15 min), the service-endpoint setting (off by default) and the {@link WriteBudgets}
+ * of SPEC §13.20. Held by {@link AuthPlaneOptions} and {@code AuthServiceOptions}, whose builders
+ * extend {@link Builder}: the only way to make one, validated before it exists. Immutable and
+ * thread-safe; {@code toString()} never shows the store or the oracle.
+ */
+public final class PlaneSettings {
+    private final List<String> servers;
+    private final String space;
+    private final Path stateDir;
+    private final SecretStore secretStore;
+    private final Clock clock;
+    private final Optional<LivenessOracle> livenessOracle;
+    private final Duration standingTtl;
+    private final Optional<ServiceEndpoints> serviceEndpoints;
+    private final WriteBudgets writeBudgets;
+
+    private PlaneSettings(Builder<?> b, WriteBudgets writeBudgets) {
+        this.servers = List.copyOf(b.servers);
+        this.space = b.space;
+        this.stateDir = b.stateDir.toAbsolutePath().normalize();
+        this.secretStore = b.secretStore;
+        this.clock = b.clock;
+        this.livenessOracle = Optional.ofNullable(b.livenessOracle);
+        this.standingTtl = b.standingTtl;
+        this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
+        this.writeBudgets = writeBudgets;
+    }
+
+    public List<String> servers() {
+        return servers;
+    }
+
+    public String space() {
+        return space;
+    }
+
+    /** Absolute and normalized. */
+    public Path stateDir() {
+        return stateDir;
+    }
+
+    public SecretStore secretStore() {
+        return secretStore;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+    public Optional<LivenessOracle> livenessOracle() {
+        return livenessOracle;
+    }
+
+    public Duration standingTtl() {
+        return standingTtl;
+    }
+
+    /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
+    public Optional<ServiceEndpoints> serviceEndpoints() {
+        return serviceEndpoints;
+    }
+
+    /** All the write budgets of SPEC §13.20. */
+    public WriteBudgets writeBudgets() {
+        return writeBudgets;
+    }
+
+    /**
+     * An options type that holds a {@link PlaneSettings} ({@link AuthPlaneOptions},
+     * {@code AuthServiceOptions}): the shared accessors are written once here, so
+     * {@code options.servers()} reads the same on the plane's options and the service's.
+     */
+    public interface Holder {
+        /** The shared settings. */
+        PlaneSettings settings();
+
+        default List<String> servers() {
+            return settings().servers();
+        }
+
+        default String space() {
+            return settings().space();
+        }
+
+        /** Absolute and normalized. */
+        default Path stateDir() {
+            return settings().stateDir();
+        }
+
+        default SecretStore secretStore() {
+            return settings().secretStore();
+        }
+
+        default Clock clock() {
+            return settings().clock();
+        }
+
+        /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+        default Optional<LivenessOracle> livenessOracle() {
+            return settings().livenessOracle();
+        }
+
+        default Duration standingTtl() {
+            return settings().standingTtl();
+        }
+
+        /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
+        default Optional<ServiceEndpoints> serviceEndpoints() {
+            return settings().serviceEndpoints();
+        }
+
+        /** All the write budgets of SPEC §13.20. */
+        default WriteBudgets writeBudgets() {
+            return settings().writeBudgets();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", standingTtl="
+                + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", " + writeBudgets + "]";
+    }
+
+    /**
+     * The setters of the shared settings, inherited by {@link AuthPlaneOptions.Builder} and
+     * {@code AuthServiceOptions.Builder}; {@link #buildSettings()} validates them, naming the first
+     * bad option.
+     *
+     * @param <B> the concrete builder, returned by every setter
+     */
+    public abstract static class Builder<B extends Builder<B>> {
+        private List<String> servers = List.of();
+        private String space;
+        private Path stateDir;
+        private SecretStore secretStore;
+        private Clock clock = Clock.systemUTC();
+        private LivenessOracle livenessOracle;
+        private Duration standingTtl = AuthPlaneOptions.DEFAULT_STANDING_TTL;
+        private ServiceEndpoints serviceEndpoints;
+        private int mintsPerPrincipal;
+        private int mintsPerSpace;
+        private int issuancesPerPrincipal;
+        private int issuancesPerSpace;
+        private int endpointWritesPerPrincipal;
+        private int endpointWritesPerSpace;
+
+        protected Builder() {
+            writeBudgets(WriteBudgets.defaults());
+        }
+
+        @SuppressWarnings("unchecked")
+        private B self() {
+            return (B) this;
+        }
+
+        /** Every shared setting at once, e.g. a service's for the plane it opens. */
+        public B settings(PlaneSettings settings) {
+            servers(settings.servers).space(settings.space).stateDir(settings.stateDir).secretStore(settings.secretStore)
+                    .clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
+                    .standingTtl(settings.standingTtl).serviceEndpoints(settings.serviceEndpoints.orElse(null));
+            return writeBudgets(settings.writeBudgets);
+        }
+
+        public B servers(List<String> urls) {
+            this.servers = urls;
+            return self();
+        }
+
+        public B server(String url) {
+            return servers(List.of(url));
+        }
+
+        public B space(String space) {
+            this.space = space;
+            return self();
+        }
+
+        /** The space's state directory, e.g. {@code CotalRoot.userAuthStateDir(root, space)}. */
+        public B stateDir(Path stateDir) {
+            this.stateDir = stateDir;
+            return self();
+        }
+
+        public B secretStore(SecretStore store) {
+            this.secretStore = store;
+            return self();
+        }
+
+        public B clock(Clock clock) {
+            this.clock = clock;
+            return self();
+        }
+
+        public B livenessOracle(LivenessOracle oracle) {
+            this.livenessOracle = oracle;
+            return self();
+        }
+
+        /**
+         * Lifetime of the plane's standing credentials (5 s to 24 h, default 15 min); they renew at
+         * half-life. The broker drops a standing connection when its JWT expires; it reconnects at
+         * once with the renewed one.
+         */
+        public B standingTtl(Duration ttl) {
+            this.standingTtl = ttl;
+            return self();
+        }
+
+        /**
+         * Hosts the service-endpoint operations ({@code serviceEndpoints: {startup: {kind: "normal"}}}):
+         * the plane opens a read-only discovery connection and answers
+         * {@link AuthAuthorityPlane#serviceEndpointHost}. Off by default.
+         */
+        public B serviceEndpoints(boolean enabled) {
+            return serviceEndpoints(enabled ? ServiceEndpoints.normal() : null);
+        }
+
+        /** The full setting ({@code {startup: {kind}}}); null turns service endpoints off. */
+        public B serviceEndpoints(ServiceEndpoints setting) {
+            this.serviceEndpoints = setting;
+            return self();
+        }
+
+        /** All the write budgets at once (default {@link WriteBudgets#defaults()}). */
+        public B writeBudgets(WriteBudgets budgets) {
+            return mintsPerPrincipalPerMinute(budgets.mintsPerPrincipal()).mintsPerSpacePerMinute(budgets.mintsPerSpace())
+                    .issuancesPerPrincipalPerMinute(budgets.issuancesPerPrincipal())
+                    .issuancesPerSpacePerMinute(budgets.issuancesPerSpace())
+                    .endpointWritesPerPrincipalPerMinute(budgets.endpointWritesPerPrincipal())
+                    .endpointWritesPerSpacePerMinute(budgets.endpointWritesPerSpace());
+        }
+
+        /** Credential-row mints per principal per rolling minute (1 to 1,000,000; default 60). */
+        public B mintsPerPrincipalPerMinute(int limit) {
+            this.mintsPerPrincipal = limit;
+            return self();
+        }
+
+        /** Credential-row mints per space per rolling minute (1 to 1,000,000; default 600). */
+        public B mintsPerSpacePerMinute(int limit) {
+            this.mintsPerSpace = limit;
+            return self();
+        }
+
+        /**
+         * Issuances (manager-caller connects under a new nonce) per principal per rolling minute
+         * (1 to 1,000,000; default 30).
+         */
+        public B issuancesPerPrincipalPerMinute(int limit) {
+            this.issuancesPerPrincipal = limit;
+            return self();
+        }
+
+        /** Issuances per space per rolling minute (1 to 1,000,000; default 300). */
+        public B issuancesPerSpacePerMinute(int limit) {
+            this.issuancesPerSpace = limit;
+            return self();
+        }
+
+        /**
+         * Service-endpoint writes (owner requests binding a new request id) per principal per
+         * rolling minute (1 to 1,000,000; default 30).
+         */
+        public B endpointWritesPerPrincipalPerMinute(int limit) {
+            this.endpointWritesPerPrincipal = limit;
+            return self();
+        }
+
+        /** Service-endpoint writes per space per rolling minute (1 to 1,000,000; default 300). */
+        public B endpointWritesPerSpacePerMinute(int limit) {
+            this.endpointWritesPerSpace = limit;
+            return self();
+        }
+
+        /** Validates the shared settings, naming the first bad option; the outer {@code build()} calls it first. */
+        protected final PlaneSettings buildSettings() {
+            if (servers == null || servers.isEmpty() || servers.stream().anyMatch(s -> s == null || s.isBlank())) {
+                throw CotalException.badRequest("servers", "at least one broker URL");
+            }
+            SpaceName.check(space, "space");
+            if (stateDir == null) {
+                throw CotalException.badRequest("stateDir", "the space's state directory is required");
+            }
+            if (secretStore == null) {
+                throw CotalException.badRequest("secretStore", "is required");
+            }
+            if (clock == null) {
+                throw CotalException.badRequest("clock", "is required");
+            }
+            if (standingTtl == null || standingTtl.compareTo(Duration.ofSeconds(5)) < 0
+                    || standingTtl.compareTo(Duration.ofHours(24)) > 0) {
+                throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
+            }
+            WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
+                    issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option
+            return new PlaneSettings(this, budgets);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.ConnectCredentials;
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.StoreNames;
+import java.util.List;
+
+/** The plane's {@link ConnectCredentials}: each call first refuses unless the plane is serving. */
+final class PlaneCredentials implements ConnectCredentials {
+    private final Runnable refuseIfUnavailable;
+    private final String space;
+    private final ActorLedger ledger;
+    private final CredentialRows rows;
+    private final WriteBudget budget;
+    private final PlaneClaim claim;
+    private final AuthorityConnection ledgerScanner;
+
+    PlaneCredentials(Runnable refuseIfUnavailable, String space, ActorLedger ledger, CredentialRows rows,
+            WriteBudget budget, PlaneClaim claim, AuthorityConnection ledgerScanner) {
+        this.refuseIfUnavailable = refuseIfUnavailable;
+        this.space = space;
+        this.ledger = ledger;
+        this.rows = rows;
+        this.budget = budget;
+        this.claim = claim;
+        this.ledgerScanner = ledgerScanner;
+    }
+
+    @Override
+    public ActorRow authorize(ConnectAttempt attempt) {
+        refuseIfUnavailable.run();
+        return rows.authorize(ledger, attempt);
+    }
+
+    @Override
+    public String mint(String owner, String actor, String lifecycleUid) {
+        refuseIfUnavailable.run();
+        ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "actor " + owner + "." + actor + " is not granted"));
+        if (!row.lifecycleUid().equals(lifecycleUid)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
+                    + ": lifecycle uid is not the grant's");
+        }
+        budget.charge(WriteBudget.Kind.MINT, owner, actor); // SPEC §13.20: refused before anything is written
+        return rows.mint(owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public void revoke(String credentialId) {
+        refuseIfUnavailable.run();
+        rows.revoke(credentialId);
+    }
+
+    @Override
+    public List<String> list() {
+        refuseIfUnavailable.run();
+        claim.assertHeld();
+        List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
+                AuthorityRole.LEDGER_CONSUMER);
+        claim.assertHeld();
+        return keys.stream().map(k -> k.substring("cred.".length())).toList();
+    }
+}

@@ -1,0 +1,31 @@
+/**
+ * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (the seed's
+ * {@code openAuthAuthorityPlane}), the auth callout ({@code ai.cotal.auth.callout}), the token
+ * exchange and HTTP faces ({@code ai.cotal.auth.exchange}), the stock service
+ * ({@code ai.cotal.auth.service}) and the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}).
+ *
+ * <p>{@code ai.cotal.auth.internal.*} is the implementation: not exported to anyone.
+ */
+module ai.cotal.auth {
+    requires transitive ai.cotal.core;
+    requires transitive ai.cotal.workspace;
+    requires transitive ai.cotal.servicehost;
+    requires transitive com.nimbusds.jose.jwt;
+    requires com.fasterxml.jackson.databind;
+    requires org.eclipse.jetty.server;
+    requires org.slf4j;
+    requires java.net.http;
+
+    exports ai.cotal.auth;
+    exports ai.cotal.auth.callout;
+    exports ai.cotal.auth.exchange;
+    exports ai.cotal.auth.jose;
+    exports ai.cotal.auth.service;
+
+    // Closed JSON parsing binds the records of these packages reflectively.
+    opens ai.cotal.auth to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.exchange to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.service to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.internal.endpoint to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.internal.plane to com.fasterxml.jackson.databind;
+}

@@ -1,0 +1,95 @@
+package ai.cotal.auth.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.LivenessOracle;
+import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.WriteBudgets;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceSigner;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The service's options hand the plane its settings whole; every builder names the option it refuses. */
+class OptionsBuildTest {
+    @TempDir
+    Path dir;
+
+    private final InMemorySecretStore store = new InMemorySecretStore();
+    private final Clock clock = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+    @Test
+    void thePlaneTheServiceOpensGetsEverySharedSetting() {
+        LivenessOracle oracle = tuples -> LivenessOracle.Answer.unknown(tuples);
+        WriteBudgets budgets = new WriteBudgets(1, 2, 3, 4, 5, 6);
+        AuthServiceOptions service = AuthServiceOptions.builder().servers(List.of("nats://a:4222", "nats://b:4222"))
+                .space("alpha").stateDir(dir.resolve("x/../state")).secretStore(store).clock(clock)
+                .livenessOracle(oracle).standingTtl(Duration.ofMinutes(2)).serviceEndpoints(ServiceEndpoints.normal())
+                .writeBudgets(budgets).loopbackPort(4000).build();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        SpaceSigner signer = auth.strip();
+        AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(service.settings()).signer(signer).build();
+
+        assertEquals(List.of("nats://a:4222", "nats://b:4222"), plane.servers());
+        assertEquals("alpha", plane.space());
+        assertEquals(dir.resolve("state").toAbsolutePath(), plane.stateDir(), "absolute and normalized");
+        assertSame(store, plane.secretStore());
+        assertSame(clock, plane.clock());
+        assertSame(oracle, plane.livenessOracle().orElseThrow());
+        assertEquals(Duration.ofMinutes(2), plane.standingTtl());
+        assertEquals(ServiceEndpoints.normal(), plane.serviceEndpoints().orElseThrow());
+        assertEquals(budgets, plane.writeBudgets());
+        assertEquals(6, plane.endpointWritesPerSpacePerMinute());
+        assertFalse(plane.toString().contains(auth.space().signing().seed()), "no seed in toString: " + plane);
+        assertFalse(service.toString().contains("InMemorySecretStore"), "no store in toString: " + service);
+
+        AuthServiceOptions defaults = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .secretStore(store).build();
+        assertEquals(AuthPlaneOptions.DEFAULT_STANDING_TTL, defaults.standingTtl());
+        assertEquals(WriteBudgets.defaults(), defaults.writeBudgets());
+        assertTrue(defaults.serviceEndpoints().isEmpty() && defaults.livenessOracle().isEmpty());
+    }
+
+    @Test
+    void everyBuilderRefusesNamingTheOption() {
+        Map<String, Supplier<Object>> bad = Map.of(
+                "servers", () -> AuthServiceOptions.builder().servers(List.of(" ")).space("alpha").stateDir(dir)
+                        .secretStore(store).build(),
+                "loopbackPort", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .secretStore(store).loopbackPort(65536).build(),
+                "dataAccount", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .secretStore(store).dataAccount("UABC").build(),
+                "manifest", () -> AuthHost.Options.builder().server("nats://a:4222").stateRoot(dir).secretStore(store)
+                        .build(),
+                "stateRoot", () -> AuthHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                        .secretStore(store).build(),
+                "stateDirs", () -> CalloutReplica.Options.builder().server("nats://a:4222").secrets(store).build(),
+                "secrets", () -> CalloutReplica.Options.builder().server("nats://a:4222")
+                        .stateDirs(Map.of("alpha", dir)).build(),
+                "retry", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
+                        .secrets(store).retry(Duration.ZERO).build(),
+                "ttl", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
+                        .secrets(store).ttl(Duration.ofSeconds(-1)).build());
+        bad.forEach((option, build) -> {
+            CotalException e = assertThrows(CotalException.class, build::get, option);
+            assertEquals(ErrorCode.BAD_REQUEST, e.code(), option);
+            assertTrue(e.getMessage().startsWith(option), option + ": " + e.getMessage());
+        });
+    }
+}
