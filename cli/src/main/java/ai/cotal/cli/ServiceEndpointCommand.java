@@ -101,7 +101,7 @@ final class ServiceEndpointCommand {
             HostResult result = new ServiceEndpointHostClient(URI.create(url), http,
                     Duration.ofSeconds(30)).invoke(token, actor, parsed, capability);
             out.println(new String(HostJson.writeResult(result), StandardCharsets.UTF_8));
-            return result.status() == HostResult.Status.denied || result.status() == HostResult.Status.held ? 1 : 0;
+            return result.status() == HostResult.Status.DENIED || result.status() == HostResult.Status.HELD ? 1 : 0;
         } catch (ContractException e) {
             err.println("cotal-auth service-endpoint: " + e.code() + ": " + e.getMessage());
             return 1;

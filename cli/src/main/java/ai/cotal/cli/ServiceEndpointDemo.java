@@ -19,6 +19,7 @@ import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.FileSecretStore;
@@ -100,28 +101,29 @@ final class ServiceEndpointDemo {
         out.printf("|%s|%s|%s|%s%n", "-".repeat(16), "-".repeat(11), "-".repeat(28), "-".repeat(40));
         HostResult r = client.invoke(token, "laptop", new HostRequest.Register(requestId(), "weather", instance,
                 "sha256:" + "c".repeat(64), List.of("ask", "stream")), capability);
-        row("register", r, "proposal " + r.proposal().state() + ", ceiling " + r.proposal().callerCeiling());
+        row("register", r, "proposal " + r.proposal().state().wire() + ", ceiling " + r.proposal().callerCeiling());
         r = client.invoke(token, "laptop", new HostRequest.Decide(requestId(), "weather", instance,
-                HostRequest.Decision.approve), capability);
-        row("decide", r, r.completion() + ", gate revision " + r.approvedGateRevision());
+                HostRequest.Decision.APPROVE), capability);
+        row("decide", r, r.completion().wire() + ", gate revision " + r.approvedGateRevision());
         r = client.invoke(token, "laptop", new HostRequest.CallerGrant(requestId(), "weather", instance,
                 new HostRequest.Grantee(owner, "phone"), List.of("ask")), capability);
         row("caller-grant", r, "grant " + r.grant().grantId() + " " + r.grant().capabilities() + " to phone");
         r = client.invoke(token, "laptop", new HostRequest.InstanceRead("weather", instance), capability);
-        row("instance-read", r, r.instance().registrationState() + ", gate " + r.instance().gate().state()
-                + ", assignment " + r.instance().assignment());
+        Views.Instance view = r.instance();
+        row("instance-read", r, view.registrationState().wire() + ", gate " + view.gate().state().wire()
+                + ", assignment " + (view.assignment() == null ? "none" : view.assignment().wire()));
         r = client.invoke(token, "laptop", new HostRequest.NameBind(requestId(), "forecast", "weather", owner,
                 "dns:forecast.example", 0), capability);
         row("name-bind", r, "forecast -> weather (as the operator, on loopback)");
         r = client.invoke(token, "laptop", new HostRequest.Revoke(requestId(), "weather", instance), capability);
-        row("revoke", r, r.completion() + ", denyNew " + r.denyNew().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        row("revoke", r, r.completion().wire() + ", denyNew " + r.denyNew().wire());
     }
 
     private void row(String step, HostResult r, String detail) {
-        out.printf("| %-14s | %-9s | %-26s | %s%n", step, r.status(), r.operationId() == null ? "-" : r.operationId(),
+        out.printf("| %-14s | %-9s | %-26s | %s%n", step, r.status().wire(), r.operationId() == null ? "-" : r.operationId(),
                 detail);
-        if (r.status() == HostResult.Status.denied || r.status() == HostResult.Status.held) {
-            throw new IllegalStateException(step + " answered " + r.status() + ": " + r.reason());
+        if (r.status() == HostResult.Status.DENIED || r.status() == HostResult.Status.HELD) {
+            throw new IllegalStateException(step + " answered " + r.status().wire() + ": " + r.reason());
         }
     }
 

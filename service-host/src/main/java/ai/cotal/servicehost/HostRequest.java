@@ -1,5 +1,6 @@
 package ai.cotal.servicehost;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
 
 /**
@@ -56,7 +57,21 @@ public sealed interface HostRequest {
     }
 
     /** A decision on a proposal. */
-    enum Decision { approve, refuse }
+    enum Decision {
+        APPROVE("approve"), REFUSE("refuse");
+
+        private final String wire;
+
+        Decision(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
 
     /** Revoke an instance's assignment. */
     record Revoke(String requestId, String endpoint, String instanceId) implements Mutating {

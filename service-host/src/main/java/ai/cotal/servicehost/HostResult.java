@@ -1,7 +1,7 @@
 package ai.cotal.servicehost;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
 
 /**
@@ -17,16 +17,55 @@ public record HostResult(Status status, String operationId, Completion completio
         Views.Proposal proposal, Views.Operation operation, Views.Name name, Views.Grant grant, List<Views.Grant> grants) {
 
     /** What happened. */
-    public enum Status { pending, held, refused, denied, completed, granted, unsupported }
+    public enum Status {
+        PENDING("pending"), HELD("held"), REFUSED("refused"), DENIED("denied"), COMPLETED("completed"),
+        GRANTED("granted"), UNSUPPORTED("unsupported");
+
+        private final String wire;
+
+        Status(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
 
     /** Whether a completed result was applied now or returned from storage. */
-    public enum Completion { applied, stored }
+    public enum Completion {
+        APPLIED("applied"), STORED("stored");
+
+        private final String wire;
+
+        Completion(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
 
     /** Evidence about deny-new on a revoke. */
     public enum DenyNew {
-        @JsonProperty("in-effect") IN_EFFECT,
-        @JsonProperty("unknown") UNKNOWN,
-        @JsonProperty("landed") LANDED
+        IN_EFFECT("in-effect"), UNKNOWN("unknown"), LANDED("landed");
+
+        private final String wire;
+
+        DenyNew(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
     }
 
     public HostResult {
@@ -34,15 +73,15 @@ public record HostResult(Status status, String operationId, Completion completio
             throw ContractException.badRequest("status", "is required");
         }
         Grammar.optional(Grammar.OPERATION_ID, operationId, "operationId");
-        if (status == Status.denied && operationId != null) {
+        if (status == Status.DENIED && operationId != null) {
             throw ContractException.badRequest("operationId", "a denied result names no operation");
         }
-        if ((status == Status.pending || status == Status.refused || status == Status.completed
-                || status == Status.granted) && operationId == null && operation == null && proposal == null
+        if ((status == Status.PENDING || status == Status.REFUSED || status == Status.COMPLETED
+                || status == Status.GRANTED) && operationId == null && operation == null && proposal == null
                 && instance == null && instances == null && name == null && grant == null && grants == null) {
-            throw ContractException.badRequest("operationId", "a " + status + " result of a write names its operation");
+            throw ContractException.badRequest("operationId", "a " + status.wire() + " result of a write names its operation");
         }
-        if ((status == Status.completed) != (completion != null)) {
+        if ((status == Status.COMPLETED) != (completion != null)) {
             throw ContractException.badRequest("completion", "present exactly on completed results");
         }
         if (debt != null) {

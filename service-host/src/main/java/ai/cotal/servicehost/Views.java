@@ -1,17 +1,124 @@
 package ai.cotal.servicehost;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
 
-/** The read views of the service-endpoint host (SPEC §13.1). Immutable, validated at construction. */
+/**
+ * The read views of the service-endpoint host (SPEC §13.1) and the states they show, each an enum
+ * carrying its wire name (an unknown name is refused when a view is parsed). Immutable, validated
+ * at construction.
+ */
 public final class Views {
     private Views() {
     }
 
+    /** An endpoint gate's state: {@code frozen -> open -> retired} ({@code frozen -> retired} on refusal). */
+    public enum GateState {
+        FROZEN("frozen"), OPEN("open"), RETIRED("retired");
+
+        private final String wire;
+
+        GateState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
+    /** A register operation's proposal: {@code pending}, then decided. */
+    public enum ProposalState {
+        PENDING("pending"), APPROVED("approved"), REFUSED("refused");
+
+        private final String wire;
+
+        ProposalState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
+    /** An instance's registration as a view shows it: its proposal's state, or {@code revoked} once fenced. */
+    public enum RegistrationState {
+        PENDING("pending"), APPROVED("approved"), REFUSED("refused"), REVOKED("revoked");
+
+        private final String wire;
+
+        RegistrationState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
+    /** An approved instance's assignment: {@code active -> fenced}. */
+    public enum AssignmentState {
+        ACTIVE("active"), FENCED("fenced");
+
+        private final String wire;
+
+        AssignmentState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
+    /** An operation: {@code open}, then terminal ({@code completed}, {@code refused} or {@code granted}). */
+    public enum OperationState {
+        OPEN("open"), COMPLETED("completed"), REFUSED("refused"), GRANTED("granted");
+
+        private final String wire;
+
+        OperationState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
+    /** A caller grant: {@code active -> revoked}. */
+    public enum GrantState {
+        ACTIVE("active"), REVOKED("revoked");
+
+        private final String wire;
+
+        GrantState(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
+        }
+    }
+
     /** An endpoint gate as read. */
-    public record Gate(String state, long revision) {
+    public record Gate(GateState state, long revision) {
         public Gate {
-            if (!List.of("frozen", "open", "retired").contains(state)) {
+            if (state == null) {
                 throw ContractException.badRequest("gate.state", "must be frozen, open or retired");
             }
             Grammar.revision(revision, "gate.revision");
@@ -20,26 +127,23 @@ public final class Views {
 
     /** {@code ServiceInstanceView}: the current state of one instance. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Instance(String endpoint, String instanceId, String owner, String registrationState,
-            String approvalDigest, Gate gate, String assignment, String name) {
+    public record Instance(String endpoint, String instanceId, String owner, RegistrationState registrationState,
+            String approvalDigest, Gate gate, AssignmentState assignment, String name) {
         public Instance {
             Grammar.check(Grammar.LABEL, endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.check(Grammar.OWNER, owner, "owner");
-            if (!List.of("pending", "approved", "refused", "revoked").contains(registrationState)) {
+            if (registrationState == null) {
                 throw ContractException.badRequest("registrationState", "must be pending, approved, refused or revoked");
             }
             Grammar.optional(Grammar.DIGEST, approvalDigest, "approvalDigest");
-            if (assignment != null && !List.of("active", "fenced").contains(assignment)) {
-                throw ContractException.badRequest("assignment", "must be active or fenced");
-            }
             Grammar.optional(Grammar.LABEL, name, "name");
         }
     }
 
     /** A register operation's proposal. */
     public record Proposal(String operationId, String endpoint, String instanceId, String owner, String contractDigest,
-            List<String> callerCeiling, String state) {
+            List<String> callerCeiling, ProposalState state) {
         public Proposal {
             Grammar.check(Grammar.OPERATION_ID, operationId, "proposal.operationId");
             Grammar.check(Grammar.LABEL, endpoint, "proposal.endpoint");
@@ -47,7 +151,7 @@ public final class Views {
             Grammar.check(Grammar.OWNER, owner, "proposal.owner");
             Grammar.check(Grammar.DIGEST, contractDigest, "proposal.contractDigest");
             callerCeiling = Grammar.capabilities(callerCeiling, "proposal.callerCeiling");
-            if (!List.of("pending", "approved", "refused").contains(state)) {
+            if (state == null) {
                 throw ContractException.badRequest("proposal.state", "must be pending, approved or refused");
             }
         }
@@ -55,11 +159,11 @@ public final class Views {
 
     /** An operation, with its authoritative debt. */
     public record Operation(String operationId, String kind, String requestId, String endpoint, String instanceId,
-            String state, List<String> debt) {
+            OperationState state, List<String> debt) {
         public Operation {
             Grammar.check(Grammar.OPERATION_ID, operationId, "operation.operationId");
             Grammar.check(Grammar.REQUEST_ID, requestId, "operation.requestId");
-            if (kind == null || kind.isEmpty() || state == null || state.isEmpty()) {
+            if (kind == null || kind.isEmpty() || state == null) {
                 throw ContractException.badRequest("operation", "kind and state are required");
             }
             Grammar.optional(Grammar.LABEL, endpoint, "operation.endpoint");
@@ -80,7 +184,7 @@ public final class Views {
 
     /** A caller grant. */
     public record Grant(String grantId, String endpoint, String instanceId, HostRequest.Grantee grantee,
-            List<String> capabilities, String state) {
+            List<String> capabilities, GrantState state) {
         public Grant {
             Grammar.check(Grammar.GRANT_ID, grantId, "grant.grantId");
             Grammar.check(Grammar.LABEL, endpoint, "grant.endpoint");
@@ -89,7 +193,7 @@ public final class Views {
                 throw ContractException.badRequest("grant.grantee", "is required");
             }
             capabilities = Grammar.capabilities(capabilities, "grant.capabilities");
-            if (!List.of("active", "revoked").contains(state)) {
+            if (state == null) {
                 throw ContractException.badRequest("grant.state", "must be active or revoked");
             }
         }

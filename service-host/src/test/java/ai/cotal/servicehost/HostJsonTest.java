@@ -28,7 +28,7 @@ class HostJsonTest {
     void everyKindRoundTrips() {
         List<HostRequest> requests = List.of(
                 new HostRequest.Register(RID, "weather", IID, "sha256:" + "a".repeat(64), List.of("invoke")),
-                new HostRequest.Decide(RID, "weather", IID, HostRequest.Decision.approve),
+                new HostRequest.Decide(RID, "weather", IID, HostRequest.Decision.APPROVE),
                 new HostRequest.Revoke(RID, "weather", IID),
                 new HostRequest.NameBind(RID, "forecast", "weather", "u_" + "a".repeat(26), "dns:forecast.example", 0),
                 new HostRequest.CallerGrant(RID, "weather", IID, new HostRequest.Grantee("u_abcdefghijklmnopqrstuvwxyz",
@@ -106,14 +106,45 @@ class HostJsonTest {
     }
 
     @Test
+    void statesTravelByTheirWireNamesAndAnUnknownOneIsRefusedByType() {
+        HostResult read = HostJson.parseResult(("{\"status\":\"completed\",\"completion\":\"stored\",\"instance\":{"
+                + "\"endpoint\":\"weather\",\"instanceId\":\"" + IID + "\",\"owner\":\"u_" + "a".repeat(26) + "\","
+                + "\"registrationState\":\"revoked\",\"gate\":{\"state\":\"retired\",\"revision\":4},"
+                + "\"assignment\":\"fenced\"}}").getBytes(StandardCharsets.UTF_8));
+        assertEquals(Views.RegistrationState.REVOKED, read.instance().registrationState());
+        assertEquals(Views.GateState.RETIRED, read.instance().gate().state());
+        assertEquals(Views.AssignmentState.FENCED, read.instance().assignment());
+        assertEquals(HostResult.Completion.STORED, read.completion());
+        String json = new String(HostJson.writeResult(read), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"registrationState\":\"revoked\"") && json.contains("\"state\":\"retired\"")
+                && json.contains("\"assignment\":\"fenced\"") && json.startsWith("{\"status\":\"completed\""), json);
+
+        String secret = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTBI";
+        for (String state : new String[] {"RETIRED", "Retired", secret, ""}) {
+            ContractException e = assertThrows(ContractException.class, () -> HostJson.parseResult(json
+                    .replace("\"state\":\"retired\"", "\"state\":\"" + state + "\"").getBytes(StandardCharsets.UTF_8)));
+            assertEquals("bad-request", e.code());
+            assertTrue(e.getMessage().startsWith("result.instance.gate.state"), e.getMessage());
+            assertFalse(e.getMessage().contains(secret) || e.getMessage().contains("RETIRED"), e.getMessage());
+        }
+        ContractException status = assertThrows(ContractException.class, () -> HostJson.parseResult(
+                "{\"status\":\"HELD\"}".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(status.getMessage().startsWith("result.status"), status.getMessage());
+        refused("{\"kind\":\"decide\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"decision\":\"APPROVE\"}");
+        assertEquals(HostRequest.Decision.REFUSE, ((HostRequest.Decide) parse("{\"kind\":\"decide\",\"requestId\":\"" + RID
+                + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID + "\",\"decision\":\"refuse\"}")).decision());
+    }
+
+    @Test
     void resultsFollowTheStatusRules() {
-        HostResult pending = HostResult.of(HostResult.Status.pending, "abcdefghijklmnopqrstuvwxyz", null);
+        HostResult pending = HostResult.of(HostResult.Status.PENDING, "abcdefghijklmnopqrstuvwxyz", null);
         assertEquals(pending, HostJson.parseResult(HostJson.writeResult(pending)));
-        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.denied, "abcdefghijklmnopqrstuvwxyz", null));
-        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.pending, null, null));
-        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.completed, "abcdefghijklmnopqrstuvwxyz", null));
-        HostResult revoke = new HostResult(HostResult.Status.completed, "abcdefghijklmnopqrstuvwxyz",
-                HostResult.Completion.applied, List.of(RID), HostResult.DenyNew.IN_EFFECT, null, null, null, null, null, null,
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.DENIED, "abcdefghijklmnopqrstuvwxyz", null));
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.PENDING, null, null));
+        assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.COMPLETED, "abcdefghijklmnopqrstuvwxyz", null));
+        HostResult revoke = new HostResult(HostResult.Status.COMPLETED, "abcdefghijklmnopqrstuvwxyz",
+                HostResult.Completion.APPLIED, List.of(RID), HostResult.DenyNew.IN_EFFECT, null, null, null, null, null, null,
                 null, null, null, null);
         String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
         assertTrue(json.contains("\"denyNew\":\"in-effect\""), json);

@@ -27,7 +27,7 @@ class ServiceEndpointHostClientTest {
             seen.set(new String(http.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             boolean refuse = seen.get().contains("\"revoke\"");
             byte[] body = refuse ? "{\"error\":\"no such granter\"}".getBytes(StandardCharsets.UTF_8)
-                    : HostJson.writeResult(HostResult.of(HostResult.Status.pending, "abcdefghijklmnopqrstuvwxyz", null));
+                    : HostJson.writeResult(HostResult.of(HostResult.Status.PENDING, "abcdefghijklmnopqrstuvwxyz", null));
             http.sendResponseHeaders(refuse ? 403 : 200, body.length);
             http.getResponseBody().write(body);
             http.close();
@@ -38,7 +38,7 @@ class ServiceEndpointHostClientTest {
                     + server.getAddress().getPort()), HttpClient.newHttpClient(), Duration.ofSeconds(5));
             HostResult result = client.invoke("idp.jwt.token", "laptop", new HostRequest.Register("req-0123456789abcdef", "weather",
                     "abcdefghijklmnopqrstuvwxyz", "sha256:" + "b".repeat(64), List.of("invoke")), null);
-            assertEquals(HostResult.Status.pending, result.status());
+            assertEquals(HostResult.Status.PENDING, result.status());
             assertEquals(ServiceEndpointHostClient.AUTHORITY_ROUTE, path.get());
             assertTrue(seen.get().startsWith("{\"idpToken\":\"idp.jwt.token\",\"actor\":\"laptop\",\"request\":{\"kind\":\"register\""), seen.get());
             ContractException e = assertThrows(ContractException.class, () -> client.invoke("idp.jwt.token", "laptop",

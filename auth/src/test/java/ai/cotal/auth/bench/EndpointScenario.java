@@ -81,7 +81,7 @@ public final class EndpointScenario {
                     invoke(plane, granter, r);
                 }));
                 decides.add(Concurrent.run(threads, perThread, (t, i) -> invoke(plane, granter,
-                        new HostRequest.Decide(requestId(ids), "bench", instances[t][i], HostRequest.Decision.approve))));
+                        new HostRequest.Decide(requestId(ids), "bench", instances[t][i], HostRequest.Decision.APPROVE))));
             }
             Concurrent.Result floor = Concurrent.median(floors);
             System.out.println("\n| path (" + threads + " threads, median of " + REPEATS + " interleaved runs) | ops/s"
@@ -112,8 +112,8 @@ public final class EndpointScenario {
         ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
         HostResult result = request instanceof HostRequest.Register r ? host.admit(granter, r, deadline)
                 : host.serve(granter, request, deadline);
-        if (result.status() != HostResult.Status.pending && result.status() != HostResult.Status.completed) {
-            throw new IllegalStateException(request.kind() + " answered " + result.status() + " " + result.reason());
+        if (result.status() != HostResult.Status.PENDING && result.status() != HostResult.Status.COMPLETED) {
+            throw new IllegalStateException(request.kind() + " answered " + result.status().wire() + " " + result.reason());
         }
     }
 }

@@ -259,7 +259,7 @@ public final class FloodScenario {
             HostResult result = service.plane().serviceEndpoints().orElseThrow().admit(owner, new HostRequest.Register(
                     "flood-req-" + ids.incrementAndGet(), "victim-svc", instance, "sha256:" + "c".repeat(64), List.of("ask")),
                     Instant.now().plusSeconds(30));
-            return result.status() == HostResult.Status.pending ? null : result.status() + " " + result.reason();
+            return result.status() == HostResult.Status.PENDING ? null : result.status().wire() + " " + result.reason();
         } catch (RuntimeException e) {
             return e.getClass().getSimpleName() + ": " + e.getMessage();
         }

@@ -231,10 +231,10 @@ public final class LoadScenario {
         ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
         HostResult pending = finished(() -> host.admit(owner, register), replays);
         HostRequest.Decide approve = new HostRequest.Decide("load-req-" + ids.incrementAndGet(), "load", instance,
-                HostRequest.Decision.approve);
+                HostRequest.Decision.APPROVE);
         HostResult approved = finished(() -> host.serve(owner, approve), replays);
-        if (pending.status() != HostResult.Status.pending || approved.status() != HostResult.Status.completed) {
-            throw new IllegalStateException("register/approve answered " + pending.status() + "/" + approved.status());
+        if (pending.status() != HostResult.Status.PENDING || approved.status() != HostResult.Status.COMPLETED) {
+            throw new IllegalStateException("register/approve answered " + pending.status().wire() + "/" + approved.status().wire());
         }
     }
 
@@ -244,7 +244,7 @@ public final class LoadScenario {
      */
     private static HostResult finished(java.util.function.Supplier<HostResult> call, AtomicLong replays) {
         HostResult result = call.get();
-        for (int i = 0; i < 5 && result.status() == HostResult.Status.held; i++) {
+        for (int i = 0; i < 5 && result.status() == HostResult.Status.HELD; i++) {
             replays.incrementAndGet();
             result = call.get();
         }

@@ -15,6 +15,7 @@ import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Status;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -89,17 +90,17 @@ class HostRouteBrokerTest {
 
                 HostResult pending = publicFace.invoke(token, "laptop", new HostRequest.Register(rid(), "weather", IID,
                         "sha256:" + "c".repeat(64), List.of("ask")), null);
-                assertEquals(Status.pending, pending.status());
+                assertEquals(Status.PENDING, pending.status());
                 assertEquals(owner, pending.proposal().owner(), "the route derived the owner from the IdP proof");
                 HostResult approved = publicFace.invoke(token, "laptop", new HostRequest.Decide(rid(), "weather", IID,
-                        HostRequest.Decision.approve), null);
-                assertEquals(Status.completed, approved.status());
+                        HostRequest.Decision.APPROVE), null);
+                assertEquals(Status.COMPLETED, approved.status());
 
                 HostRequest.NameBind bind = new HostRequest.NameBind(rid(), "forecast", "weather", owner, "dns:x", 0);
-                assertEquals(Status.denied, publicFace.invoke(token, "laptop", bind, null).status(),
+                assertEquals(Status.DENIED, publicFace.invoke(token, "laptop", bind, null).status(),
                         "on the public face the proved owner cannot bind names");
                 HostResult bound = loopback.invoke(token, "laptop", bind, cap);
-                assertEquals(Status.completed, bound.status(), "on loopback with the capability it runs as the operator");
+                assertEquals(Status.COMPLETED, bound.status(), "on loopback with the capability it runs as the operator");
                 HttpResponse<String> viaHost = post(exchange.loopbackUrl(), ServiceEndpointHostClient.HOST_ROUTE,
                         "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"register\","
                         + "\"requestId\":\"" + rid() + "\",\"endpoint\":\"tides\",\"instanceId\":\"" + IID
@@ -107,7 +108,7 @@ class HostRouteBrokerTest {
                         "application/json", "POST", false);
                 assertEquals(200, viaHost.statusCode(), viaHost.body());
                 assertTrue(viaHost.body().contains("\"unsupported\""), "register through the host route: " + viaHost.body());
-                assertEquals("approved", loopback.invoke(token, "laptop", new HostRequest.InstanceRead("weather", IID), cap)
+                assertEquals(Views.RegistrationState.APPROVED, loopback.invoke(token, "laptop", new HostRequest.InstanceRead("weather", IID), cap)
                         .instance().registrationState());
 
                 ContractException unproved = assertThrows(ContractException.class, () -> publicFace.invoke(
@@ -115,9 +116,9 @@ class HostRouteBrokerTest {
                         new HostRequest.InstanceRead("weather", IID), null));
                 assertEquals("unauthenticated", unproved.code());
                 HostResult held = publicFace.invoke(token, "phone", new HostRequest.Revoke(rid(), "weather", IID), null);
-                assertEquals(Status.held, held.status(), "an actor without an interactive row");
+                assertEquals(Status.HELD, held.status(), "an actor without an interactive row");
                 HostResult revoked = publicFace.invoke(token, "laptop", new HostRequest.Revoke(rid(), "weather", IID), null);
-                assertEquals(Status.completed, revoked.status());
+                assertEquals(Status.COMPLETED, revoked.status());
                 assertNotNull(revoked.denyNew());
             }
         }

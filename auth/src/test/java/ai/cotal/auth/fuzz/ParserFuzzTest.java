@@ -96,15 +96,15 @@ class ParserFuzzTest {
         String iid = "abcdefghijklmnopqrstuvwxyz";
         List<HostRequest> requests = List.of(
                 new HostRequest.Register(rid, "weather", iid, "sha256:" + "c".repeat(64), List.of("ask")),
-                new HostRequest.Decide(rid, "weather", iid, HostRequest.Decision.approve),
+                new HostRequest.Decide(rid, "weather", iid, HostRequest.Decision.APPROVE),
                 new HostRequest.NameBind(rid, "forecast", "weather", "u_" + "a".repeat(26), "dns:x", 0),
                 new HostRequest.CallerGrant(rid, "weather", iid, new HostRequest.Grantee("u_" + "a".repeat(26), "phone"),
                         List.of("ask")),
                 new HostRequest.InstanceList("c3ZjLmFzZw", 10));
         List<byte[]> seeds = requests.stream().map(HostJson::writeRequest).toList();
         expectClean(Fuzz.run("host-request", seeds, HostJson::parseRequest));
-        List<byte[]> results = List.of(HostJson.writeResult(HostResult.of(HostResult.Status.held,
-                "abcdefghijklmnopqrstuvwxyz", "fenced")), HostJson.writeResult(HostResult.of(HostResult.Status.denied, null,
+        List<byte[]> results = List.of(HostJson.writeResult(HostResult.of(HostResult.Status.HELD,
+                "abcdefghijklmnopqrstuvwxyz", "fenced")), HostJson.writeResult(HostResult.of(HostResult.Status.DENIED, null,
                 "no such instance")));
         expectClean(Fuzz.run("host-result", results, HostJson::parseResult));
     }

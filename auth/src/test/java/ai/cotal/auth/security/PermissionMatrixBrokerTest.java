@@ -162,8 +162,10 @@ class PermissionMatrixBrokerTest {
             });
         }
         NKeyPair effectUser = NKeyPair.create(KeyType.USER);
-        creds.put("effect connection", new Creds(EffectConnection.credential(auth.strip(), StoreNames.bucket("auth", "alpha"),
-                Set.of("svc.name.mine"), effectUser, Instant.now(), Instant.now().plusSeconds(30)),
+        EffectConnection.Dial dial = new EffectConnection.Dial(List.of(nats.url()), auth.strip(), null,
+                StoreNames.bucket("auth", "alpha"), effectUser);
+        creds.put("effect connection", new Creds(EffectConnection.credential(dial, Set.of("svc.name.mine"), Instant.now(),
+                Instant.now().plusSeconds(30)),
                 Identity.fromSeed(effectUser.seed())));
         expected.put("effect connection", except(s, "endpoint-scoped-key"));
 

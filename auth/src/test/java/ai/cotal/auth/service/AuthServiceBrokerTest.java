@@ -177,9 +177,9 @@ class AuthServiceBrokerTest {
             ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
             HostResult pending = host.admit(granter, new HostRequest.Register(
                     "req-service-0000000001", "weather", IID, "sha256:" + "c".repeat(64), List.of("ask")));
-            assertEquals(HostResult.Status.pending, pending.status());
-            assertEquals(HostResult.Status.completed, host.serve(granter, new HostRequest.Decide(
-                    "req-service-0000000002", "weather", IID, HostRequest.Decision.approve)).status());
+            assertEquals(HostResult.Status.PENDING, pending.status());
+            assertEquals(HostResult.Status.COMPLETED, host.serve(granter, new HostRequest.Decide(
+                    "req-service-0000000002", "weather", IID, HostRequest.Decision.APPROVE)).status());
 
             service.close();
             assertEquals(AuthService.State.CLOSED, service.state());

@@ -34,15 +34,15 @@ final class Answers {
     }
 
     static HostResult denied(String reason) {
-        return of(Status.denied).reason(reason).build();
+        return of(Status.DENIED).reason(reason).build();
     }
 
     static HostResult held(String operationId, String reason) {
-        return of(Status.held).operation(operationId).reason(reason).build();
+        return of(Status.HELD).operation(operationId).reason(reason).build();
     }
 
     static Answers completed(String operationId, boolean applied) {
-        return of(Status.completed).operation(operationId).completion(applied ? Completion.applied : Completion.stored);
+        return of(Status.COMPLETED).operation(operationId).completion(applied ? Completion.APPLIED : Completion.STORED);
     }
 
     Answers operation(String id) {

@@ -8,7 +8,6 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
-import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.Connection;
@@ -68,13 +67,22 @@ public final class EffectConnection implements AutoCloseable {
         return Math.floorDiv(deadline.toEpochMilli() + 999, 1000);
     }
 
+    /**
+     * Where and as whom effect connections open: the servers and TLS context, the space's signer,
+     * the auth bucket, and {@code identity}, the user key they prove (an engine's own: every
+     * invocation gets its own JWT and connection; the key only proves possession).
+     */
+    public record Dial(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, NKeyPair identity) {
+    }
+
     /** The user JWT for {@code scope}: publish exactly the scoped keys, subscribe the inbox. */
-    public static String credential(SpaceSigner signer, String bucket, Set<String> scope, NKeyPair identity, Instant now,
-            Instant deadline) {
+    public static String credential(Dial dial, Set<String> scope, Instant now, Instant deadline) {
         List<String> publish = new ArrayList<>();
         for (String key : new TreeSet<>(scope)) {
-            publish.add("$KV." + bucket + "." + key);
+            publish.add("$KV." + dial.bucket() + "." + key);
         }
+        NKeyPair identity = dial.identity();
+        SpaceSigner signer = dial.signer();
         UserClaim body = UserClaim.of(Permission.allow(publish),
                 Permission.allow(List.of("_INBOX_" + identity.publicKey() + ".>")), signer.accountPublicKey(), null);
         return NatsJwt.encode(ClaimSet.of(identity.publicKey(), "cotal:ep-effect:" + signer.space(), body, now)
@@ -107,27 +115,19 @@ public final class EffectConnection implements AutoCloseable {
         }
     }
 
-    static EffectConnection open(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket,
-            Set<String> scope, Instant now, Instant deadline) {
-        return open(servers, signer, ssl, null, NKeyPair.create(KeyType.USER), bucket, scope, now, deadline);
-    }
-
-    /**
-     * Opens an effect connection for {@code identity} (the engine's effect user key: every
-     * invocation gets its own JWT and connection; the key only proves possession).
-     */
-    static EffectConnection open(List<String> servers, SpaceSigner signer, SSLContext ssl, Pools pools,
-            NKeyPair identity, String bucket, Set<String> scope, Instant now, Instant deadline) {
-        String jwt = credential(signer, bucket, scope, identity, now, deadline);
+    /** Opens an effect connection for {@code scope} on {@code pools} (null: the client's own threads). */
+    static EffectConnection open(Dial dial, Pools pools, Set<String> scope, Instant now, Instant deadline) {
+        String jwt = credential(dial, scope, now, deadline);
+        NKeyPair identity = dial.identity();
         Duration remaining = Duration.between(now, deadline);
         if (remaining.toMillis() < 1) {
             throw new Lost("the invocation's deadline passed before its effect connection opened");
         }
         Holder holder = new Holder();
-        NatsConnector.Builder connector = NatsConnector.builder().servers(servers)
-                .selfSigned(new SelfSignedCredential(identity, () -> jwt)).label("cotal:ep-effect:" + signer.space())
+        NatsConnector.Builder connector = NatsConnector.builder().servers(dial.servers())
+                .selfSigned(new SelfSignedCredential(identity, () -> jwt)).label("cotal:ep-effect:" + dial.signer().space())
                 .connectionListener(holder).bufferSize(BUFFER).reconnectBufferSize(0)
-                .timeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5)).sslContext(ssl);
+                .timeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5)).sslContext(dial.ssl());
         if (pools != null) {
             connector.executors(pools.executor(), pools.timers());
         }
@@ -144,7 +144,7 @@ public final class EffectConnection implements AutoCloseable {
             closeQuietly(connection);
             throw new Lost("the effect connection has no JetStream context");
         }
-        EffectConnection effect = new EffectConnection(connection, js, bucket, Set.copyOf(scope), expiry(deadline));
+        EffectConnection effect = new EffectConnection(connection, js, dial.bucket(), Set.copyOf(scope), expiry(deadline));
         holder.owner = effect;
         if (connection.getStatus() != Connection.Status.CONNECTED) {
             effect.lost = "the effect connection was lost while opening";

@@ -16,7 +16,7 @@ interface Hooks {
     }
 
     /** Before each write step, with the effect connection that will carry it. */
-    default void beforeStep(String key, String tag, EffectConnection effect) {
+    default void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
     }
 
     /** Before an effect connection is closed; throwing makes that close fail (the engine keeps it). */

@@ -23,7 +23,7 @@ final class Invocation {
     final String mintedOperation = Rows.newId();
     final String mintedUid = Rows.newId();
     /** What this invocation wrote, over all its passes: step tag to the revision written. */
-    final java.util.Map<String, Long> wrote = new java.util.HashMap<>();
+    final java.util.Map<Plan.Tag, Long> wrote = new java.util.EnumMap<>(Plan.Tag.class);
     /** Set once the owner's write budget admitted this invocation's new request id (SPEC §13.20). */
     boolean charged;
     /** Set before the binding's create is sent: from then on a binding may exist. */

@@ -17,13 +17,52 @@ import java.util.function.Function;
 final class Plan {
     enum Mode { CREATE, CAS, VERIFY }
 
-    /** One write. {@code bytes} sees the revisions written so far by this plan (key to revision). */
-    record Step(String key, Mode mode, Function<Map<String, Long>, byte[]> bytes, String tag) {
+    /**
+     * What a write step does, in write order (SPEC §13.1). An answer asks whether this invocation
+     * wrote a tag, over all its passes; the tags never reach the wire.
+     */
+    enum Tag {
+        /** {@code svc.req}: the request id bound to its operation. */
+        BIND,
+        /** {@code svc.cap}: the request id admitted to its instance. */
+        ADMIT,
+        /** {@code svc.op}: the operation created. */
+        INTEND,
+        /** {@code svc.prop}: a proposal created, or moved to its decision. */
+        PROPOSAL,
+        /** {@code epgate}: a register's gate created frozen. */
+        GATE,
+        /** {@code svc.appr}: the approval created. */
+        APPROVAL,
+        /** {@code epgate}: an approval opened the gate. */
+        GATE_OPEN,
+        /** {@code epgate}: a refusal or a revoke retired the gate. */
+        GATE_RETIRE,
+        /** {@code svc.asg}: the assignment created active. */
+        ASSIGN,
+        /** {@code svc.op}: a decision settled the register operation. */
+        REGISTER,
+        /** {@code svc.asg}: a revoke fenced the assignment. */
+        FENCE,
+        /** {@code svc.name}: the name bound. */
+        NAME,
+        /** {@code svc.grant}: the caller grant created. */
+        GRANT,
+        /** {@code svc.grant}: the caller grant revoked. */
+        REVOKE_GRANT,
+        /** {@code svc.op}: the operation made terminal. */
+        SETTLE,
+        /** {@code svc.cap}: the settled request ids released. */
+        RELEASE
+    }
+
+    /** One write ({@code tag} null on a verify). {@code bytes} sees the revisions written so far by this plan. */
+    record Step(String key, Mode mode, Function<Map<String, Long>, byte[]> bytes, Tag tag) {
     }
 
     /** What this invocation's executed steps produced, over all its passes: the revision each tag wrote. */
-    record Outcome(Map<String, Long> tags) {
-        boolean wrote(String tag) {
+    record Outcome(Map<Tag, Long> tags) {
+        boolean wrote(Tag tag) {
             return tags.containsKey(tag);
         }
     }
@@ -46,24 +85,24 @@ final class Plan {
         return plan;
     }
 
-    void create(String key, Function<Map<String, Long>, byte[]> bytes, String tag) {
+    void create(String key, Function<Map<String, Long>, byte[]> bytes, Tag tag) {
         steps.add(new Step(key, Mode.CREATE, bytes, tag));
     }
 
-    void create(String key, Rows.Versioned row, String tag) {
+    void create(String key, Rows.Versioned row, Tag tag) {
         byte[] data = Rows.write(row);
         create(key, r -> data, tag);
     }
 
     /** Compare-and-set at {@code seen}'s revision (or at the revision an earlier step wrote). */
-    void cas(Discovery.Seen seen, Rows.Versioned row, String tag) {
+    void cas(Discovery.Seen seen, Rows.Versioned row, Tag tag) {
         revisions.putIfAbsent(seen.key(), seen.revision());
         byte[] data = Rows.write(row);
         steps.add(new Step(seen.key(), Mode.CAS, r -> data, tag));
     }
 
     /** A write of {@code key} that creates it when discovery found it fresh, else a CAS. */
-    void put(Discovery.Seen seen, Rows.Versioned row, String tag) {
+    void put(Discovery.Seen seen, Rows.Versioned row, Tag tag) {
         if (seen.present()) {
             cas(seen, row, tag);
         } else {

@@ -1,10 +1,13 @@
 package ai.cotal.auth.internal.endpoint;
 
+import ai.cotal.auth.internal.endpoint.Plan.Tag;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.HostResult.Status;
 import ai.cotal.servicehost.Views;
+import ai.cotal.servicehost.Views.OperationState;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,23 +58,23 @@ final class Planner {
         Rows.Operation op = binding != null ? s.row(opSeen.key(), Rows.Operation.class) : null;
         Bound bound = new Bound(binding, opId, opSeen, op);
         if (r instanceof HostRequest.Register reg) {
-            return instances.register(inv, s, bound, reg);
+            return instances.register(pass(inv, s, bound, new Pass.Slot(reg.endpoint(), reg.instanceId())), reg);
         } else if (r instanceof HostRequest.Decide decide) {
-            return instances.decide(inv, s, bound, decide);
+            return instances.decide(pass(inv, s, bound, new Pass.Slot(decide.endpoint(), decide.instanceId())), decide);
         } else if (r instanceof HostRequest.Revoke revoke) {
-            return instances.revoke(inv, s, bound, revoke);
+            return instances.revoke(pass(inv, s, bound, new Pass.Slot(revoke.endpoint(), revoke.instanceId())), revoke);
         } else if (r instanceof HostRequest.NameBind bind) {
-            return policies.nameBind(inv, s, bound, bind);
+            return policies.nameBind(pass(inv, s, bound, Pass.Slot.NONE), bind);
         } else if (r instanceof HostRequest.CallerGrant grant) {
-            return policies.callerGrant(inv, s, bound, grant);
+            return policies.callerGrant(pass(inv, s, bound, new Pass.Slot(grant.endpoint(), grant.instanceId())), grant);
         } else if (r instanceof HostRequest.CallerRevoke revoke) {
-            return policies.callerRevoke(inv, s, bound, revoke);
+            return policies.callerRevoke(pass(inv, s, bound, new Pass.Slot(revoke.endpoint(), revoke.instanceId())), revoke);
         }
         throw new IllegalArgumentException("not a mutating kind: " + r.kind());
     }
 
-    String now() {
-        return clock.instant().toString();
+    private Pass pass(Invocation inv, Snapshot s, Bound bound, Pass.Slot slot) {
+        return new Pass(inv, s, bound, slot, clock.instant().toString());
     }
 
     /** A plan of a request that can never bind, or whose target is gone before binding: nothing written. */
@@ -83,89 +86,99 @@ final class Planner {
      * Bind, admit (instance kinds) and intend. When the instance is full the plan ends with the
      * operation created terminal {@code refused} and {@link Plan#answer} set.
      */
-    Plan begin(Invocation inv, Snapshot s, Bound b, String endpoint, String instanceId) {
+    Plan begin(Pass x) {
+        Bound b = x.bound();
         Plan p = new Plan();
         p.operationId = b.operationId();
         p.bound = b.bound();
-        String rid = inv.request.requestId();
         if (!b.bound()) {
-            p.create(Rows.req(rid), new Rows.Binding(Rows.V, rid, inv.request.kind(), inv.digest, b.operationId(),
-                    inv.granterId()), "bind");
+            p.create(Rows.req(x.requestId()), new Rows.Binding(Rows.V, x.requestId(), x.inv().request.kind(),
+                    x.inv().digest, b.operationId(), x.inv().granterId()), Tag.BIND);
         }
         if (b.op() == null) {
-            if (endpoint != null) {
-                Discovery.Seen capSeen = live(s, Rows.cap(endpoint, instanceId));
-                Rows.Capacity cap = s.row(capSeen.key(), Rows.Capacity.class);
-                List<String> held = cap == null ? List.of() : cap.held();
-                long admitted = cap == null ? 0 : cap.admitted();
-                // the operator's revoke is never refused for capacity: an owner cannot make an instance unrevocable
-                boolean exempt = inv.request instanceof HostRequest.Revoke && inv.owner() == null;
-                if (!held.contains(rid)) {
-                    if (admitted >= Rows.CAPACITY && !exempt) {
-                        String why = "the instance has admitted its " + Rows.CAPACITY + " distinct requests";
-                        p.create(Rows.op(b.operationId()), new Rows.Operation(Rows.V, inv.request.kind(), rid, endpoint,
-                                instanceId, "refused", List.of(), why, now(), now()), "intend");
-                        p.answer = o -> Answers.of(HostResult.Status.refused).operation(b.operationId()).reason(why).build();
-                        return p;
-                    }
-                    List<String> next = new ArrayList<>(held);
-                    next.add(rid);
-                    p.put(capSeen, new Rows.Capacity(Rows.V, admitted + 1, next), "admit");
-                }
+            if (x.slot().endpoint() != null && !admit(p, x)) {
+                return p;
             }
-            p.create(Rows.op(b.operationId()), opened(inv, endpoint, instanceId), "intend");
+            p.create(Rows.op(b.operationId()), opened(x), Tag.INTEND);
         }
         return p;
     }
 
+    /**
+     * Admits the request to its instance's capacity (once per request id). A full instance admits
+     * no new id: the plan then creates the operation terminal {@code refused}, answers, and this
+     * returns false.
+     */
+    private boolean admit(Plan p, Pass x) {
+        Pass.Slot slot = x.slot();
+        Discovery.Seen capSeen = live(x.snapshot(), Rows.cap(slot.endpoint(), slot.instanceId()));
+        Rows.Capacity cap = x.snapshot().row(capSeen.key(), Rows.Capacity.class);
+        List<String> held = cap == null ? List.of() : cap.held();
+        long admitted = cap == null ? 0 : cap.admitted();
+        String rid = x.requestId();
+        if (held.contains(rid)) {
+            return true;
+        }
+        // the operator's revoke is never refused for capacity: an owner cannot make an instance unrevocable
+        boolean exempt = x.inv().request instanceof HostRequest.Revoke && x.owner() == null;
+        if (admitted >= Rows.CAPACITY && !exempt) {
+            String why = "the instance has admitted its " + Rows.CAPACITY + " distinct requests";
+            p.create(Rows.op(x.operationId()), new Rows.Operation(Rows.V, x.inv().request.kind(), rid, slot.endpoint(),
+                    slot.instanceId(), OperationState.REFUSED, List.of(), why, x.now(), x.now()), Tag.INTEND);
+            p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).build();
+            return false;
+        }
+        List<String> next = new ArrayList<>(held);
+        next.add(rid);
+        p.put(capSeen, new Rows.Capacity(Rows.V, admitted + 1, next), Tag.ADMIT);
+        return true;
+    }
+
     /** The open operation of a bound request: the stored one, or the one {@link #begin} creates. */
-    Rows.Operation open(Invocation inv, Bound b, String endpoint, String instanceId) {
-        return b.op() != null ? b.op() : opened(inv, endpoint, instanceId);
+    Rows.Operation open(Pass x) {
+        return x.bound().op() != null ? x.bound().op() : opened(x);
     }
 
     /**
      * A target that is absent, foreign or no longer fit: {@code denied} with nothing written when
      * the request is unbound; a bound request settles {@code refused} (releasing its slot).
      */
-    Plan refuse(Invocation inv, Snapshot s, Bound b, String endpoint, String instanceId, String why) {
-        if (!b.bound()) {
+    Plan refuse(Pass x, String why) {
+        if (!x.bound().bound()) {
             return denied(why);
         }
-        Plan p = begin(inv, s, b, endpoint, instanceId);
+        Plan p = begin(x);
         if (p.answer != null) {
             return p;
         }
-        settle(p, s, inv, b, open(inv, b, endpoint, instanceId), "refused", why, endpoint, instanceId,
-                endpoint == null ? List.of() : List.of(inv.request.requestId()));
-        p.answer = o -> Answers.of(HostResult.Status.refused).operation(b.operationId()).reason(why)
-                .debt(debt(p, o)).build();
+        settle(p, x, OperationState.REFUSED, why, x.slot().endpoint() == null ? List.of() : List.of(x.requestId()));
+        p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).debt(debt(p, o)).build();
         return p;
     }
 
-    /** The operation as this plan leaves it open: the stored one, or the one {@link #begin} creates. */
-    Rows.Operation opened(Invocation inv, String endpoint, String instanceId) {
-        String now = now();
-        return new Rows.Operation(Rows.V, inv.request.kind(), inv.request.requestId(), endpoint, instanceId, "open",
-                List.of(), null, now, now);
+    /** The operation {@link #begin} creates: {@code open}, owing nothing. */
+    private static Rows.Operation opened(Pass x) {
+        Pass.Slot slot = x.slot();
+        return new Rows.Operation(Rows.V, x.inv().request.kind(), x.requestId(), slot.endpoint(), slot.instanceId(),
+                OperationState.OPEN, List.of(), null, x.now(), x.now());
     }
 
     /**
-     * Settle: CAS the operation terminal (its debt = the releases it owes), then CAS the capacity to
-     * release them. {@code op} is the open operation (stored or created by this plan).
+     * Settle: CAS the open operation (stored or created by this plan) {@code to} its terminal state,
+     * its debt = the releases it owes, then CAS the capacity to release them.
      */
-    void settle(Plan p, Snapshot s, Invocation inv, Bound b, Rows.Operation op, String state, String reason,
-            String endpoint, String instanceId, List<String> releases) {
-        p.cas(b.opSeen(), op.settle(state, releases, reason, now()), "settle");
-        release(p, s, endpoint, instanceId, releases, inv.request.requestId());
+    void settle(Plan p, Pass x, OperationState to, String reason, List<String> releases) {
+        p.cas(x.bound().opSeen(), open(x).settle(to, releases, reason, x.now()), Tag.SETTLE);
+        release(p, x, x.slot(), releases, x.requestId());
     }
 
-    /** CAS the capacity to drop {@code releases}; the capacity as this plan leaves it is re-derived. */
-    void release(Plan p, Snapshot s, String endpoint, String instanceId, List<String> releases, String admittedHere) {
-        if (endpoint == null || releases.isEmpty()) {
+    /** CAS {@code slot}'s capacity to drop {@code releases}; the capacity as this plan leaves it is re-derived. */
+    private void release(Plan p, Pass x, Pass.Slot slot, List<String> releases, String admittedHere) {
+        if (slot.endpoint() == null || releases.isEmpty()) {
             return;
         }
-        Discovery.Seen capSeen = live(s, Rows.cap(endpoint, instanceId));
-        Rows.Capacity cap = s.row(capSeen.key(), Rows.Capacity.class);
+        Discovery.Seen capSeen = live(x.snapshot(), Rows.cap(slot.endpoint(), slot.instanceId()));
+        Rows.Capacity cap = x.snapshot().row(capSeen.key(), Rows.Capacity.class);
         List<String> held = new ArrayList<>(cap == null ? List.of() : cap.held());
         long admitted = cap == null ? 0 : cap.admitted();
         if (admittedHere != null && !held.contains(admittedHere) && p.keys().contains(capSeen.key())) {
@@ -177,7 +190,7 @@ final class Planner {
             return;
         }
         held.removeAll(owed);
-        p.cas(capSeen, new Rows.Capacity(Rows.V, admitted, held), "release");
+        p.cas(capSeen, new Rows.Capacity(Rows.V, admitted, held), Tag.RELEASE);
         p.releases = owed;
     }
 
@@ -185,12 +198,12 @@ final class Planner {
      * The answer of a request whose operation is already terminal, paying any release debt it still
      * owes: {@code stored} reads as "replay of a finished request".
      */
-    Plan stored(Snapshot s, Bound b, java.util.function.Function<Plan.Outcome, HostResult> answer) {
+    Plan stored(Pass x, java.util.function.Function<Plan.Outcome, HostResult> answer) {
         Plan p = new Plan();
-        p.operationId = b.operationId();
+        p.operationId = x.operationId();
         p.bound = true;
-        Rows.Operation op = b.op();
-        release(p, s, op.endpoint(), op.instanceId(), op.debt(), null);
+        Rows.Operation op = x.bound().op();
+        release(p, x, new Pass.Slot(op.endpoint(), op.instanceId()), op.debt(), null);
         p.answer = answer;
         return p;
     }
@@ -212,6 +225,6 @@ final class Planner {
 
     /** The debt an outcome leaves: the releases planned but not written. */
     static List<String> debt(Plan p, Plan.Outcome o) {
-        return o.wrote("release") ? List.of() : p.releases;
+        return o.wrote(Tag.RELEASE) ? List.of() : p.releases;
     }
 }

@@ -2,9 +2,14 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.internal.endpoint.Plan.Tag;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult.Status;
 import ai.cotal.servicehost.Views;
+import ai.cotal.servicehost.Views.AssignmentState;
+import ai.cotal.servicehost.Views.GateState;
+import ai.cotal.servicehost.Views.GrantState;
+import ai.cotal.servicehost.Views.OperationState;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,72 +23,74 @@ final class PolicyPlans {
         this.ledger = ledger;
     }
 
-    Plan nameBind(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.NameBind r) {
-        String opId = b.operationId();
+    Plan nameBind(Pass x, HostRequest.NameBind r) {
+        Snapshot s = x.snapshot();
+        String opId = x.operationId();
         if (r.expectedRevision() != 0) {
             return Planner.denied("expectedRevision must be 0: a name binds once and is never updated");
         }
         Discovery.Seen nameSeen = s.seen(Rows.name(r.name()));
         Rows.NameBinding stored = s.row(nameSeen.key(), Rows.NameBinding.class);
-        Rows.NameBinding mine = new Rows.NameBinding(Rows.V, r.endpoint(), r.owner(), r.claimReference(), inv.digest);
-        if (b.terminal()) {
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "name")
+        Rows.NameBinding mine = new Rows.NameBinding(Rows.V, r.endpoint(), r.owner(), r.claimReference(), x.inv().digest);
+        if (x.bound().terminal()) {
+            return planner.stored(x, o -> InstancePlans.terminalAnswer(x, o, Tag.NAME)
                     .name(stored == null ? null : nameView(r.name(), stored)).build());
         }
         String problem = nameSeen.tombstone() ? "the name's key was deleted behind the host's back; it stays closed"
-                : stored != null && !stored.requestDigest().equals(inv.digest) ? "the name is already bound" : null;
+                : stored != null && !stored.requestDigest().equals(x.inv().digest) ? "the name is already bound" : null;
         if (problem != null) {
-            return planner.refuse(inv, s, b, null, null, problem);
+            return planner.refuse(x, problem);
         }
-        Plan p = planner.begin(inv, s, b, null, null);
+        Plan p = planner.begin(x);
         if (stored == null) {
-            p.create(nameSeen.key(), mine, "name");
+            p.create(nameSeen.key(), mine, Tag.NAME);
         }
-        planner.settle(p, s, inv, b, planner.open(inv, b, null, null), "completed", null, null, null, List.of());
-        p.answer = o -> Answers.completed(opId, o.tags().containsKey("name")).name(nameView(r.name(), mine)).build();
+        planner.settle(p, x, OperationState.COMPLETED, null, List.of());
+        p.answer = o -> Answers.completed(opId, o.wrote(Tag.NAME)).name(nameView(r.name(), mine)).build();
         return p;
     }
 
-    Plan callerGrant(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.CallerGrant r) {
+    Plan callerGrant(Pass x, HostRequest.CallerGrant r) {
+        Snapshot s = x.snapshot();
         String e = r.endpoint();
         String i = r.instanceId();
-        String opId = b.operationId();
+        String opId = x.operationId();
         String grantKey = Rows.grant(e, i, opId);
-        if (b.terminal()) {
+        if (x.bound().terminal()) {
             Rows.CallerGrant stored = s.row(grantKey, Rows.CallerGrant.class);
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "grant")
+            return planner.stored(x, o -> InstancePlans.terminalAnswer(x, o, Tag.GRANT)
                     .grant(stored == null ? null : grantView(opId, e, i, stored)).build());
         }
-        Rows.CallerGrant created = b.bound() ? s.row(Planner.live(s, grantKey).key(), Rows.CallerGrant.class) : null;
+        Rows.CallerGrant created = x.bound().bound() ? s.row(Planner.live(s, grantKey).key(), Rows.CallerGrant.class) : null;
         if (created != null) { // an earlier attempt created the grant: settle it, whatever changed since
-            Plan p = planner.begin(inv, s, b, e, i);
+            Plan p = planner.begin(x);
             if (p.answer != null) {
                 return p;
             }
-            planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
-            p.answer = o -> Answers.of(Status.granted).operation(opId).debt(Planner.debt(p, o))
+            planner.settle(p, x, OperationState.GRANTED, null, List.of(r.requestId()));
+            p.answer = o -> Answers.of(Status.GRANTED).operation(opId).debt(Planner.debt(p, o))
                     .grant(grantView(opId, e, i, created)).build();
             return p;
         }
         InstancePlans.Target t = InstancePlans.Target.read(s, e, i);
         Rows.Gate gate = t.gate();
         Rows.Proposal prop = t.prop();
-        if (!t.visibleTo(inv.owner()) || inv.owner() == null) {
-            return planner.refuse(inv, s, b, e, i, "no such instance");
+        if (!t.visibleTo(x.owner()) || x.owner() == null) {
+            return planner.refuse(x, "no such instance");
         }
         Discovery.Seen apprSeen = Planner.live(s, Rows.appr(e, i));
         Rows.Approval appr = s.row(apprSeen.key(), Rows.Approval.class);
         Discovery.Seen asgSeen = Planner.live(s, Rows.asg(prop.owner(), e, i));
         Rows.Assignment asg = s.row(asgSeen.key(), Rows.Assignment.class);
         Optional<ActorRow> grantee = ledger.find(r.grantee().owner(), r.grantee().actor());
-        String problem = appr == null || asg == null || !asg.state().equals("active") || !gate.state().equals("open")
+        String problem = appr == null || asg == null || asg.state() != AssignmentState.ACTIVE || gate.state() != GateState.OPEN
                 ? "the instance is not approved and active"
                 : !appr.callerCeiling().containsAll(r.capabilities()) ? "the capabilities exceed the approval's caller ceiling"
                 : grantee.isEmpty() ? "the grantee is not a current principal of this space" : null;
         if (problem != null) {
-            return planner.refuse(inv, s, b, e, i, problem);
+            return planner.refuse(x, problem);
         }
-        Plan p = planner.begin(inv, s, b, e, i);
+        Plan p = planner.begin(x);
         if (p.answer != null) {
             return p;
         }
@@ -93,43 +100,44 @@ final class PolicyPlans {
             row = new Rows.CallerGrant(Rows.V, r.grantee().owner(), r.grantee().actor(), r.capabilities(), List.of(
                     apprSeen.key() + "@" + apprSeen.revision(), asgSeen.key() + "@" + asgSeen.revision(),
                     "actor." + r.grantee().owner() + "." + r.grantee().actor() + "." + grantee.get().lifecycleUid()),
-                    "active");
+                    GrantState.ACTIVE);
             p.verify(apprSeen);
             p.verify(asgSeen);
-            p.create(grantSeen.key(), row, "grant");
+            p.create(grantSeen.key(), row, Tag.GRANT);
         }
         Rows.CallerGrant granted = row;
-        planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "granted", null, e, i, List.of(r.requestId()));
-        p.answer = o -> Answers.of(Status.granted).operation(opId).debt(Planner.debt(p, o))
+        planner.settle(p, x, OperationState.GRANTED, null, List.of(r.requestId()));
+        p.answer = o -> Answers.of(Status.GRANTED).operation(opId).debt(Planner.debt(p, o))
                 .grant(grantView(opId, e, i, granted)).build();
         return p;
     }
 
-    Plan callerRevoke(Invocation inv, Snapshot s, Planner.Bound b, HostRequest.CallerRevoke r) {
+    Plan callerRevoke(Pass x, HostRequest.CallerRevoke r) {
+        Snapshot s = x.snapshot();
         String e = r.endpoint();
         String i = r.instanceId();
-        String opId = b.operationId();
+        String opId = x.operationId();
         Discovery.Seen grantSeen = s.seen(Rows.grant(e, i, r.grantId()));
         Rows.CallerGrant grant = s.row(grantSeen.key(), Rows.CallerGrant.class);
-        if (b.terminal()) {
-            return planner.stored(s, b, o -> InstancePlans.terminalAnswer(b.op(), opId, o, "revoke-grant")
+        if (x.bound().terminal()) {
+            return planner.stored(x, o -> InstancePlans.terminalAnswer(x, o, Tag.REVOKE_GRANT)
                     .grant(grant == null ? null : grantView(r.grantId(), e, i, grant)).build());
         }
         InstancePlans.Target t = InstancePlans.Target.read(s, e, i);
-        if (!t.visibleTo(inv.owner()) || inv.owner() == null || grant == null) {
-            return planner.refuse(inv, s, b, e, i, "no such grant");
+        if (!t.visibleTo(x.owner()) || x.owner() == null || grant == null) {
+            return planner.refuse(x, "no such grant");
         }
-        Plan p = planner.begin(inv, s, b, e, i);
+        Plan p = planner.begin(x);
         if (p.answer != null) {
             return p;
         }
         Rows.CallerGrant revoked = new Rows.CallerGrant(Rows.V, grant.owner(), grant.actor(), grant.capabilities(),
-                grant.parentRefs(), "revoked");
-        if (grant.state().equals("active")) {
-            p.cas(grantSeen, revoked, "revoke-grant");
+                grant.parentRefs(), GrantState.REVOKED);
+        if (grant.state() == GrantState.ACTIVE) {
+            p.cas(grantSeen, revoked, Tag.REVOKE_GRANT);
         }
-        planner.settle(p, s, inv, b, planner.open(inv, b, e, i), "completed", null, e, i, List.of(r.requestId()));
-        p.answer = o -> Answers.completed(opId, o.tags().containsKey("revoke-grant")).debt(Planner.debt(p, o))
+        planner.settle(p, x, OperationState.COMPLETED, null, List.of(r.requestId()));
+        p.answer = o -> Answers.completed(opId, o.wrote(Tag.REVOKE_GRANT)).debt(Planner.debt(p, o))
                 .grant(grantView(r.grantId(), e, i, revoked)).build();
         return p;
     }

@@ -5,6 +5,9 @@ import ai.cotal.core.CotalException;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.Views;
+import ai.cotal.servicehost.Views.AssignmentState;
+import ai.cotal.servicehost.Views.ProposalState;
+import ai.cotal.servicehost.Views.RegistrationState;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -81,7 +84,7 @@ final class Reads {
     }
 
     private static Answers found() {
-        return Answers.of(HostResult.Status.completed).completion(HostResult.Completion.stored);
+        return Answers.of(HostResult.Status.COMPLETED).completion(HostResult.Completion.STORED);
     }
 
     private static boolean visible(String owner, Rows.Proposal prop) {
@@ -107,10 +110,19 @@ final class Reads {
         }
         Rows.Approval appr = s.row(Rows.appr(endpoint, instanceId), Rows.Approval.class);
         Rows.Assignment asg = s.row(Rows.asg(owner, endpoint, instanceId), Rows.Assignment.class);
-        String state = asg != null && asg.state().equals("fenced") ? "revoked" : prop.state();
+        RegistrationState state = asg != null && asg.state() == AssignmentState.FENCED ? RegistrationState.REVOKED
+                : registration(prop.state());
         boolean approved = appr != null && appr.assignmentUid().equals(gate.assignment()); // the approval that decided
         return new Views.Instance(endpoint, instanceId, owner, state, approved ? appr.approvalDigest() : null,
                 new Views.Gate(gate.state(), gateSeen.revision()), asg == null ? null : asg.state(), null);
+    }
+
+    private static RegistrationState registration(ProposalState state) {
+        return switch (state) {
+            case PENDING -> RegistrationState.PENDING;
+            case APPROVED -> RegistrationState.APPROVED;
+            case REFUSED -> RegistrationState.REFUSED;
+        };
     }
 
     /** The operation with its authoritative debt: the releases it owes that its instance's capacity still holds. */

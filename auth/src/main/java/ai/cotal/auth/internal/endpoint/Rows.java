@@ -4,14 +4,19 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.servicehost.Views.AssignmentState;
+import ai.cotal.servicehost.Views.GateState;
+import ai.cotal.servicehost.Views.GrantState;
+import ai.cotal.servicehost.Views.OperationState;
+import ai.cotal.servicehost.Views.ProposalState;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The service-endpoint host's records and keys in {@code cotal_auth_<token>} (SPEC §13.1). Every
- * record is closed camelCase JSON with {@code v: 1}; a stored row that does not parse is
- * {@code data-loss}, never a caller error.
+ * record is closed camelCase JSON with {@code v: 1}, its state an enum (an unknown state does not
+ * bind); a stored row that does not parse is {@code data-loss}, never a caller error.
  */
 final class Rows {
     static final int V = 1;
@@ -75,10 +80,10 @@ final class Rows {
     }
 
     /** {@code svc.op.<operationId>}: {@code state} is {@code open}, then {@code completed|refused|granted}. */
-    record Operation(int v, String kind, String requestId, String endpoint, String instanceId, String state,
+    record Operation(int v, String kind, String requestId, String endpoint, String instanceId, OperationState state,
             List<String> debt, String reason, String createdAt, String updatedAt) implements Versioned {
         boolean terminal() {
-            return !"open".equals(state);
+            return state != OperationState.OPEN;
         }
 
         @Override
@@ -86,7 +91,7 @@ final class Rows {
             return kind != null && requestId != null && state != null && debt != null && createdAt != null;
         }
 
-        Operation settle(String to, List<String> owed, String why, String now) {
+        Operation settle(OperationState to, List<String> owed, String why, String now) {
             return new Operation(V, kind, requestId, endpoint, instanceId, to, owed, why, createdAt, now);
         }
     }
@@ -101,26 +106,27 @@ final class Rows {
 
     /** {@code svc.prop.<operationId>}: a register operation's proposal. */
     record Proposal(int v, String endpoint, String instanceId, String owner, String contractDigest,
-            List<String> callerCeiling, String state, String decidedBy) implements Versioned {
+            List<String> callerCeiling, ProposalState state, String decidedBy) implements Versioned {
         @Override
         public boolean complete() {
             return endpoint != null && instanceId != null && owner != null && contractDigest != null
                     && callerCeiling != null && state != null;
         }
 
-        Proposal to(String state, String decidedBy) {
+        Proposal to(ProposalState state, String decidedBy) {
             return new Proposal(V, endpoint, instanceId, owner, contractDigest, callerCeiling, state, decidedBy);
         }
     }
 
     /** {@code epgate.<endpoint>.<instanceId>}: {@code frozen -> open -> retired} ({@code frozen -> retired} on refusal). */
-    record Gate(int v, String state, long generation, long registrationRevision, String operationId, String assignment) implements Versioned {
+    record Gate(int v, GateState state, long generation, long registrationRevision, String operationId, String assignment)
+            implements Versioned {
         @Override
         public boolean complete() {
             return state != null && operationId != null;
         }
 
-        Gate to(String state, String assignment) {
+        Gate to(GateState state, String assignment) {
             return new Gate(V, state, generation + 1, registrationRevision, operationId, assignment);
         }
     }
@@ -135,7 +141,7 @@ final class Rows {
     }
 
     /** {@code svc.asg.<owner>.<endpoint>.<instanceId>}: {@code active -> fenced}. */
-    record Assignment(int v, String uid, String state) implements Versioned {
+    record Assignment(int v, String uid, AssignmentState state) implements Versioned {
         @Override
         public boolean complete() {
             return uid != null && state != null;
@@ -153,7 +159,7 @@ final class Rows {
 
     /** {@code svc.grant.<endpoint>.<instanceId>.<grantId>}: {@code active -> revoked}. */
     record CallerGrant(int v, String owner, String actor, List<String> capabilities, List<String> parentRefs,
-            String state) implements Versioned {
+            GrantState state) implements Versioned {
         @Override
         public boolean complete() {
             return owner != null && actor != null && capabilities != null && parentRefs != null && state != null;

@@ -42,9 +42,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private final Planner planner;
     private final Reads reads;
     private final EffectConnection.Pools pools;
-    /** The user key effect connections prove: generated per engine (a key per call costs a scalar multiplication). */
-    private final ai.cotal.core.keys.NKeyPair effectIdentity = ai.cotal.core.keys.NKeyPair.create(
-            ai.cotal.core.keys.KeyType.USER);
+    /** Where effect connections open; their user key is generated per engine (one per call costs a scalar multiplication). */
+    private final EffectConnection.Dial dial;
     /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
     private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
@@ -61,6 +60,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         this.planner = new Planner(wiring.clock(), discovery, wiring.ledger(), this::hooks);
         this.reads = new Reads(discovery);
         this.pools = EffectConnection.Pools.create(wiring.signer().space());
+        this.dial = new EffectConnection.Dial(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(),
+                ai.cotal.core.keys.NKeyPair.create(ai.cotal.core.keys.KeyType.USER));
     }
 
     private Hooks hooks() {
@@ -181,9 +182,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
                     wiring.assertClaimHeld().run();
-                    effect = EffectConnection.open(wiring.servers(), wiring.signer(), wiring.ssl(), pools, effectIdentity,
-                            wiring.bucket(), keys,
-                            wiring.clock().instant(), inv.deadline);
+                    effect = EffectConnection.open(dial, pools, keys, wiring.clock().instant(), inv.deadline);
                 } else if (!effect.scope().containsAll(keys)) {
                     return unfinished(inv, plan, "scope-mismatch");
                 }
@@ -215,7 +214,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      */
     private void charge(Invocation inv, Plan plan) {
         if (inv.charged || !(inv.granter instanceof Granter.Owner o)
-                || plan.steps.stream().noneMatch(step -> "bind".equals(step.tag()))) {
+                || plan.steps.stream().noneMatch(step -> step.tag() == Plan.Tag.BIND)) {
             return;
         }
         wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(), o.actor());
@@ -227,10 +226,10 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      * the operation was settled here but its release was not, the debt.
      */
     private static HostResult unfinished(Invocation inv, Plan plan, String reason) {
-        boolean mayBeBound = plan != null && (plan.bound || inv.wrote.containsKey("bind") || inv.attemptedBind);
-        List<String> debt = plan != null && inv.wrote.containsKey("settle") && !inv.wrote.containsKey("release")
+        boolean mayBeBound = plan != null && (plan.bound || inv.wrote.containsKey(Plan.Tag.BIND) || inv.attemptedBind);
+        List<String> debt = plan != null && inv.wrote.containsKey(Plan.Tag.SETTLE) && !inv.wrote.containsKey(Plan.Tag.RELEASE)
                 ? plan.releases : List.of();
-        return Answers.of(HostResult.Status.held).operation(mayBeBound ? plan.operationId : null).reason(reason)
+        return Answers.of(HostResult.Status.HELD).operation(mayBeBound ? plan.operationId : null).reason(reason)
                 .debt(debt).build();
     }
 
@@ -246,7 +245,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
                 continue;
             }
-            boolean binding = "bind".equals(step.tag());
+            boolean binding = step.tag() == Plan.Tag.BIND;
             if (binding) {
                 inv.attemptedBind = true; // from here a binding may exist, unless the broker says it does not
             }

@@ -24,7 +24,7 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
     @Override
     public HostResult serve(Granter granter, HostRequest request, Instant deadline) {
         if (request instanceof HostRequest.Register) {
-            return HostResult.of(HostResult.Status.unsupported, null,
+            return HostResult.of(HostResult.Status.UNSUPPORTED, null,
                     "register is reachable only through the service authority route");
         }
         return invoke(granter, request, deadline);

@@ -20,6 +20,7 @@ import ai.cotal.servicehost.HostJson;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
@@ -81,8 +82,9 @@ class EffectConfinementBrokerTest {
     void theEffectCredentialPublishesOnlyItsKeysAndDiscoveryNone(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             NKeyPair identity = NKeyPair.create(KeyType.USER);
-            String jwt = EffectConnection.credential(new SpaceAuth(x.f.broker, x.f.space).strip(), x.bucket,
-                    Set.of("svc.name.mine"), identity, Instant.now(), x.soon());
+            EffectConnection.Dial dial = new EffectConnection.Dial(List.of(x.nats.url()),
+                    new SpaceAuth(x.f.broker, x.f.space).strip(), null, x.bucket, identity);
+            String jwt = EffectConnection.credential(dial, Set.of("svc.name.mine"), Instant.now(), x.soon());
             BlockingQueue<String> errors = new LinkedBlockingQueue<>();
             try (Connection probe = connect(x, jwt, identity, errors)) {
                 probe.publish("$KV." + x.bucket + ".svc.name.mine", "{\"v\":1}".getBytes(StandardCharsets.UTF_8));
@@ -115,12 +117,12 @@ class EffectConfinementBrokerTest {
             Instant deadline = Instant.now().plusMillis(1300);
             long expected = (deadline.toEpochMilli() + 999) / 1000;
             NKeyPair identity = NKeyPair.create(KeyType.USER);
-            String jwt = EffectConnection.credential(new SpaceAuth(x.f.broker, x.f.space).strip(), x.bucket,
-                    Set.of("svc.name.mine"), identity, Instant.now(), deadline);
+            EffectConnection.Dial dial = new EffectConnection.Dial(List.of(x.nats.url()),
+                    new SpaceAuth(x.f.broker, x.f.space).strip(), null, x.bucket, identity);
+            String jwt = EffectConnection.credential(dial, Set.of("svc.name.mine"), Instant.now(), deadline);
             assertEquals(expected, NatsJwt.decode(jwt, UserClaim.class).exp(), "exp = ceil(deadline_ms / 1000)");
 
-            try (EffectConnection effect = EffectConnection.open(List.of(x.nats.url()),
-                    new SpaceAuth(x.f.broker, x.f.space).strip(), null, x.bucket, Set.of("svc.name.mine"), Instant.now(),
+            try (EffectConnection effect = EffectConnection.open(dial, null, Set.of("svc.name.mine"), Instant.now(),
                     deadline)) {
                 assertEquals(expected, effect.exp());
                 List<ConnectionListener.Events> events = new CopyOnWriteArrayList<>();
@@ -163,14 +165,14 @@ class EffectConfinementBrokerTest {
                 }
             });
             HostResult held = x.call(x.owner, register);
-            assertEquals(Status.held, held.status());
+            assertEquals(Status.HELD, held.status());
             assertEquals("scope-mismatch", held.reason());
             assertEquals(theirs, held.operationId(), "the binding exists: the result names its operation");
             assertEquals(afterTheirs[0], x.lastSequence(), "the engine wrote nothing");
 
             x.engine.hooks(Hooks.NONE);
             HostResult replay = x.call(x.owner, register);
-            assertEquals(Status.pending, replay.status(), String.valueOf(replay.reason()));
+            assertEquals(Status.PENDING, replay.status(), String.valueOf(replay.reason()));
             assertEquals(theirs, replay.operationId());
         }
     }
@@ -182,8 +184,8 @@ class EffectConfinementBrokerTest {
             long[] atKick = new long[1];
             x.engine.hooks(new Hooks() {
                 @Override
-                public void beforeStep(String key, String tag, EffectConnection effect) {
-                    if ("intend".equals(tag)) {
+                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                    if (tag == Plan.Tag.INTEND) {
                         x.kick(effect.connection().getServerInfo().getClientId());
                         try {
                             effect.gone().get(5, TimeUnit.SECONDS);
@@ -195,7 +197,7 @@ class EffectConfinementBrokerTest {
                 }
             });
             HostResult held = x.call(x.owner, register);
-            assertEquals(Status.held, held.status());
+            assertEquals(Status.HELD, held.status());
             assertEquals("fenced", held.reason());
             assertTrue(held.operationId() != null, "bind and admit landed: the operation is named");
             assertEquals(atKick[0], x.lastSequence(), "no write after the connection was lost");
@@ -203,7 +205,7 @@ class EffectConfinementBrokerTest {
 
             x.engine.hooks(Hooks.NONE);
             HostResult replay = x.call(x.owner, register);
-            assertEquals(Status.pending, replay.status(), String.valueOf(replay.reason()));
+            assertEquals(Status.PENDING, replay.status(), String.valueOf(replay.reason()));
             assertEquals(held.operationId(), replay.operationId());
         }
     }
@@ -217,8 +219,8 @@ class EffectConfinementBrokerTest {
                     new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
             x.engine.hooks(new Hooks() {
                 @Override
-                public void beforeStep(String key, String tag, EffectConnection effect) {
-                    if ("settle".equals(tag)) {
+                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                    if (tag == Plan.Tag.SETTLE) {
                         x.kick(effect.connection().getServerInfo().getClientId());
                         effect.gone().join();
                     }
@@ -226,13 +228,13 @@ class EffectConfinementBrokerTest {
             });
             HostResult held = x.call(x.owner, grant);
             x.engine.hooks(Hooks.NONE);
-            assertEquals(Status.held, held.status());
+            assertEquals(Status.HELD, held.status());
             assertEquals("fenced", held.reason());
             x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid)); // a parent goes away
             HostResult replay = x.call(x.owner, grant);
-            assertEquals(Status.granted, replay.status(), "the grant exists: its operation settles granted");
+            assertEquals(Status.GRANTED, replay.status(), "the grant exists: its operation settles granted");
             assertEquals(held.operationId(), replay.operationId());
-            assertEquals("active", replay.grant().state());
+            assertEquals(Views.GrantState.ACTIVE, replay.grant().state());
         }
     }
 
@@ -241,15 +243,15 @@ class EffectConfinementBrokerTest {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             HostResult bound = x.call(x.operator, new HostRequest.NameBind(EndpointFixture.rid(), "forecast", "weather",
                     EndpointFixture.OWNER, "dns:forecast.example", 0));
-            assertEquals(Status.completed, bound.status());
+            assertEquals(Status.COMPLETED, bound.status());
             x.delete(Rows.name("forecast"));
             long before = x.lastSequence();
             HostResult again = x.call(x.operator, new HostRequest.NameBind(EndpointFixture.rid(), "forecast", "weather",
                     EndpointFixture.OWNER, "dns:forecast.example", 0));
-            assertEquals(Status.denied, again.status());
+            assertEquals(Status.DENIED, again.status());
             assertTrue(again.reason().contains("deleted"), again.reason());
             assertEquals(before, x.lastSequence(), "nothing written over the tombstone");
-            assertEquals(Status.denied, x.call(x.owner, new HostRequest.NameRead("forecast")).status());
+            assertEquals(Status.DENIED, x.call(x.owner, new HostRequest.NameRead("forecast")).status());
         }
     }
 }

@@ -35,14 +35,14 @@ class EndpointBudgetBrokerTest {
             String iid = EndpointFixture.iid();
             HostRequest.Register first = x.register("weather", iid);
             HostResult pending = x.call(x.owner, first);
-            assertEquals(Status.pending, pending.status());
+            assertEquals(Status.PENDING, pending.status());
             for (int i = 0; i < 3; i++) { // replays of an admitted request id answer and are not charged
                 HostResult again = x.call(x.owner, first);
-                assertEquals(Status.pending, again.status());
+                assertEquals(Status.PENDING, again.status());
                 assertEquals(pending.operationId(), again.operationId());
             }
-            assertEquals(Status.pending, x.call(x.owner, x.register("weather", EndpointFixture.iid())).status());
-            assertEquals(Status.completed, x.call(x.owner, x.approve("weather", iid)).status(), "the third new request id");
+            assertEquals(Status.PENDING, x.call(x.owner, x.register("weather", EndpointFixture.iid())).status());
+            assertEquals(Status.COMPLETED, x.call(x.owner, x.approve("weather", iid)).status(), "the third new request id");
 
             long before = x.lastSequence();
             for (HostRequest fresh : java.util.List.of(x.register("weather", EndpointFixture.iid()), x.approve("weather", iid),
@@ -56,12 +56,12 @@ class EndpointBudgetBrokerTest {
             }
             assertEquals(before, x.lastSequence(), "a refused request wrote nothing to the auth store");
             HostResult replay = x.call(x.owner, first);
-            assertEquals(Status.completed, replay.status(), "an admitted request id still answers over the budget"
+            assertEquals(Status.COMPLETED, replay.status(), "an admitted request id still answers over the budget"
                     + " (its instance was approved since)");
             assertEquals(pending.operationId(), replay.operationId());
 
             HostResult other = x.call(x.other, x.register("weather", EndpointFixture.iid()));
-            assertEquals(Status.pending, other.status(), "another owner's register is not refused");
+            assertEquals(Status.PENDING, other.status(), "another owner's register is not refused");
         }
     }
 
@@ -71,9 +71,9 @@ class EndpointBudgetBrokerTest {
                 .endpointWritesPerSpacePerMinute(3))) {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid); // register and approve: two new request ids
-            assertEquals(Status.pending, x.call(x.other, x.register("tides", EndpointFixture.iid())).status());
+            assertEquals(Status.PENDING, x.call(x.other, x.register("tides", EndpointFixture.iid())).status());
             HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            assertEquals(Status.completed, revoked.status(), "the operator's request is never charged");
+            assertEquals(Status.COMPLETED, revoked.status(), "the operator's request is never charged");
             long before = x.lastSequence();
             CotalException refused = assertThrows(CotalException.class,
                     () -> x.call(x.other, x.register("tides", EndpointFixture.iid())));

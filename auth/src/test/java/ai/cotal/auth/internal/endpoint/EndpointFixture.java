@@ -83,15 +83,15 @@ final class EndpointFixture implements AutoCloseable {
     }
 
     HostRequest.Decide approve(String endpoint, String instanceId) {
-        return new HostRequest.Decide(rid(), endpoint, instanceId, HostRequest.Decision.approve);
+        return new HostRequest.Decide(rid(), endpoint, instanceId, HostRequest.Decision.APPROVE);
     }
 
     /** Registers and approves an instance of {@code granter}; returns the register operation id. */
     String approved(Granter.Owner granter, String endpoint, String instanceId) {
         HostResult registered = call(granter, register(endpoint, instanceId));
-        assertEquals(HostResult.Status.pending, registered.status(), "register: " + registered.reason());
+        assertEquals(HostResult.Status.PENDING, registered.status(), "register: " + registered.reason());
         HostResult decided = call(granter, approve(endpoint, instanceId));
-        assertEquals(HostResult.Status.completed, decided.status(), "approve: " + decided.reason());
+        assertEquals(HostResult.Status.COMPLETED, decided.status(), "approve: " + decided.reason());
         return registered.operationId();
     }
 

@@ -63,15 +63,15 @@ class FaultsBrokerTest {
                 EndpointFixture.CONTRACT, List.of("ask"));
         engine.hooks(new Hooks() {
             @Override
-            public void beforeStep(String key, String tag, EffectConnection effect) {
-                if ("intend".equals(tag)) {
+            public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                if (tag == Plan.Tag.INTEND) {
                     nats.kill(); // after bind and admit landed
                     effect.gone().join();
                 }
             }
         });
         HostResult held = first.serviceEndpoints().orElseThrow().admit(OWNER, register);
-        assertEquals(HostResult.Status.held, held.status());
+        assertEquals(HostResult.Status.HELD, held.status());
         assertNotNull(held.operationId(), "the binding landed: the answer names its operation");
         first.fenced().get(10, TimeUnit.SECONDS); // the scanners went with the broker: the plane fenced
 
@@ -85,7 +85,7 @@ class FaultsBrokerTest {
                 .livenessOracle(PlaneFixture.operatorSaysGone()))) {
             assertEquals(2, second.claim().generation(), "the next plane reclaimed the space");
             HostResult replay = second.serviceEndpoints().orElseThrow().admit(OWNER, register);
-            assertEquals(HostResult.Status.pending, replay.status(), String.valueOf(replay.reason()));
+            assertEquals(HostResult.Status.PENDING, replay.status(), String.valueOf(replay.reason()));
             assertEquals(held.operationId(), replay.operationId(), "the replay finished the same operation");
         }
     }
@@ -142,7 +142,7 @@ class FaultsBrokerTest {
             admin.jetStreamManagement().purgeStream("KV_" + ai.cotal.core.internal.kv.StoreNames.bucket("auth", "alpha"),
                     io.nats.client.PurgeOptions.subject(fill + ">"));
             HostResult pending = plane.serviceEndpoints().orElseThrow().admit(OWNER, register);
-            assertEquals(HostResult.Status.pending, pending.status(), String.valueOf(pending.reason()));
+            assertEquals(HostResult.Status.PENDING, pending.status(), String.valueOf(pending.reason()));
         }
     }
 }

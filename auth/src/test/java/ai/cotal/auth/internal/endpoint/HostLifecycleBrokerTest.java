@@ -78,14 +78,14 @@ class HostLifecycleBrokerTest {
                     new HostRequest.InstanceRead("weather", iid)));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());
             HostResult write = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            assertEquals(HostResult.Status.held, write.status());
+            assertEquals(HostResult.Status.HELD, write.status());
             assertEquals("tripped", write.reason());
             x.nats.restart();
             try (io.nats.client.Connection admin = x.f.admin(x.nats)) {
                 assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + x.bucket).getStreamState()
                         .getLastSequence(), "nothing was written while the broker was gone");
             }
-            assertEquals(HostResult.Status.held, x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather",
+            assertEquals(HostResult.Status.HELD, x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather",
                     iid)).status(), "the host stays tripped until the plane is opened again");
         }
     }
@@ -141,8 +141,8 @@ class HostLifecycleBrokerTest {
             ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
             ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             HostResult held = host.serve(owner, new HostRequest.Decide(EndpointFixture.rid(), "weather",
-                    EndpointFixture.iid(), HostRequest.Decision.approve));
-            assertEquals(HostResult.Status.held, held.status());
+                    EndpointFixture.iid(), HostRequest.Decision.APPROVE));
+            assertEquals(HostResult.Status.HELD, held.status());
             assertEquals("tripped", held.reason());
             CotalException read = assertThrows(CotalException.class, () -> host.serve(owner,
                     new HostRequest.NameRead("forecast")));
@@ -156,7 +156,7 @@ class HostLifecycleBrokerTest {
     void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             x.engine.trip("cotal:ep-discovery:alpha: renewing its credential failed; closed");
-            assertEquals(HostResult.Status.held, x.call(x.owner, x.approve("weather", EndpointFixture.iid())).status());
+            assertEquals(HostResult.Status.HELD, x.call(x.owner, x.approve("weather", EndpointFixture.iid())).status());
             CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
                     new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());
@@ -177,7 +177,7 @@ class HostLifecycleBrokerTest {
                     }
                 }
             });
-            assertEquals(HostResult.Status.pending, x.call(x.owner, x.register("weather", EndpointFixture.iid())).status());
+            assertEquals(HostResult.Status.PENDING, x.call(x.owner, x.register("weather", EndpointFixture.iid())).status());
             CotalException kept = assertThrows(CotalException.class, x.plane::close);
             assertEquals(ErrorCode.UNAVAILABLE, kept.code());
             assertTrue(kept.getMessage().contains("keeps its claim"), kept.getMessage());
@@ -226,7 +226,7 @@ class HostLifecycleBrokerTest {
                 assertEquals(ErrorCode.UNAVAILABLE, refused.code(), "new calls are refused from the moment close is called");
                 assertFalse(closing.isDone(), "close waits for the call that already entered");
                 release.countDown();
-                assertEquals(HostResult.Status.pending, call.get(20, TimeUnit.SECONDS).status(), "the call in flight finished");
+                assertEquals(HostResult.Status.PENDING, call.get(20, TimeUnit.SECONDS).status(), "the call in flight finished");
                 closing.get(20, TimeUnit.SECONDS);
                 assertTrue(planeRow(x.f, x.nats).contains("\"state\":\"released\""));
             } finally {

@@ -12,6 +12,7 @@ import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Completion;
 import ai.cotal.servicehost.HostResult.DenyNew;
 import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ class HostOperationsBrokerTest {
 
     /** The stored twin of an applied result: what a replay must answer, byte for byte. */
     private static byte[] storedTwin(HostResult r) {
-        return HostJson.writeResult(new HostResult(Status.completed, r.operationId(), Completion.stored, r.debt(),
+        return HostJson.writeResult(new HostResult(Status.COMPLETED, r.operationId(), Completion.STORED, r.debt(),
                 r.denyNew(), null, r.reason(), r.instance(), r.instances(), r.cursor(), r.proposal(), r.operation(),
                 r.name(), r.grant(), r.grants()));
     }
@@ -50,45 +51,45 @@ class HostOperationsBrokerTest {
             String iid = EndpointFixture.iid();
             HostRequest.Register register = x.register("weather", iid);
             HostResult unsupported = x.plane.serviceEndpoints().orElseThrow().serve(x.owner, register);
-            assertEquals(Status.unsupported, unsupported.status(), "admission is the service authority route's");
+            assertEquals(Status.UNSUPPORTED, unsupported.status(), "admission is the service authority route's");
             HostResult pending = x.call(x.owner, register);
-            assertEquals(Status.pending, pending.status());
+            assertEquals(Status.PENDING, pending.status());
             assertNotNull(pending.operationId());
-            assertEquals("pending", pending.proposal().state());
+            assertEquals(Views.ProposalState.PENDING, pending.proposal().state());
             assertEquals(OWNER, pending.proposal().owner());
             HostResult pendingAgain = replay(x, x.owner, register, pending);
             assertArrayEquals(HostJson.writeResult(pending), HostJson.writeResult(pendingAgain));
             HostResult proposal = x.call(x.owner, new HostRequest.ProposalRead(pending.operationId()));
             assertEquals(pending.proposal(), proposal.proposal());
-            assertEquals("frozen", x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance().gate().state());
+            assertEquals(Views.GateState.FROZEN, x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance().gate().state());
 
             HostRequest.Decide approve = x.approve("weather", iid);
             HostResult approved = x.call(x.owner, approve);
-            assertEquals(Status.completed, approved.status());
-            assertEquals(Completion.applied, approved.completion());
+            assertEquals(Status.COMPLETED, approved.status());
+            assertEquals(Completion.APPLIED, approved.completion());
             assertNotNull(approved.approvedGateRevision(), "this invocation observed its own gate CAS");
-            assertEquals("approved", approved.proposal().state());
+            assertEquals(Views.ProposalState.APPROVED, approved.proposal().state());
             HostResult approvedAgain = replay(x, x.owner, approve, approved);
-            assertEquals(Completion.stored, approvedAgain.completion());
+            assertEquals(Completion.STORED, approvedAgain.completion());
             assertNull(approvedAgain.approvedGateRevision(), "a stored approval reports no gate revision it did not see");
             assertArrayEquals(storedTwin(approved), HostJson.writeResult(approvedAgain));
 
             HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
-            assertEquals("approved", view.instance().registrationState());
-            assertEquals("open", view.instance().gate().state());
+            assertEquals(Views.RegistrationState.APPROVED, view.instance().registrationState());
+            assertEquals(Views.GateState.OPEN, view.instance().gate().state());
             assertEquals(approved.approvedGateRevision(), view.instance().gate().revision());
-            assertEquals("active", view.instance().assignment());
+            assertEquals(Views.AssignmentState.ACTIVE, view.instance().assignment());
             assertNotNull(view.instance().approvalDigest());
             HostResult registerOp = x.call(x.owner, new HostRequest.OperationRead(pending.operationId()));
-            assertEquals("completed", registerOp.operation().state());
+            assertEquals(Views.OperationState.COMPLETED, registerOp.operation().state());
             assertEquals(List.of(), registerOp.operation().debt(), "the decide released the register's slot");
             HostResult registerDone = replay(x, x.owner, register, pending);
-            assertEquals(Completion.stored, registerDone.completion());
+            assertEquals(Completion.STORED, registerDone.completion());
 
             HostRequest.NameBind bind = new HostRequest.NameBind(EndpointFixture.rid(), "forecast", "weather", OWNER,
                     "dns:forecast.example", 0);
             HostResult bound = x.call(x.operator, bind);
-            assertEquals(Completion.applied, bound.completion(), String.valueOf(bound.reason()));
+            assertEquals(Completion.APPLIED, bound.completion(), String.valueOf(bound.reason()));
             assertEquals("dns:forecast.example", bound.name().claimReference());
             assertArrayEquals(storedTwin(bound), HostJson.writeResult(replay(x, x.operator, bind, bound)));
             assertEquals(bound.name(), x.call(x.owner, new HostRequest.NameRead("forecast")).name());
@@ -96,11 +97,11 @@ class HostOperationsBrokerTest {
             HostRequest.CallerGrant grant = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
                     new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
             HostResult granted = x.call(x.owner, grant);
-            assertEquals(Status.granted, granted.status(), String.valueOf(granted.reason()));
+            assertEquals(Status.GRANTED, granted.status(), String.valueOf(granted.reason()));
             assertEquals(3, x.get(Rows.grant("weather", iid, granted.grant().grantId())).split("parentRefs")[1]
                     .split(",\"state")[0].split(",").length, "a grant records its three parent references");
             HostResult grantedAgain = replay(x, x.owner, grant, granted);
-            assertEquals(Completion.stored, grantedAgain.completion());
+            assertEquals(Completion.STORED, grantedAgain.completion());
             assertEquals(granted.grant(), grantedAgain.grant());
             String grantId = granted.grant().grantId();
             assertEquals(granted.grant(), x.call(x.owner, new HostRequest.CallerRead("weather", iid, grantId)).grant());
@@ -109,20 +110,20 @@ class HostOperationsBrokerTest {
 
             HostRequest.CallerRevoke unGrant = new HostRequest.CallerRevoke(EndpointFixture.rid(), "weather", iid, grantId);
             HostResult unGranted = x.call(x.owner, unGrant);
-            assertEquals(Completion.applied, unGranted.completion());
-            assertEquals("revoked", unGranted.grant().state());
+            assertEquals(Completion.APPLIED, unGranted.completion());
+            assertEquals(Views.GrantState.REVOKED, unGranted.grant().state());
             assertArrayEquals(storedTwin(unGranted), HostJson.writeResult(replay(x, x.owner, unGrant, unGranted)));
 
             HostRequest.Revoke revoke = new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid);
             HostResult revoked = x.call(x.owner, revoke);
-            assertEquals(Completion.applied, revoked.completion());
+            assertEquals(Completion.APPLIED, revoked.completion());
             assertEquals(DenyNew.IN_EFFECT, revoked.denyNew(), "the gate read after the CAS shows deny-new");
             HostResult revokedAgain = replay(x, x.owner, revoke, revoked);
-            assertEquals(Completion.stored, revokedAgain.completion());
+            assertEquals(Completion.STORED, revokedAgain.completion());
             assertEquals(DenyNew.LANDED, revokedAgain.denyNew());
             HostResult after = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
-            assertEquals("revoked", after.instance().registrationState());
-            assertEquals("retired", after.instance().gate().state());
+            assertEquals(Views.RegistrationState.REVOKED, after.instance().registrationState());
+            assertEquals(Views.GateState.RETIRED, after.instance().gate().state());
         }
     }
 
@@ -137,7 +138,7 @@ class HostOperationsBrokerTest {
                     "a plane opened without service endpoints hands out no host");
         }
         EndpointFixture x = new EndpointFixture(brokers, stateDir.resolve("on"));
-        assertEquals(Status.denied, x.call(x.operator, read).status(), "no such name");
+        assertEquals(Status.DENIED, x.call(x.operator, read).status(), "no such name");
         x.close();
         ai.cotal.core.CotalException closed = org.junit.jupiter.api.Assertions.assertThrows(
                 ai.cotal.core.CotalException.class, () -> x.call(x.operator, read));
@@ -158,31 +159,32 @@ class HostOperationsBrokerTest {
                     x.call(x.operator, new HostRequest.NameBind(EndpointFixture.rid(), "n", "weather", OWNER, "c", 1)),
                     x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid)),
                     x.call(x.other, new HostRequest.InstanceRead("weather", iid)))) {
-                assertEquals(Status.denied, denied.status(), String.valueOf(denied.reason()));
+                assertEquals(Status.DENIED, denied.status(), String.valueOf(denied.reason()));
                 assertNull(denied.operationId(), "a denied result names no operation");
             }
             assertEquals(before, x.lastSequence(), "denied requests wrote nothing");
 
             HostRequest.Decide refuse = new HostRequest.Decide(EndpointFixture.rid(), "weather", iid,
-                    HostRequest.Decision.refuse);
+                    HostRequest.Decision.REFUSE);
             HostResult refused = x.call(x.owner, refuse);
-            assertEquals(Completion.applied, refused.completion());
-            assertEquals("refused", refused.proposal().state());
+            assertEquals(Completion.APPLIED, refused.completion());
+            assertEquals(Views.ProposalState.REFUSED, refused.proposal().state());
             HostResult late = x.call(x.owner, x.approve("weather", iid));
-            assertEquals(Status.refused, late.status(), "a proposal decided the other way refuses");
+            assertEquals(Status.REFUSED, late.status(), "a proposal decided the other way refuses");
             assertNotNull(late.operationId());
-            assertEquals("refused", x.call(x.owner, new HostRequest.OperationRead(pending.operationId())).operation().state());
+            assertEquals(Views.OperationState.REFUSED, x.call(x.owner, new HostRequest.OperationRead(pending.operationId()))
+                    .operation().state());
 
             long beforeForeign = x.lastSequence();
             HostResult foreign = x.call(x.other, refuse);
-            assertEquals(Status.denied, foreign.status(), "a request id is bound to its granter");
+            assertEquals(Status.DENIED, foreign.status(), "a request id is bound to its granter");
             assertEquals(null, foreign.proposal(), "another owner learns nothing from a replay");
             assertEquals(beforeForeign, x.lastSequence());
             HostRequest.Decide clash = new HostRequest.Decide(refuse.requestId(), "weather", iid,
-                    HostRequest.Decision.approve);
+                    HostRequest.Decision.APPROVE);
             long beforeClash = x.lastSequence();
             HostResult clashed = x.call(x.owner, clash);
-            assertEquals(Status.denied, clashed.status(), "the same request id with another body can never bind");
+            assertEquals(Status.DENIED, clashed.status(), "the same request id with another body can never bind");
             assertEquals(beforeClash, x.lastSequence());
         }
     }
@@ -199,16 +201,16 @@ class HostOperationsBrokerTest {
                 HostRequest.Decide d = x.approve("weather", iid);
                 admitted.add(d);
                 answers.add(x.call(x.owner, d));
-                assertEquals(Status.completed, answers.get(answers.size() - 1).status());
+                assertEquals(Status.COMPLETED, answers.get(answers.size() - 1).status());
             }
             HostResult refused = x.call(x.owner, x.approve("weather", iid));
-            assertEquals(Status.refused, refused.status());
+            assertEquals(Status.REFUSED, refused.status());
             assertNotNull(refused.operationId(), "the 65th request is bound and refused");
             HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            assertEquals(Completion.applied, revoked.completion(), "an owner cannot make an instance unrevocable");
+            assertEquals(Completion.APPLIED, revoked.completion(), "an owner cannot make an instance unrevocable");
             for (int i = 0; i < admitted.size(); i++) {
                 HostResult again = x.call(x.owner, admitted.get(i));
-                assertEquals(Status.completed, again.status(), "request " + i + " still answers");
+                assertEquals(Status.COMPLETED, again.status(), "request " + i + " still answers");
                 assertEquals(answers.get(i).operationId(), again.operationId());
             }
         }

@@ -10,6 +10,7 @@ import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Completion;
 import ai.cotal.servicehost.HostResult.DenyNew;
 import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.charset.StandardCharsets;
@@ -57,16 +58,16 @@ class HostRacesBrokerTest {
                 List<Long> gateRevisions = new ArrayList<>();
                 for (Future<HostResult> f : futures) {
                     HostResult r = f.get(60, TimeUnit.SECONDS);
-                    assertEquals(Status.completed, r.status(), r.status() + " " + r.reason());
-                    assertEquals("approved", r.proposal().state());
-                    if (r.completion() == Completion.applied) {
+                    assertEquals(Status.COMPLETED, r.status(), r.status() + " " + r.reason());
+                    assertEquals(Views.ProposalState.APPROVED, r.proposal().state());
+                    if (r.completion() == Completion.APPLIED) {
                         applied++;
                     }
                     if (r.approvedGateRevision() != null) {
                         gateRevisions.add(r.approvedGateRevision());
                     }
                     HostResult op = x.call(x.owner, new HostRequest.OperationRead(r.operationId()));
-                    assertEquals("completed", op.operation().state());
+                    assertEquals(Views.OperationState.COMPLETED, op.operation().state());
                     assertEquals(List.of(), op.operation().debt());
                 }
                 assertEquals(1, applied, "exactly one decision applied the approval");
@@ -75,11 +76,11 @@ class HostRacesBrokerTest {
                 pool.shutdownNow();
             }
             HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
-            assertEquals("open", view.instance().gate().state());
+            assertEquals(Views.GateState.OPEN, view.instance().gate().state());
             assertTrue(view.instance().gate().revision() > gateBefore);
             assertTrue(x.get(Rows.gate("weather", iid)).contains("\"generation\":2"), "the gate moved once");
             assertTrue(x.get(Rows.cap("weather", iid)).contains("\"held\":[]"), "every slot released");
-            assertEquals("completed", x.call(x.owner, new HostRequest.OperationRead(pending.operationId()))
+            assertEquals(Views.OperationState.COMPLETED, x.call(x.owner, new HostRequest.OperationRead(pending.operationId()))
                     .operation().state());
         }
     }
@@ -92,12 +93,12 @@ class HostRacesBrokerTest {
                 x.call(x.owner, x.register("weather", iid));
                 HostRequest.Decide approve = x.approve("weather", iid);
                 HostRequest.Decide refuse = new HostRequest.Decide(EndpointFixture.rid(), "weather", iid,
-                        HostRequest.Decision.refuse);
+                        HostRequest.Decision.REFUSE);
                 HostResult[] inner = new HostResult[1];
                 x.engine.hooks(new Hooks() {
                     @Override
-                    public void beforeStep(String key, String tag, EffectConnection effect) {
-                        boolean cut = refusalWins ? "gate-open".equals(tag) : "gate-retire".equals(tag);
+                    public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                        boolean cut = tag == (refusalWins ? Plan.Tag.GATE_OPEN : Plan.Tag.GATE_RETIRE);
                         if (cut && inner[0] == null) {
                             x.engine.hooks(Hooks.NONE); // the other decision runs to its end, right here
                             inner[0] = x.call(x.owner, refusalWins ? refuse : approve);
@@ -107,15 +108,16 @@ class HostRacesBrokerTest {
                 HostResult outer = x.call(x.owner, refusalWins ? approve : refuse);
                 x.engine.hooks(Hooks.NONE);
                 HostResult winner = inner[0];
-                assertEquals(Status.completed, winner.status(), String.valueOf(winner.reason()));
-                assertEquals(Completion.applied, winner.completion());
-                assertEquals(Status.refused, outer.status(), "the decision that lost the gate is refused");
-                String state = refusalWins ? "refused" : "approved";
-                assertEquals(state, winner.proposal().state());
+                assertEquals(Status.COMPLETED, winner.status(), String.valueOf(winner.reason()));
+                assertEquals(Completion.APPLIED, winner.completion());
+                assertEquals(Status.REFUSED, outer.status(), "the decision that lost the gate is refused");
+                assertEquals(refusalWins ? Views.ProposalState.REFUSED : Views.ProposalState.APPROVED,
+                        winner.proposal().state());
                 HostResult view = x.call(x.owner, new HostRequest.InstanceRead("weather", iid));
-                assertEquals(state, view.instance().registrationState(), "the proposal follows the gate");
-                assertEquals(refusalWins ? "retired" : "open", view.instance().gate().state());
-                assertEquals(refusalWins ? null : "active", view.instance().assignment(),
+                assertEquals(refusalWins ? Views.RegistrationState.REFUSED : Views.RegistrationState.APPROVED,
+                        view.instance().registrationState(), "the proposal follows the gate");
+                assertEquals(refusalWins ? Views.GateState.RETIRED : Views.GateState.OPEN, view.instance().gate().state());
+                assertEquals(refusalWins ? null : Views.AssignmentState.ACTIVE, view.instance().assignment(),
                         "no assignment unless the approval opened the gate");
                 assertEquals(refusalWins, view.instance().approvalDigest() == null);
             }
@@ -130,8 +132,8 @@ class HostRacesBrokerTest {
             boolean[] moved = new boolean[1];
             x.engine.hooks(new Hooks() {
                 @Override
-                public void beforeStep(String key, String tag, EffectConnection effect) {
-                    if ("release".equals(tag) && !moved[0]) {
+                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                    if (tag == Plan.Tag.RELEASE && !moved[0]) {
                         moved[0] = true; // another writer moves the capacity between settle and release
                         x.put(key, x.get(key));
                     }
@@ -139,8 +141,8 @@ class HostRacesBrokerTest {
             });
             HostResult approved = x.call(x.owner, x.approve("weather", iid));
             assertTrue(moved[0]);
-            assertEquals(Status.completed, approved.status());
-            assertEquals(Completion.applied, approved.completion(), "this invocation applied the approval");
+            assertEquals(Status.COMPLETED, approved.status());
+            assertEquals(Completion.APPLIED, approved.completion(), "this invocation applied the approval");
             assertTrue(approved.approvedGateRevision() != null, "and observed its own gate CAS");
             assertTrue(x.get(Rows.cap("weather", iid)).contains("\"held\":[]"), "the release landed on the next pass");
         }
@@ -162,7 +164,7 @@ class HostRacesBrokerTest {
                     long reads = x.engine.discovery().reads();
                     long seq = x.lastSequence();
                     HostResult held = x.call(g, r);
-                    assertEquals(Status.held, held.status());
+                    assertEquals(Status.HELD, held.status());
                     assertEquals("granter", held.reason());
                     assertNull(held.operationId());
                     assertNull(held.denyNew());
@@ -177,7 +179,7 @@ class HostRacesBrokerTest {
                 long reads = x.engine.discovery().reads();
                 long seq = x.lastSequence();
                 HostResult held = x.call(x.owner, r);
-                assertEquals(Status.held, held.status());
+                assertEquals(Status.HELD, held.status());
                 assertEquals("tripped", held.reason());
                 assertNull(held.operationId());
                 assertNull(held.denyNew());
@@ -203,8 +205,8 @@ class HostRacesBrokerTest {
             assertEquals(DenyNew.IN_EFFECT, inEffect.denyNew(), "a gate read after the CAS");
 
             HostResult landed = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", gateRead));
-            assertEquals(Status.completed, landed.status());
-            assertEquals(Completion.stored, landed.completion());
+            assertEquals(Status.COMPLETED, landed.status());
+            assertEquals(Completion.STORED, landed.completion());
             assertEquals(DenyNew.LANDED, landed.denyNew(), "the assignment was already fenced");
 
             String foreignGate = EndpointFixture.iid();
@@ -213,7 +215,7 @@ class HostRacesBrokerTest {
             x.put(gateKey, x.get(gateKey).replaceAll("\"assignment\":\"[a-z2-7]+\"", "\"assignment\":\""
                     + Rows.newId() + "\""));
             HostResult unknown = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", foreignGate));
-            assertEquals(Completion.applied, unknown.completion());
+            assertEquals(Completion.APPLIED, unknown.completion());
             assertEquals(DenyNew.UNKNOWN, unknown.denyNew(), "the gate row is another assignment's");
 
             String failedRead = EndpointFixture.iid();
@@ -225,7 +227,7 @@ class HostRacesBrokerTest {
                 }
             });
             HostResult failed = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", failedRead));
-            assertEquals(Completion.applied, failed.completion());
+            assertEquals(Completion.APPLIED, failed.completion());
             assertEquals(DenyNew.UNKNOWN, failed.denyNew(), "the gate read failed");
             x.engine.hooks(Hooks.NONE);
 
