@@ -3,6 +3,7 @@ package ai.cotal.auth.internal.connect;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.internal.connect.ConnectionEvents;
 import ai.cotal.core.internal.connect.SelfSignedCredential;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -12,7 +13,6 @@ import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.Connection;
-import io.nats.client.ConnectionListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -172,16 +172,10 @@ public final class AuthorityConnection implements AutoCloseable {
     }
 
     /** Holds the newest JWT (presented on every (re)connect) and watches the connection's events. */
-    private static final class Holder implements ConnectionListener {
+    private static final class Holder implements ConnectionEvents {
         volatile String jwt;
         volatile AuthorityConnection owner;
 
-        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
-        @Deprecated
-        @Override
-        public void connectionEvent(Connection conn, Events type) {
-            connectionEvent(conn, type, null, null);
-        }
 
         @Override
         public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {

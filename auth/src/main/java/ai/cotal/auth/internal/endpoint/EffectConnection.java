@@ -3,6 +3,7 @@ package ai.cotal.auth.internal.endpoint;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.internal.connect.ConnectionEvents;
 import ai.cotal.core.internal.connect.SelfSignedCredential;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -11,7 +12,6 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.Connection;
-import io.nats.client.ConnectionListener;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamOptions;
@@ -211,15 +211,9 @@ public final class EffectConnection implements AutoCloseable {
         }
     }
 
-    private static final class Holder implements ConnectionListener {
+    private static final class Holder implements ConnectionEvents {
         volatile EffectConnection owner;
 
-        /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
-        @Deprecated
-        @Override
-        public void connectionEvent(Connection conn, Events type) {
-            connectionEvent(conn, type, null, null);
-        }
 
         @Override
         public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {

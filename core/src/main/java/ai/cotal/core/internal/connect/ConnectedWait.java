@@ -1,7 +1,6 @@
 package ai.cotal.core.internal.connect;
 
 import io.nats.client.Connection;
-import io.nats.client.ConnectionListener;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * comes back with its renewed JWT within a few hundred milliseconds; a read can wait that out,
  * then run, and run once more when the connection turned over under it. Thread-safe.
  */
-public final class ConnectedWait implements ConnectionListener {
+public final class ConnectedWait implements ConnectionEvents {
     /** How long an operation waits for its connection to come back. */
     public static final Duration RECONNECT_WAIT = Duration.ofSeconds(2);
 
@@ -52,12 +51,6 @@ public final class ConnectedWait implements ConnectionListener {
         return c == null ? Connection.Status.CLOSED : c.getStatus();
     }
 
-    /** jnats calls only the four-argument form below; this abstract one is deprecated but must exist. */
-    @Deprecated
-    @Override
-    public void connectionEvent(Connection conn, Events type) {
-        connectionEvent(conn, type, null, null);
-    }
 
     @Override
     public void connectionEvent(Connection conn, Events type, Long time, String uriDetails) {
