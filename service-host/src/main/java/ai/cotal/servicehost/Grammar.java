@@ -7,7 +7,6 @@ import java.util.regex.Pattern;
 final class Grammar {
     static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_-]{16,64}");
     static final Pattern OPERATION_ID = Pattern.compile("[a-z2-7]{26}");
-    static final Pattern LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
     static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
     static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
@@ -15,6 +14,7 @@ final class Grammar {
     static final Pattern CLAIM = Pattern.compile("[\\x20-\\x7e]{1,256}");
     static final Pattern CAPABILITY = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     static final Pattern GRANT_ID = Pattern.compile("[a-z2-7]{26}");
+    static final Pattern AUDIT_ID = Pattern.compile("[\\x21-\\x7e]{1,128}");
     static final Pattern CURSOR = Pattern.compile("[A-Za-z0-9_-]{1,512}");
     static final long MAX_SAFE = (1L << 53) - 1;
 
@@ -33,6 +33,15 @@ final class Grammar {
 
     static String optional(Pattern pattern, String value, String field) {
         return value == null ? null : check(pattern, value, field);
+    }
+
+    /** An endpoint name or a bound name ({@link EndpointName}). */
+    static String name(String value, String field) {
+        return EndpointName.check(value, field);
+    }
+
+    static String optionalName(String value, String field) {
+        return value == null ? null : name(value, field);
     }
 
     static List<String> capabilities(List<String> values, String field) {

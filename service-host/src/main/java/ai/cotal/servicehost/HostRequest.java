@@ -27,7 +27,7 @@ public sealed interface HostRequest {
             implements Mutating {
         public Register {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.check(Grammar.DIGEST, contractDigest, "contractDigest");
             callerCeiling = Grammar.capabilities(callerCeiling, "callerCeiling");
@@ -43,7 +43,7 @@ public sealed interface HostRequest {
     record Decide(String requestId, String endpoint, String instanceId, Decision decision) implements Mutating {
         public Decide {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             if (decision == null) {
                 throw ContractException.badRequest("decision", "must be approve or refuse");
@@ -77,7 +77,7 @@ public sealed interface HostRequest {
     record Revoke(String requestId, String endpoint, String instanceId) implements Mutating {
         public Revoke {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
         }
 
@@ -95,8 +95,8 @@ public sealed interface HostRequest {
             long expectedRevision) implements Mutating {
         public NameBind {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, name, "name");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(name, "name");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.OWNER, owner, "owner");
             Grammar.check(Grammar.CLAIM, claimReference, "claimReference");
             Grammar.revision(expectedRevision, "expectedRevision");
@@ -121,7 +121,7 @@ public sealed interface HostRequest {
             implements Mutating {
         public CallerGrant {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             if (grantee == null) {
                 throw ContractException.badRequest("grantee", "is required");
@@ -142,7 +142,7 @@ public sealed interface HostRequest {
     record CallerRevoke(String requestId, String endpoint, String instanceId, String grantId) implements Mutating {
         public CallerRevoke {
             Grammar.check(Grammar.REQUEST_ID, requestId, "requestId");
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.check(Grammar.GRANT_ID, grantId, "grantId");
         }
@@ -156,7 +156,7 @@ public sealed interface HostRequest {
     /** Read one caller grant. */
     record CallerRead(String endpoint, String instanceId, String grantId) implements HostRequest {
         public CallerRead {
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.check(Grammar.GRANT_ID, grantId, "grantId");
         }
@@ -170,7 +170,7 @@ public sealed interface HostRequest {
     /** List an instance's caller grants. */
     record CallerList(String endpoint, String instanceId, String cursor, Integer limit) implements HostRequest {
         public CallerList {
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.optional(Grammar.CURSOR, cursor, "cursor");
             Grammar.limit(limit);
@@ -185,7 +185,7 @@ public sealed interface HostRequest {
     /** The current view of one instance of the proved owner. */
     record InstanceRead(String endpoint, String instanceId) implements HostRequest {
         public InstanceRead {
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
         }
 
@@ -235,7 +235,7 @@ public sealed interface HostRequest {
     /** A name binding. */
     record NameRead(String name) implements HostRequest {
         public NameRead {
-            Grammar.check(Grammar.LABEL, name, "name");
+            Grammar.name(name, "name");
         }
 
         @Override

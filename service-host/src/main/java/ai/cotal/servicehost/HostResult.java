@@ -5,14 +5,16 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
 
 /**
- * The answer to a host request (SPEC §13.1). {@code operationId} is present once a binding exists
+ * The answer to a host request (SPEC §13.1). {@code requestId} echoes the request's on every
+ * answer to a request that has one (the writes), so a client can refuse an answer to another
+ * request; reads carry none. {@code operationId} is present once a binding exists
  * or may exist ({@code pending}, {@code held}, {@code refused}, {@code completed},
  * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases still owed
  * as far as this invocation saw (absent never means nothing is owed). {@code denyNew} appears on
  * revoke results only with evidence. Payload fields carry the kind's views. Immutable.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record HostResult(Status status, String operationId, Completion completion, List<String> debt, DenyNew denyNew,
+public record HostResult(Status status, String requestId, String operationId, Completion completion, List<String> debt, DenyNew denyNew,
         Long approvedGateRevision, String reason, Views.Instance instance, List<Views.Instance> instances, String cursor,
         Views.Proposal proposal, Views.Operation operation, Views.Name name, Views.Grant grant, List<Views.Grant> grants) {
 
@@ -72,6 +74,7 @@ public record HostResult(Status status, String operationId, Completion completio
         if (status == null) {
             throw ContractException.badRequest("status", "is required");
         }
+        Grammar.optional(Grammar.REQUEST_ID, requestId, "requestId");
         Grammar.optional(Grammar.OPERATION_ID, operationId, "operationId");
         if (status == Status.DENIED && operationId != null) {
             throw ContractException.badRequest("operationId", "a denied result names no operation");
@@ -100,7 +103,13 @@ public record HostResult(Status status, String operationId, Completion completio
 
     /** A result with only a status (and a reason). */
     public static HostResult of(Status status, String operationId, String reason) {
-        return new HostResult(status, operationId, null, null, null, null, reason, null, null, null, null, null, null, null,
-                null);
+        return new HostResult(status, null, operationId, null, null, null, null, reason, null, null, null, null, null, null,
+                null, null);
+    }
+
+    /** This result as the answer to the request {@code id} (null: a read, which has none). */
+    public HostResult withRequestId(String id) {
+        return new HostResult(status, id, operationId, completion, debt, denyNew, approvedGateRevision, reason, instance,
+                instances, cursor, proposal, operation, name, grant, grants);
     }
 }

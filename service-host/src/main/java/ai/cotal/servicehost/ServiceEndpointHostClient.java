@@ -14,10 +14,13 @@ import java.util.Objects;
 /**
  * A small client for the host routes: {@code POST /service-endpoint-host} (decide, revoke,
  * name-bind, caller policy, reads) and {@code POST /service-endpoint-authority} (register). The
- * route derives the granter from the IdP token. HTTP refusals
- * become {@link ContractException}s with the catalog code of the status. The body is
- * {@code {idpToken, actor, request}}: the route derives the owner from the token and acts through
- * that owner's {@code actor} (its interactive ledger row). Thread-safe.
+ * body is {@code {idpToken, request}}: the route derives the granter from the IdP token. HTTP
+ * refusals become {@link ContractException}s with the catalog code of the status, and an answer
+ * that does not echo the request's {@code requestId} (an answer to another request) is refused.
+ *
+ * <p>Mint each write's id with {@link #newRequestId()} and persist it before the first send:
+ * after a lost answer, sending the same request with the same id again is always safe and answers
+ * from the store. Thread-safe.
  */
 public final class ServiceEndpointHostClient {
     /** The host route. */
@@ -25,6 +28,7 @@ public final class ServiceEndpointHostClient {
     /** The service authority route (register admission). */
     public static final String AUTHORITY_ROUTE = "/service-endpoint-authority";
 
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
     private final URI base;
     private final HttpClient http;
     private final Duration timeout;
@@ -36,18 +40,37 @@ public final class ServiceEndpointHostClient {
     }
 
     /**
-     * Sends {@code request} with the caller's IdP proof, acting as {@code actor}; register goes to
-     * the authority route. {@code capability} (the loopback face's, or null) is sent as
-     * {@code Authorization: Bearer}.
+     * A fresh, unpredictable request id: 192 bits from {@link java.security.SecureRandom} as 32
+     * base64url characters (the {@code requestId} grammar, SPEC §13.1). Request ids share one
+     * namespace per space and name one request forever: persist the id with the request before
+     * the first send, and send the same pair again after a lost answer.
      */
-    public HostResult invoke(String idpToken, String actor, HostRequest request, String capability) {
+    public static String newRequestId() {
+        byte[] bytes = new byte[24];
+        RANDOM.nextBytes(bytes);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** Sends {@code request} with the caller's IdP proof to the public face (no capability). */
+    public HostResult invoke(String idpToken, HostRequest request) {
+        return invoke(idpToken, request, null);
+    }
+
+    /**
+     * Sends {@code request} with the caller's IdP proof; register goes to the authority route.
+     * {@code capability} (the loopback face's, or null) is sent as {@code Authorization: Bearer}.
+     *
+     * @throws ContractException with the catalog code of an HTTP refusal; {@code unavailable} when
+     *     the route is unreachable or answers another request (send the same request again)
+     */
+    public HostResult invoke(String idpToken, HostRequest request, String capability) {
         if (idpToken == null || idpToken.isEmpty()) {
             throw ContractException.badRequest("idpToken", "is required");
         }
-        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
-            throw ContractException.badRequest("actor", "must match [A-Za-z0-9_]{1,64}");
+        if (request == null) {
+            throw ContractException.badRequest("request", "is required");
         }
-        ObjectNode body = JsonMapper.builder().build().createObjectNode().put("idpToken", idpToken).put("actor", actor);
+        ObjectNode body = JsonMapper.builder().build().createObjectNode().put("idpToken", idpToken);
         body.set("request", HostJson.tree(HostJson.writeRequest(request), "request"));
         String route = request instanceof HostRequest.Register ? AUTHORITY_ROUTE : HOST_ROUTE;
         HttpResponse<byte[]> response;
@@ -66,10 +89,20 @@ public final class ServiceEndpointHostClient {
             throw new ContractException("unavailable", "interrupted", e);
         }
         if (response.statusCode() == 200) {
-            return HostJson.parseResult(response.body());
+            return answering(request, HostJson.parseResult(response.body()));
         }
         throw new ContractException(code(response.statusCode()), "service-endpoint host answered " + response.statusCode()
                 + ": " + error(response.body()));
+    }
+
+    /** {@code result} when it answers {@code request}: a write's result echoes its requestId, a read's carries none. */
+    static HostResult answering(HostRequest request, HostResult result) {
+        String expected = request instanceof HostRequest.Mutating m ? m.requestId() : null;
+        if (!java.util.Objects.equals(expected, result.requestId())) {
+            throw new ContractException("unavailable", "requestId: the service-endpoint host answered another request;"
+                    + " send the same request again");
+        }
+        return result;
     }
 
     static String code(int status) {

@@ -130,14 +130,14 @@ public final class Views {
     public record Instance(String endpoint, String instanceId, String owner, RegistrationState registrationState,
             String approvalDigest, Gate gate, AssignmentState assignment, String name) {
         public Instance {
-            Grammar.check(Grammar.LABEL, endpoint, "endpoint");
+            Grammar.name(endpoint, "endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "instanceId");
             Grammar.check(Grammar.OWNER, owner, "owner");
             if (registrationState == null) {
                 throw ContractException.badRequest("registrationState", "must be pending, approved, refused or revoked");
             }
             Grammar.optional(Grammar.DIGEST, approvalDigest, "approvalDigest");
-            Grammar.optional(Grammar.LABEL, name, "name");
+            Grammar.optionalName(name, "name");
         }
     }
 
@@ -146,7 +146,7 @@ public final class Views {
             List<String> callerCeiling, ProposalState state) {
         public Proposal {
             Grammar.check(Grammar.OPERATION_ID, operationId, "proposal.operationId");
-            Grammar.check(Grammar.LABEL, endpoint, "proposal.endpoint");
+            Grammar.name(endpoint, "proposal.endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "proposal.instanceId");
             Grammar.check(Grammar.OWNER, owner, "proposal.owner");
             Grammar.check(Grammar.DIGEST, contractDigest, "proposal.contractDigest");
@@ -157,26 +157,30 @@ public final class Views {
         }
     }
 
-    /** An operation, with its authoritative debt. */
+    /**
+     * An operation, with its authoritative debt; {@code auditId} is the operator's audit id when the
+     * operator asked (the proved subject on the stock route), else absent.
+     */
     public record Operation(String operationId, String kind, String requestId, String endpoint, String instanceId,
-            OperationState state, List<String> debt) {
+            OperationState state, List<String> debt, String auditId) {
         public Operation {
             Grammar.check(Grammar.OPERATION_ID, operationId, "operation.operationId");
             Grammar.check(Grammar.REQUEST_ID, requestId, "operation.requestId");
             if (kind == null || kind.isEmpty() || state == null) {
                 throw ContractException.badRequest("operation", "kind and state are required");
             }
-            Grammar.optional(Grammar.LABEL, endpoint, "operation.endpoint");
+            Grammar.optionalName(endpoint, "operation.endpoint");
             Grammar.optional(Grammar.INSTANCE_ID, instanceId, "operation.instanceId");
             debt = debt == null ? List.of() : List.copyOf(debt);
+            Grammar.optional(Grammar.AUDIT_ID, auditId, "operation.auditId");
         }
     }
 
     /** A name binding. */
     public record Name(String name, String endpoint, String owner, String claimReference) {
         public Name {
-            Grammar.check(Grammar.LABEL, name, "name.name");
-            Grammar.check(Grammar.LABEL, endpoint, "name.endpoint");
+            Grammar.name(name, "name.name");
+            Grammar.name(endpoint, "name.endpoint");
             Grammar.check(Grammar.OWNER, owner, "name.owner");
             Grammar.check(Grammar.CLAIM, claimReference, "name.claimReference");
         }
@@ -187,7 +191,7 @@ public final class Views {
             List<String> capabilities, GrantState state) {
         public Grant {
             Grammar.check(Grammar.GRANT_ID, grantId, "grant.grantId");
-            Grammar.check(Grammar.LABEL, endpoint, "grant.endpoint");
+            Grammar.name(endpoint, "grant.endpoint");
             Grammar.check(Grammar.INSTANCE_ID, instanceId, "grant.instanceId");
             if (grantee == null) {
                 throw ContractException.badRequest("grant.grantee", "is required");

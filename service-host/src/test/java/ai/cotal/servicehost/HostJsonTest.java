@@ -48,6 +48,29 @@ class HostJsonTest {
     }
 
     @Test
+    void endpointNamesAreReverseDnsAndTheirTokensMapBackOneToOne() {
+        HostRequest.Revoke revoke = (HostRequest.Revoke) parse("{\"kind\":\"revoke\",\"requestId\":\"" + RID
+                + "\",\"endpoint\":\"com.example.weather\",\"instanceId\":\"" + IID + "\"}");
+        assertEquals("com.example.weather", revoke.endpoint());
+        assertEquals("com_example_weather", EndpointName.token("com.example.weather"));
+        assertEquals("com.example.weather", EndpointName.fromToken("com_example_weather"));
+        assertEquals("weather", EndpointName.token("weather"));
+        String longest = String.join(".", "a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61));
+        assertEquals(EndpointName.MAX_LENGTH, longest.length());
+        assertTrue(EndpointName.valid(longest));
+        for (String bad : new String[] {"com..example", ".weather", "weather.", "com_example", "Weather", "-w", "w-",
+                "a".repeat(64), longest + "e", "com.example.weather_2", ""}) {
+            assertFalse(EndpointName.valid(bad), bad);
+            ContractException e = refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\""
+                    + bad + "\",\"instanceId\":\"" + IID + "\"}");
+            assertTrue(e.getMessage().startsWith("endpoint: must be DNS labels"), e.getMessage());
+        }
+        assertThrows(ContractException.class, () -> EndpointName.fromToken("com.example"), "a token holds no dot");
+        assertEquals("com.example.forecast", ((HostRequest.NameRead) parse("{\"kind\":\"name-read\",\"name\":"
+                + "\"com.example.forecast\"}")).name());
+    }
+
+    @Test
     void closedParsingRefusesEverythingOutOfGrammar() {
         refused("{\"kind\":\"revoke\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
                 + "\",\"extra\":1}");
@@ -143,11 +166,13 @@ class HostJsonTest {
         assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.DENIED, "abcdefghijklmnopqrstuvwxyz", null));
         assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.PENDING, null, null));
         assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.COMPLETED, "abcdefghijklmnopqrstuvwxyz", null));
-        HostResult revoke = new HostResult(HostResult.Status.COMPLETED, "abcdefghijklmnopqrstuvwxyz",
+        HostResult revoke = new HostResult(HostResult.Status.COMPLETED, RID, "abcdefghijklmnopqrstuvwxyz",
                 HostResult.Completion.APPLIED, List.of(RID), HostResult.DenyNew.IN_EFFECT, null, null, null, null, null, null,
                 null, null, null, null);
         String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
         assertTrue(json.contains("\"denyNew\":\"in-effect\""), json);
+        assertTrue(json.startsWith("{\"status\":\"completed\",\"requestId\":\"" + RID + "\""), "the result echoes its request: " + json);
+        assertThrows(ContractException.class, () -> pending.withRequestId("short"), "an echoed requestId keeps its grammar");
         assertEquals(revoke, HostJson.parseResult(json.getBytes(StandardCharsets.UTF_8)));
         assertThrows(ContractException.class, () -> HostJson.parseResult("{\"status\":\"held\",\"surprise\":true}"
                 .getBytes(StandardCharsets.UTF_8)));
