@@ -115,6 +115,42 @@ public final class ActorLedger {
     }
 
     /**
+     * The owner's current interactive rows, in actor order: every {@code actors/<owner>.<actor>.json}
+     * that {@link #find} reads as an interactive row. A row that does not read (corrupt, a symbolic
+     * link, in both ledgers) is not current and is left out. The service-endpoint host asks this of
+     * an owner proved without an actor (SPEC §13.1).
+     */
+    public List<ActorRow> interactiveRows(String owner) {
+        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Path dir = stateDir.resolve(INTERACTIVE);
+        if (!stateDirectoryPresent() || !PrivateFiles.requirePrivateDirectory(dir, role(INTERACTIVE))) {
+            return List.of();
+        }
+        java.util.SortedSet<String> actors = new java.util.TreeSet<>();
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(dir, owner + ".*.json")) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                String actor = name.substring(owner.length() + 1, name.length() - ".json".length());
+                if (ActorRow.NAME.matcher(actor).matches()) {
+                    actors.add(actor);
+                }
+            }
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot list the interactive ledger rows of " + owner
+                    + " (a file-system error)", e);
+        }
+        List<ActorRow> rows = new java.util.ArrayList<>();
+        for (String actor : actors) {
+            try {
+                find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.INTERACTIVE).ifPresent(rows::add);
+            } catch (CotalException e) {
+                // not current: find() refuses it, and so does every connect
+            }
+        }
+        return List.copyOf(rows);
+    }
+
+    /**
      * The ledger half of a connect: the row exists, the requested scope is within the row's and
      * the lifecycle uid is the row's. Refusals are {@code permission-denied}, worded without paths
      * or exception text (through the callout they reach the broker's log).

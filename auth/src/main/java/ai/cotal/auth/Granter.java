@@ -6,15 +6,19 @@ import java.util.regex.Pattern;
 /**
  * Who asks the service-endpoint host (SPEC §13.1). The host authenticates nobody: the embedder
  * passes a granter it has already authenticated (the stock route derives it from an IdP proof).
- * An {@link Owner} acts through one of its actors and must hold a current interactive ledger row
- * for every write; an {@link Operator} is named by an audit id and is the only granter that binds
- * names or revokes another owner's instance.
+ * An {@link Owner} needs a current interactive ledger row for every write: its actor's, or, when
+ * it was proved without naming an actor ({@link Owner#Owner(String)}, as the stock route proves
+ * it), any one of its own. An {@link Operator} is named by an audit id and is the only granter
+ * that binds names or revokes another owner's instance.
  */
 public sealed interface Granter {
     /** A line for audit logs: never a secret. */
     String audit();
 
-    /** An owner {@code u_…} acting as {@code actor}. */
+    /**
+     * An owner {@code u_…} acting as {@code actor}, or ({@code actor} null) the owner as an IdP
+     * proof names it, acting through none of its actors in particular.
+     */
     record Owner(String owner, String actor) implements Granter {
         private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
         private static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
@@ -23,14 +27,19 @@ public sealed interface Granter {
             if (owner == null || !OWNER.matcher(owner).matches()) {
                 throw CotalException.badRequest("granter.owner", "must match u_[a-z2-7]{26}");
             }
-            if (actor == null || !ACTOR.matcher(actor).matches()) {
+            if (actor != null && !ACTOR.matcher(actor).matches()) {
                 throw CotalException.badRequest("granter.actor", "must match [A-Za-z0-9_]{1,64}");
             }
         }
 
+        /** The owner as an IdP proof names it (no actor): a write needs any current interactive row of its own. */
+        public Owner(String owner) {
+            this(owner, null);
+        }
+
         @Override
         public String audit() {
-            return "owner " + owner + "." + actor;
+            return actor == null ? "owner " + owner : "owner " + owner + "." + actor;
         }
     }
 

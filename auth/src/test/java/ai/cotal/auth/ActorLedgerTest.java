@@ -75,6 +75,21 @@ class ActorLedgerTest {
     }
 
     @Test
+    void anOwnersCurrentInteractiveRowsAreTheOnesThatRead() throws Exception {
+        assertEquals(List.of(), ledger().interactiveRows("u_owner"), "no directory, no rows");
+        ActorRow laptop = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ledger().grantActor("u_owner", "phone", grant("chat"));
+        ledger().grantActor("u_owner2", "desk", grant("chat"));
+        ledger().grantManagedActor("u_owner", "agent1", grant("chat"), "b".repeat(64), "c".repeat(26));
+        Files.writeString(dir.resolve("actors/u_owner.phone.json"), "{\"ver\":1,\"owner\":\"u_owner\"");
+        Files.writeString(dir.resolve("actors/u_owner.not.an.actor.json"), "{}");
+        assertEquals(List.of(laptop), ledger().interactiveRows("u_owner"),
+                "a corrupt row, a managed row, another owner's row and a stray file are not current");
+        ledger().revoke("u_owner", "laptop");
+        assertEquals(List.of(), ledger().interactiveRows("u_owner"));
+    }
+
+    @Test
     void readsFailClosed() throws Exception {
         ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
         Path file = dir.resolve("actors/u_owner.laptop.json");

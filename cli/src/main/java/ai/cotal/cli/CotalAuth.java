@@ -58,7 +58,7 @@ public final class CotalAuth {
         err.println("         auth service with service endpoints, and drive the host route end to end");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
         err.println("         with --server URL and --root DIR (a provisioned root); stops on SIGINT or SIGTERM");
-        err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE --actor NAME REQUEST_JSON");
+        err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");
         err.println("         send one host request as the signed-in user and print the result");
         return 2;
     }

@@ -26,7 +26,7 @@ import java.util.List;
  */
 final class ServiceEndpointCommand {
     private static final String USAGE = "usage: cotal-auth service-endpoint --space NAME (--state DIR | --url URL)"
-            + " --token-file FILE --actor NAME REQUEST_JSON";
+            + " --token-file FILE REQUEST_JSON";
 
     private ServiceEndpointCommand() {
     }
@@ -36,7 +36,6 @@ final class ServiceEndpointCommand {
         String state = null;
         String url = null;
         String tokenFile = null;
-        String actor = null;
         String request = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -51,7 +50,6 @@ final class ServiceEndpointCommand {
                 case "--state" -> state = args.get(++i);
                 case "--url" -> url = args.get(++i);
                 case "--token-file" -> tokenFile = args.get(++i);
-                case "--actor" -> actor = args.get(++i);
                 default -> {
                     if (flag || request != null) {
                         err.println("unknown argument " + arg);
@@ -62,7 +60,7 @@ final class ServiceEndpointCommand {
                 }
             }
         }
-        if (space == null || (state == null) == (url == null) || tokenFile == null || actor == null || request == null) {
+        if (space == null || (state == null) == (url == null) || tokenFile == null || request == null) {
             err.println(USAGE);
             return 2;
         }
@@ -99,7 +97,7 @@ final class ServiceEndpointCommand {
             }
             String token = Files.readString(Path.of(tokenFile), StandardCharsets.UTF_8).trim();
             HostResult result = new ServiceEndpointHostClient(URI.create(url), http,
-                    Duration.ofSeconds(30)).invoke(token, actor, parsed, capability);
+                    Duration.ofSeconds(30)).invoke(token, parsed, capability);
             out.println(new String(HostJson.writeResult(result), StandardCharsets.UTF_8));
             return result.status() == HostResult.Status.DENIED || result.status() == HostResult.Status.HELD ? 1 : 0;
         } catch (ContractException e) {

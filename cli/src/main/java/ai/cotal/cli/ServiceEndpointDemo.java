@@ -99,24 +99,24 @@ final class ServiceEndpointDemo {
         out.println();
         out.printf("| %-14s | %-9s | %-26s | %s%n", "step", "status", "operationId", "detail");
         out.printf("|%s|%s|%s|%s%n", "-".repeat(16), "-".repeat(11), "-".repeat(28), "-".repeat(40));
-        HostResult r = client.invoke(token, "laptop", new HostRequest.Register(requestId(), "weather", instance,
+        HostResult r = client.invoke(token, new HostRequest.Register(requestId(), "weather", instance,
                 "sha256:" + "c".repeat(64), List.of("ask", "stream")), capability);
         row("register", r, "proposal " + r.proposal().state().wire() + ", ceiling " + r.proposal().callerCeiling());
-        r = client.invoke(token, "laptop", new HostRequest.Decide(requestId(), "weather", instance,
+        r = client.invoke(token, new HostRequest.Decide(requestId(), "weather", instance,
                 HostRequest.Decision.APPROVE), capability);
         row("decide", r, r.completion().wire() + ", gate revision " + r.approvedGateRevision());
-        r = client.invoke(token, "laptop", new HostRequest.CallerGrant(requestId(), "weather", instance,
+        r = client.invoke(token, new HostRequest.CallerGrant(requestId(), "weather", instance,
                 new HostRequest.Grantee(owner, "phone"), List.of("ask")), capability);
         row("caller-grant", r, "grant " + r.grant().grantId() + " " + r.grant().capabilities() + " to phone");
-        r = client.invoke(token, "laptop", new HostRequest.InstanceRead("weather", instance), capability);
+        r = client.invoke(token, new HostRequest.InstanceRead("weather", instance), capability);
         Views.Instance view = r.instance();
         row("instance-read", r, view.registrationState().wire() + ", gate " + view.gate().state().wire()
                 + ", assignment " + (view.assignment() == null ? "none" : view.assignment().wire()));
-        r = client.invoke(token, "laptop", new HostRequest.NameBind(requestId(), "forecast", "weather", owner,
+        r = client.invoke(token, new HostRequest.NameBind(requestId(), "forecast", "weather", owner,
                 "dns:forecast.example", 0), capability);
         row("name-bind", r, "forecast -> weather (as the operator, on loopback)");
-        r = client.invoke(token, "laptop", new HostRequest.Revoke(requestId(), "weather", instance), capability);
-        row("revoke", r, r.completion().wire() + ", denyNew " + r.denyNew().wire());
+        r = client.invoke(token, new HostRequest.Revoke(requestId(), "weather", instance), capability);
+        row("revoke", r, r.completion().wire() + ", denyNew " + r.denyNew().wire() + " (its owner, on either face)");
     }
 
     private void row(String step, HostResult r, String detail) {
@@ -127,8 +127,8 @@ final class ServiceEndpointDemo {
         }
     }
 
-    private String requestId() {
-        return "demo-" + token(24, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+    private static String requestId() {
+        return ServiceEndpointHostClient.newRequestId();
     }
 
     private String token(int n, String alphabet) {

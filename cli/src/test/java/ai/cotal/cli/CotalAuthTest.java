@@ -98,15 +98,15 @@ class CotalAuthTest {
                 Files.writeString(token, idp.token("alice", Duration.ofMinutes(5)));
                 out.reset();
                 assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
-                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"),
+                        token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"),
                         err.toString());
                 assertTrue(out.toString(StandardCharsets.UTF_8).contains("\"status\":\"denied\""), out.toString());
                 assertEquals(2, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
-                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
+                        token.toString(), "{\"kind\":\"name-read\",\"name\":\"Not A Label\"}"));
                 // the same service, asked as another space's: nothing is sent
                 out.reset();
                 assertEquals(1, run("service-endpoint", "--space", "beta", "--state", stateDir.toString(), "--token-file",
-                        token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                        token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
                 assertTrue(err.toString(StandardCharsets.UTF_8).contains("is not the auth service of space \"beta\""),
                         err.toString(StandardCharsets.UTF_8));
             }
@@ -122,7 +122,7 @@ class CotalAuthTest {
         Path token = dir.resolve("token");
         Files.writeString(token, "idp-token-that-must-stay-home");
         assertEquals(1, run("service-endpoint", "--space", "alpha", "--url", "http://192.0.2.1:8443", "--token-file",
-                token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--url must be https"), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -151,20 +151,20 @@ class CotalAuthTest {
             Path token = stateDir.resolve("token");
             Files.writeString(token, "idp-token-that-must-stay-home");
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
-                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                    token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
             assertTrue(err.toString(StandardCharsets.UTF_8).contains("does not hold the capability")
                     && err.toString(StandardCharsets.UTF_8).contains("nothing was sent"), err.toString(StandardCharsets.UTF_8));
             assertEquals(List.of("GET /health auth=false body=0 challenged=true"), received,
                     "only the challenged health check reached the squatter");
             flood.set(true);
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
-                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                    token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
             assertTrue(err.toString(StandardCharsets.UTF_8).contains("does not answer as an auth service (IOException)"),
                     err.toString(StandardCharsets.UTF_8));
             assertEquals(2, received.size(), "an oversized health answer is refused; nothing else was sent");
             Files.delete(stateDir.resolve("auth-service.json"));
             assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
-                    token.toString(), "--actor", "laptop", "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
+                    token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"));
             assertTrue(err.toString(StandardCharsets.UTF_8).contains("the service is not running"));
             assertEquals(2, received.size(), "no file, no request");
         } finally {

@@ -15,18 +15,23 @@ import java.util.Iterator;
 import java.util.Set;
 
 /**
- * {@code POST /service-endpoint-host} and {@code POST /service-endpoint-authority} (SPEC §13.1,
- * docs/service-endpoints.md). The body is {@code {idpToken, actor, request}}: no granter. The
- * route verifies the IdP token against the space's pin and derives the owner; the owner acts
- * through {@code actor}. On the loopback face (which already demanded the capability) name-bind
- * and revoke run as the operator, audited as the proved subject; everything else, and every
- * request on the public face, runs as the proved owner. The authority route admits
+ * {@code POST /service-endpoint-host} and {@code POST /service-endpoint-authority} (SPEC §13.18,
+ * docs/service-endpoints.md). The body is {@code {idpToken, request}}: a body naming a granter or
+ * an actor is refused. The route verifies the IdP token against the space's pin and derives the
+ * granter: the proved owner ({@link Granter.Owner#Owner(String)}, which needs any current
+ * interactive ledger row of its own to write), or, on the loopback face (which already demanded
+ * the capability), the operator audited as the proved subject for name-bind and for a revoke of
+ * an instance that is not the proved owner's. A decision, an owner's revoke of its own instance,
+ * caller policy and the reads run as the proved owner on either face. The authority route admits
  * {@code register} only; the host route answers it {@code unsupported}. The door checks (method,
- * origin, type, throttle, capability, size) are the caller's ({@link ExchangeRoutes}); typed failures
- * answer through the one mapping of {@link Refusals}.
+ * origin, type, throttle, capability, size) are the caller's ({@link ExchangeRoutes}); typed
+ * failures answer through the one mapping of {@link Refusals}.
  */
 final class HostRoute {
-    private static final Set<String> FIELDS = Set.of("idpToken", "actor", "request");
+    private static final Set<String> FIELDS = Set.of("idpToken", "request");
+    /** Fields a caller might send to choose who it acts as: the route derives that itself. */
+    private static final Set<String> GRANTER_FIELDS = Set.of("granter", "actor", "owner", "auditId");
+    private static final String SHAPE = "the body is {idpToken, request}";
 
     /** An HTTP answer: status and JSON body. */
     record Answer(int status, byte[] body) {
@@ -43,25 +48,23 @@ final class HostRoute {
     Answer serve(ServiceEndpointHost host, byte[] body, boolean loopback, boolean authority) {
         HostRequest request;
         String idpToken;
-        String actor;
         try {
             JsonNode root = HostJson.tree(body, "body");
             if (root == null || !root.isObject()) {
-                return error(400, "the body must be an object {idpToken, actor, request}");
+                return error(400, "the body must be an object: " + SHAPE);
             }
             for (Iterator<String> names = root.fieldNames(); names.hasNext();) {
                 String name = names.next();
+                if (GRANTER_FIELDS.contains(name)) {
+                    return error(400, name + ": not accepted: the route derives the granter from the IdP proof; " + SHAPE);
+                }
                 if (!FIELDS.contains(name)) {
-                    return error(400, HostJson.fieldName(name) + ": unknown field; the body is {idpToken, actor, request}");
+                    return error(400, HostJson.fieldName(name) + ": unknown field; " + SHAPE);
                 }
             }
             idpToken = text(root, "idpToken");
-            actor = text(root, "actor");
             if (idpToken == null || idpToken.isEmpty()) {
-                return error(400, "idpToken: required; the body is {idpToken, actor, request}");
-            }
-            if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
-                return error(400, "actor: required, letters, digits and _ (1 to 64)");
+                return error(400, "idpToken: required; " + SHAPE);
             }
             JsonNode node = root.get("request");
             if (node == null || !node.isObject()) {
@@ -82,9 +85,7 @@ final class HostRoute {
         }
         Granter granter;
         try {
-            boolean operator = loopback && (request instanceof HostRequest.NameBind || request instanceof HostRequest.Revoke);
-            granter = operator ? new Granter.Operator(auditId(idp))
-                    : new Granter.Owner(plane.deriveOwner(idp.getIssuer(), idp.getSubject()), actor);
+            granter = granter(host, idp, request, loopback);
         } catch (CotalException e) {
             return refused(e, request);
         }
@@ -95,6 +96,34 @@ final class HostRoute {
         } catch (CotalException e) {
             return refused(e, request);
         }
+    }
+
+    /**
+     * Who the request runs as. The proved owner, except on the loopback face for name-bind and for
+     * a revoke of an instance the owner's own instance read does not find: those run as the
+     * operator. A revoke's granter follows from the instance's owner, which never changes, so a
+     * replay resolves to the granter its binding names. When that read fails, the owner is the
+     * safe choice: an owner's revoke of an instance not its own never binds (it is {@code denied}),
+     * and a tripped or unreachable host answers the write as it answers any.
+     */
+    private Granter granter(ServiceEndpointHost host, JWTClaimsSet idp, HostRequest request, boolean loopback) {
+        Granter.Owner owner = new Granter.Owner(plane.deriveOwner(idp.getIssuer(), idp.getSubject()));
+        if (!loopback) {
+            return owner;
+        }
+        if (request instanceof HostRequest.NameBind) {
+            return new Granter.Operator(auditId(idp));
+        }
+        if (request instanceof HostRequest.Revoke revoke) {
+            HostResult own;
+            try {
+                own = host.serve(owner, new HostRequest.InstanceRead(revoke.endpoint(), revoke.instanceId()));
+            } catch (CotalException e) {
+                return owner;
+            }
+            return own.status() == HostResult.Status.COMPLETED ? owner : new Granter.Operator(auditId(idp));
+        }
+        return owner;
     }
 
     /** A typed failure through the exchange's one mapping ({@link Refusals}): status and a body without internals. */

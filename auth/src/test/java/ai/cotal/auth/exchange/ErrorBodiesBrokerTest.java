@@ -102,7 +102,7 @@ class ErrorBodiesBrokerTest {
                 String face = exchange.publicUrl().orElseThrow();
                 assertClean(post(face + "/exchange", human), 503, "a failing IdP key source on /exchange");
                 assertClean(post(face + ServiceEndpointHostClient.HOST_ROUTE, "{\"idpToken\":\"" + idp.token("alice", 600)
-                        + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"name-read\",\"name\":\"forecast\"}}"), 503,
+                        + "\",\"request\":{\"kind\":\"name-read\",\"name\":\"forecast\"}}"), 503,
                         "a failing IdP key source on the host route");
             }
         }
@@ -130,7 +130,7 @@ class ErrorBodiesBrokerTest {
                         .asText());
             }
             HttpResponse<String> hosted = post(face + ServiceEndpointHostClient.HOST_ROUTE, "{\"idpToken\":\""
-                    + idp.token("alice", 600) + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"name-read\","
+                    + idp.token("alice", 600) + "\",\"request\":{\"kind\":\"name-read\","
                     + "\"name\":\"forecast\"}}");
             assertEquals(429, hosted.statusCode(), hosted.body());
             assertEquals(limit, new com.fasterxml.jackson.databind.ObjectMapper().readTree(hosted.body()).path("error")

@@ -108,7 +108,7 @@ class HttpBodiesFuzzTest {
 
                 String iid = "abcdefghijklmnopqrstuvwxyz";
                 fuzz("http-authority", route(url + ServiceEndpointHostClient.AUTHORITY_ROUTE, capability),
-                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"register\","
+                        "{\"idpToken\":\"" + token + "\",\"request\":{\"kind\":\"register\","
                                 + "\"requestId\":\"req-fuzz-000000002\",\"endpoint\":\"weather\",\"instanceId\":\"" + iid
                                 + "\",\"contractDigest\":\"sha256:" + "c".repeat(64) + "\",\"callerCeiling\":[\"ask\"]}}");
                 fuzz("http-exchange", route(url + "/exchange", capability),
@@ -117,12 +117,12 @@ class HttpBodiesFuzzTest {
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent1\",\"actorToken\":\"agent-secret\","
                                 + "\"ttlSec\":300}");
                 fuzz("http-host", route(url + ServiceEndpointHostClient.HOST_ROUTE, capability),
-                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"name-read\","
+                        "{\"idpToken\":\"" + token + "\",\"request\":{\"kind\":\"name-read\","
                                 + "\"name\":\"forecast\"}}",
-                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"decide\","
+                        "{\"idpToken\":\"" + token + "\",\"request\":{\"kind\":\"decide\","
                                 + "\"requestId\":\"req-fuzz-000000001\",\"endpoint\":\"weather\",\"instanceId\":\"" + iid
                                 + "\",\"decision\":\"approve\"}}",
-                        "{\"idpToken\":\"" + token + "\",\"actor\":\"laptop\",\"request\":{\"kind\":\"instance-read\","
+                        "{\"idpToken\":\"" + token + "\",\"request\":{\"kind\":\"instance-read\","
                                 + "\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\"}}");
             }
         }

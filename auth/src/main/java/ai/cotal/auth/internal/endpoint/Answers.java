@@ -113,7 +113,7 @@ final class Answers {
     }
 
     HostResult build() {
-        return new HostResult(status, operationId, completion, debt, denyNew, gateRevision, reason, instance, instances,
+        return new HostResult(status, null, operationId, completion, debt, denyNew, gateRevision, reason, instance, instances,
                 cursor, proposal, operation, name, grant, grants);
     }
 }

@@ -75,7 +75,7 @@ final class InstancePlans {
         if (t.gate() == null) {
             Planner.live(s, t.gateSeen().key());
             p.create(t.gateSeen().key(), revs -> Rows.write(new Rows.Gate(Rows.V, GateState.FROZEN, 1, revs.get(propKey),
-                    opId, null)), Tag.GATE);
+                    opId, null, null)), Tag.GATE);
         }
         p.answer = o -> Answers.of(Status.PENDING).operation(opId).proposal(Planner.proposalView(opId, prop)).build();
         return p;
@@ -203,7 +203,7 @@ final class InstancePlans {
     private static void decideAtGate(Plan p, Pass x, Ruling v) {
         Target t = v.t();
         if (!v.approve()) {
-            p.cas(t.gateSeen(), t.gate().to(GateState.RETIRED, null), Tag.GATE_RETIRE);
+            p.cas(t.gateSeen(), t.gate().to(GateState.RETIRED, null, null), Tag.GATE_RETIRE);
             return;
         }
         String uid = v.uid(x.inv());
@@ -215,7 +215,7 @@ final class InstancePlans {
             p.create(v.apprSeen().key(), new Rows.Approval(Rows.V, digest, prop.callerCeiling(), t.gate().operationId(),
                     uid, x.operationId()), Tag.APPROVAL);
         }
-        p.cas(t.gateSeen(), t.gate().to(GateState.OPEN, uid), Tag.GATE_OPEN);
+        p.cas(t.gateSeen(), t.gate().to(GateState.OPEN, uid, null), Tag.GATE_OPEN);
     }
 
     /** An approval stands: the owner's assignment of the instance exists, active. */
@@ -223,7 +223,7 @@ final class InstancePlans {
         Discovery.Seen asgSeen = Planner.live(x.snapshot(), Rows.asg(v.t().prop().owner(), x.slot().endpoint(),
                 x.slot().instanceId()));
         if (!asgSeen.present()) {
-            p.create(asgSeen.key(), new Rows.Assignment(Rows.V, v.uid(x.inv()), AssignmentState.ACTIVE), Tag.ASSIGN);
+            p.create(asgSeen.key(), new Rows.Assignment(Rows.V, v.uid(x.inv()), AssignmentState.ACTIVE, null), Tag.ASSIGN);
         }
     }
 
@@ -293,11 +293,12 @@ final class InstancePlans {
         }
         boolean landed = asg.state() == AssignmentState.FENCED && !x.inv().wrote.containsKey(Tag.FENCE);
         if (asg.state() == AssignmentState.ACTIVE) {
-            p.cas(asgSeen, new Rows.Assignment(Rows.V, asg.uid(), AssignmentState.FENCED), Tag.FENCE);
+            p.cas(asgSeen, new Rows.Assignment(Rows.V, asg.uid(), AssignmentState.FENCED, x.inv().auditId()),
+                    Tag.FENCE);
         }
         Rows.Gate gate = t.gate();
         if (asg.uid().equals(gate.assignment()) && gate.state() != GateState.RETIRED) {
-            p.cas(t.gateSeen(), gate.to(GateState.RETIRED, gate.assignment()), Tag.GATE_RETIRE);
+            p.cas(t.gateSeen(), gate.to(GateState.RETIRED, gate.assignment(), x.inv().auditId()), Tag.GATE_RETIRE);
         }
         planner.settle(p, x, OperationState.COMPLETED, null, List.of(r.requestId()));
         p.answer = o -> Answers.completed(opId, o.wrote(Tag.FENCE))

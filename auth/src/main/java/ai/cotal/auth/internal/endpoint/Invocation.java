@@ -41,6 +41,11 @@ final class Invocation {
         return granter instanceof Granter.Owner o ? "owner:" + o.owner() : "operator";
     }
 
+    /** The operator's audit id, stored on every record an operator operation writes; null for an owner. */
+    String auditId() {
+        return granter instanceof Granter.Operator o ? o.auditId() : null;
+    }
+
     /** The owner of an owner granter; null for the operator. */
     String owner() {
         return granter instanceof Granter.Owner o ? o.owner() : null;

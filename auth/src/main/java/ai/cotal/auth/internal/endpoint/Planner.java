@@ -93,7 +93,7 @@ final class Planner {
         p.bound = b.bound();
         if (!b.bound()) {
             p.create(Rows.req(x.requestId()), new Rows.Binding(Rows.V, x.requestId(), x.inv().request.kind(),
-                    x.inv().digest, b.operationId(), x.inv().granterId()), Tag.BIND);
+                    x.inv().digest, b.operationId(), x.inv().granterId(), x.inv().auditId()), Tag.BIND);
         }
         if (b.op() == null) {
             if (x.slot().endpoint() != null && !admit(p, x)) {
@@ -105,32 +105,35 @@ final class Planner {
     }
 
     /**
-     * Admits the request to its instance's capacity (once per request id). A full instance admits
-     * no new id: the plan then creates the operation terminal {@code refused}, answers, and this
-     * returns false.
+     * Admits the request to its instance's capacity: the instance holds its id until the operation
+     * settles and releases it. An instance holding {@link Rows#CAPACITY} ids admits no new one: the
+     * plan then creates the operation terminal {@code refused}, answers with the held ids as
+     * {@code debt} (what must settle before it admits again; a register, which precedes any owner
+     * of the instance, is not told them), and this returns false.
      */
     private boolean admit(Plan p, Pass x) {
         Pass.Slot slot = x.slot();
         Discovery.Seen capSeen = live(x.snapshot(), Rows.cap(slot.endpoint(), slot.instanceId()));
         Rows.Capacity cap = x.snapshot().row(capSeen.key(), Rows.Capacity.class);
         List<String> held = cap == null ? List.of() : cap.held();
-        long admitted = cap == null ? 0 : cap.admitted();
         String rid = x.requestId();
         if (held.contains(rid)) {
             return true;
         }
         // the operator's revoke is never refused for capacity: an owner cannot make an instance unrevocable
         boolean exempt = x.inv().request instanceof HostRequest.Revoke && x.owner() == null;
-        if (admitted >= Rows.CAPACITY && !exempt) {
-            String why = "the instance has admitted its " + Rows.CAPACITY + " distinct requests";
+        if (held.size() >= Rows.CAPACITY && !exempt) {
+            String why = "the instance holds " + Rows.CAPACITY + " requests in flight; retry once they settle";
             p.create(Rows.op(x.operationId()), new Rows.Operation(Rows.V, x.inv().request.kind(), rid, slot.endpoint(),
-                    slot.instanceId(), OperationState.REFUSED, List.of(), why, x.now(), x.now()), Tag.INTEND);
-            p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).build();
+                    slot.instanceId(), OperationState.REFUSED, List.of(), why, x.now(), x.now(), x.inv().auditId()),
+                    Tag.INTEND);
+            List<String> owed = x.inv().request instanceof HostRequest.Register ? List.of() : held;
+            p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).debt(owed).build();
             return false;
         }
         List<String> next = new ArrayList<>(held);
         next.add(rid);
-        p.put(capSeen, new Rows.Capacity(Rows.V, admitted + 1, next), Tag.ADMIT);
+        p.put(capSeen, new Rows.Capacity(Rows.V, next), Tag.ADMIT);
         return true;
     }
 
@@ -160,7 +163,7 @@ final class Planner {
     private static Rows.Operation opened(Pass x) {
         Pass.Slot slot = x.slot();
         return new Rows.Operation(Rows.V, x.inv().request.kind(), x.requestId(), slot.endpoint(), slot.instanceId(),
-                OperationState.OPEN, List.of(), null, x.now(), x.now());
+                OperationState.OPEN, List.of(), null, x.now(), x.now(), x.inv().auditId());
     }
 
     /**
@@ -180,17 +183,15 @@ final class Planner {
         Discovery.Seen capSeen = live(x.snapshot(), Rows.cap(slot.endpoint(), slot.instanceId()));
         Rows.Capacity cap = x.snapshot().row(capSeen.key(), Rows.Capacity.class);
         List<String> held = new ArrayList<>(cap == null ? List.of() : cap.held());
-        long admitted = cap == null ? 0 : cap.admitted();
         if (admittedHere != null && !held.contains(admittedHere) && p.keys().contains(capSeen.key())) {
             held.add(admittedHere); // admitted earlier in this plan
-            admitted++;
         }
         List<String> owed = releases.stream().filter(held::contains).toList();
         if (owed.isEmpty()) {
             return;
         }
         held.removeAll(owed);
-        p.cas(capSeen, new Rows.Capacity(Rows.V, admitted, held), Tag.RELEASE);
+        p.cas(capSeen, new Rows.Capacity(Rows.V, held), Tag.RELEASE);
         p.releases = owed;
     }
 

@@ -31,7 +31,8 @@ final class PolicyPlans {
         }
         Discovery.Seen nameSeen = s.seen(Rows.name(r.name()));
         Rows.NameBinding stored = s.row(nameSeen.key(), Rows.NameBinding.class);
-        Rows.NameBinding mine = new Rows.NameBinding(Rows.V, r.endpoint(), r.owner(), r.claimReference(), x.inv().digest);
+        Rows.NameBinding mine = new Rows.NameBinding(Rows.V, r.endpoint(), r.owner(), r.claimReference(), x.inv().digest,
+                x.inv().auditId());
         if (x.bound().terminal()) {
             return planner.stored(x, o -> InstancePlans.terminalAnswer(x, o, Tag.NAME)
                     .name(stored == null ? null : nameView(r.name(), stored)).build());

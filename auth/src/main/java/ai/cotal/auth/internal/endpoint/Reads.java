@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.auth.Granter;
 import ai.cotal.core.CotalException;
+import ai.cotal.servicehost.EndpointName;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.Views;
@@ -43,7 +44,8 @@ final class Reads {
             List<Views.Instance> views = new ArrayList<>();
             for (String key : page.keys()) {
                 String[] parts = key.substring(prefix.length()).split("\\.");
-                Views.Instance view = parts.length == 2 ? instance(s, owner, parts[0], parts[1]) : null;
+                String endpoint = parts.length == 2 ? endpointOf(parts[0]) : null;
+                Views.Instance view = endpoint == null ? null : instance(s, owner, endpoint, parts[1]);
                 if (view != null) {
                     views.add(view);
                 }
@@ -69,7 +71,7 @@ final class Reads {
             if (!ownsInstance(s, owner, r.endpoint(), r.instanceId())) {
                 return Answers.denied("no such instance");
             }
-            String prefix = "svc.grant." + r.endpoint() + "." + r.instanceId() + ".";
+            String prefix = Rows.grants(r.endpoint(), r.instanceId());
             Page page = page(prefix, r.cursor(), r.limit());
             List<Views.Grant> views = new ArrayList<>();
             for (String key : page.keys()) {
@@ -81,6 +83,15 @@ final class Reads {
             return found().grants(views, page.next()).build();
         }
         throw new IllegalArgumentException("not a read: " + request.kind());
+    }
+
+    /** The endpoint name a key token stands for; null for a key no host wrote. */
+    private static String endpointOf(String token) {
+        try {
+            return EndpointName.fromToken(token);
+        } catch (ai.cotal.servicehost.ContractException e) {
+            return null;
+        }
     }
 
     private static Answers found() {
@@ -142,7 +153,7 @@ final class Reads {
             debt = cap == null ? List.of() : op.debt().stream().filter(cap.held()::contains).toList();
         }
         return found().operationView(new Views.Operation(operationId, op.kind(), op.requestId(), op.endpoint(),
-                op.instanceId(), op.state(), debt)).build();
+                op.instanceId(), op.state(), debt, op.auditId())).build();
     }
 
     private record Page(List<String> keys, String next) {

@@ -4,6 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.servicehost.EndpointName;
 import ai.cotal.servicehost.Views.AssignmentState;
 import ai.cotal.servicehost.Views.GateState;
 import ai.cotal.servicehost.Views.GrantState;
@@ -20,11 +21,24 @@ import java.util.Locale;
  */
 final class Rows {
     static final int V = 1;
-    /** At most this many distinct request ids are admitted per instance. */
+    /** At most this many request ids are held (admitted and not yet released) per instance. */
     static final int CAPACITY = 64;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Rows() {
+    }
+
+    /**
+     * The key token of an endpoint name or a bound name: {@code .} becomes {@code _}
+     * ({@link EndpointName}), so every key keeps its fixed number of tokens.
+     */
+    static String token(String name) {
+        return EndpointName.token(name);
+    }
+
+    /** The prefix of {@code endpoint}'s instance's caller grants, {@code svc.grant.<token>.<instanceId>.}. */
+    static String grants(String endpoint, String instanceId) {
+        return "svc.grant." + token(endpoint) + "." + instanceId + ".";
     }
 
     static String req(String requestId) {
@@ -36,7 +50,7 @@ final class Rows {
     }
 
     static String cap(String endpoint, String instanceId) {
-        return "svc.cap." + endpoint + "." + instanceId;
+        return "svc.cap." + token(endpoint) + "." + instanceId;
     }
 
     static String prop(String operationId) {
@@ -44,23 +58,23 @@ final class Rows {
     }
 
     static String gate(String endpoint, String instanceId) {
-        return "epgate." + endpoint + "." + instanceId;
+        return "epgate." + token(endpoint) + "." + instanceId;
     }
 
     static String appr(String endpoint, String instanceId) {
-        return "svc.appr." + endpoint + "." + instanceId;
+        return "svc.appr." + token(endpoint) + "." + instanceId;
     }
 
     static String asg(String owner, String endpoint, String instanceId) {
-        return "svc.asg." + owner + "." + endpoint + "." + instanceId;
+        return "svc.asg." + owner + "." + token(endpoint) + "." + instanceId;
     }
 
     static String name(String name) {
-        return "svc.name." + name;
+        return "svc.name." + token(name);
     }
 
     static String grant(String endpoint, String instanceId, String grantId) {
-        return "svc.grant." + endpoint + "." + instanceId + "." + grantId;
+        return grants(endpoint, instanceId) + grantId;
     }
 
     /** A fresh operation id (also a grant id or an assignment uid): 128 random bits, 26 base32 characters. */
@@ -70,9 +84,13 @@ final class Rows {
         return NKeyCodec.base32(bytes).toLowerCase(Locale.ROOT);
     }
 
-    /** {@code svc.req.<requestId>}: binds a request id to its operation, create-only. */
-    record Binding(int v, String requestId, String kind, String requestDigest, String operationId, String granter)
-            implements Versioned {
+    /**
+     * {@code svc.req.<requestId>}: binds a request id to its operation, create-only. {@code auditId}
+     * (on this and every record an operator operation writes) is the operator's audit id; null for
+     * an owner.
+     */
+    record Binding(int v, String requestId, String kind, String requestDigest, String operationId, String granter,
+            String auditId) implements Versioned {
         @Override
         public boolean complete() {
             return requestId != null && kind != null && requestDigest != null && operationId != null && granter != null;
@@ -81,7 +99,7 @@ final class Rows {
 
     /** {@code svc.op.<operationId>}: {@code state} is {@code open}, then {@code completed|refused|granted}. */
     record Operation(int v, String kind, String requestId, String endpoint, String instanceId, OperationState state,
-            List<String> debt, String reason, String createdAt, String updatedAt) implements Versioned {
+            List<String> debt, String reason, String createdAt, String updatedAt, String auditId) implements Versioned {
         boolean terminal() {
             return state != OperationState.OPEN;
         }
@@ -92,12 +110,12 @@ final class Rows {
         }
 
         Operation settle(OperationState to, List<String> owed, String why, String now) {
-            return new Operation(V, kind, requestId, endpoint, instanceId, to, owed, why, createdAt, now);
+            return new Operation(V, kind, requestId, endpoint, instanceId, to, owed, why, createdAt, now, auditId);
         }
     }
 
-    /** {@code svc.cap.<endpoint>.<instanceId>}: distinct ids admitted (never decreases) and those still held. */
-    record Capacity(int v, long admitted, List<String> held) implements Versioned {
+    /** {@code svc.cap.<endpoint>.<instanceId>}: the request ids in flight, admitted and not yet released. */
+    record Capacity(int v, List<String> held) implements Versioned {
         @Override
         public boolean complete() {
             return held != null;
@@ -118,16 +136,19 @@ final class Rows {
         }
     }
 
-    /** {@code epgate.<endpoint>.<instanceId>}: {@code frozen -> open -> retired} ({@code frozen -> retired} on refusal). */
-    record Gate(int v, GateState state, long generation, long registrationRevision, String operationId, String assignment)
-            implements Versioned {
+    /**
+     * {@code epgate.<endpoint>.<instanceId>}: {@code frozen -> open -> retired} ({@code frozen -> retired}
+     * on refusal); {@code auditId} names the operator whose revoke retired it.
+     */
+    record Gate(int v, GateState state, long generation, long registrationRevision, String operationId, String assignment,
+            String auditId) implements Versioned {
         @Override
         public boolean complete() {
             return state != null && operationId != null;
         }
 
-        Gate to(GateState state, String assignment) {
-            return new Gate(V, state, generation + 1, registrationRevision, operationId, assignment);
+        Gate to(GateState state, String assignment, String auditId) {
+            return new Gate(V, state, generation + 1, registrationRevision, operationId, assignment, auditId);
         }
     }
 
@@ -140,8 +161,8 @@ final class Rows {
         }
     }
 
-    /** {@code svc.asg.<owner>.<endpoint>.<instanceId>}: {@code active -> fenced}. */
-    record Assignment(int v, String uid, AssignmentState state) implements Versioned {
+    /** {@code svc.asg.<owner>.<endpoint>.<instanceId>}: {@code active -> fenced}; {@code auditId}: the fencing operator. */
+    record Assignment(int v, String uid, AssignmentState state, String auditId) implements Versioned {
         @Override
         public boolean complete() {
             return uid != null && state != null;
@@ -149,7 +170,7 @@ final class Rows {
     }
 
     /** {@code svc.name.<name>}: create-only, never updated, transferred or released. */
-    record NameBinding(int v, String endpoint, String owner, String claimReference, String requestDigest)
+    record NameBinding(int v, String endpoint, String owner, String claimReference, String requestDigest, String auditId)
             implements Versioned {
         @Override
         public boolean complete() {

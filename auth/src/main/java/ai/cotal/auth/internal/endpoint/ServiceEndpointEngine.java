@@ -47,9 +47,10 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
     private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
-    /** Why the host stopped serving on its own (its discovery connection died), or null. */
+    /** Why a plane fatal path tripped the host while the plane closed, or null. */
     private volatile String tripped;
-    private final java.util.concurrent.CompletableFuture<String> trip = new java.util.concurrent.CompletableFuture<>();
+    /** Completes with the reason once the discovery connection is closed for good (its renewal failed). */
+    private final java.util.concurrent.CompletableFuture<String> discoveryLost = new java.util.concurrent.CompletableFuture<>();
     private final Object gate = new Object();
     private int inFlight;
     private boolean shuttingDown;
@@ -77,18 +78,27 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     }
 
     /**
-     * Trips the host without fencing the plane: its discovery connection failed to renew and is
-     * closed for good. Every later write answers {@code held}, every read {@code unavailable},
-     * until the plane is opened again.
+     * Trips the host: a plane fatal path (a lost scanner, a failed renewal) hit while the plane
+     * closes, which fences nothing (a fenced plane trips the host through
+     * {@link Wiring#tripped}). Every later write answers {@code held} ({@code tripped}), every read
+     * {@code unavailable}, until the plane is opened again.
      */
     public void trip(String why) {
         tripped = why;
-        trip.complete(why);
     }
 
-    /** Completes with the reason once the host tripped on its own ({@link #trip}). */
-    java.util.concurrent.CompletableFuture<String> tripped() {
-        return trip;
+    /**
+     * The discovery connection failed to renew and is closed for good: from now on every call,
+     * write or read, refuses {@code unavailable} until the plane is opened again. The plane itself
+     * keeps serving.
+     */
+    public void discoveryClosed(String why) {
+        discoveryLost.complete(why);
+    }
+
+    /** Completes with the reason once the discovery connection is closed for good ({@link #discoveryClosed}). */
+    java.util.concurrent.CompletableFuture<String> discoveryLost() {
+        return discoveryLost;
     }
 
     private boolean isTripped() {
@@ -109,7 +119,8 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             inFlight++;
         }
         try {
-            return answer(granter, request, deadline);
+            HostResult result = answer(granter, request, deadline);
+            return request instanceof HostRequest.Mutating m ? result.withRequestId(m.requestId()) : result;
         } finally {
             synchronized (gate) {
                 inFlight--;
@@ -119,6 +130,10 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     }
 
     private HostResult answer(Granter granter, HostRequest request, Instant deadline) {
+        if (discoveryLost.isDone()) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is unavailable until the plane is"
+                    + " opened again (its discovery connection closed for good: " + discoveryLost.join() + ")");
+        }
         if (!request.mutating()) {
             if (isTripped()) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is momentarily unavailable"
@@ -133,18 +148,26 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         if (role != null) {
             return Answers.denied(role);
         }
-        if (granter instanceof Granter.Owner o) {
-            Optional<ActorRow> row;
-            try {
-                row = wiring.ledger().find(o.owner(), o.actor());
-            } catch (CotalException e) {
-                row = Optional.empty();
-            }
-            if (row.isEmpty() || row.get().kind() != ActorRow.Kind.INTERACTIVE) {
-                return Answers.held(null, "granter");
-            }
+        if (granter instanceof Granter.Owner o && !currentInteractive(o)) {
+            return Answers.held(null, "granter");
         }
         return run(new Invocation((HostRequest.Mutating) request, granter, deadline));
+    }
+
+    /**
+     * An owner granter's current interactive ledger row: its actor's, or, for an owner proved
+     * without an actor (the stock route), any one of that owner's. An unreadable row is not current.
+     */
+    private boolean currentInteractive(Granter.Owner o) {
+        try {
+            if (o.actor() == null) {
+                return !wiring.ledger().interactiveRows(o.owner()).isEmpty();
+            }
+            Optional<ActorRow> row = wiring.ledger().find(o.owner(), o.actor());
+            return row.isPresent() && row.get().kind() == ActorRow.Kind.INTERACTIVE;
+        } catch (CotalException e) {
+            return false;
+        }
     }
 
     /** Who may ask for what; a request from the wrong kind of granter can never bind. */
@@ -217,7 +240,9 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 || plan.steps.stream().noneMatch(step -> step.tag() == Plan.Tag.BIND)) {
             return;
         }
-        wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(), o.actor());
+        // an owner proved without an actor is one principal: all its requests share one window
+        wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(),
+                o.actor() == null ? "*" : o.actor());
         inv.charged = true;
     }
 

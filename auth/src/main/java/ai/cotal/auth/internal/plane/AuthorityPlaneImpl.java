@@ -139,7 +139,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             renewalFailure.thenAccept(plane::fence);
-            discoveryFailure.thenAccept(why -> plane.endpoints.trip(why)); // the host only: the plane stays up
+            // the host only: it stays unavailable until the plane is opened again; the plane stays up
+            discoveryFailure.thenAccept(why -> plane.endpoints.discoveryClosed(why));
             if (discovery != null) { // last: an open that fails before here leaves admission as it was
                 ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
             }

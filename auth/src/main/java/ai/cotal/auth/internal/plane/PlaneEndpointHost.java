@@ -23,9 +23,9 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
 
     @Override
     public HostResult serve(Granter granter, HostRequest request, Instant deadline) {
-        if (request instanceof HostRequest.Register) {
+        if (request instanceof HostRequest.Register register) {
             return HostResult.of(HostResult.Status.UNSUPPORTED, null,
-                    "register is reachable only through the service authority route");
+                    "register is reachable only through the service authority route").withRequestId(register.requestId());
         }
         return invoke(granter, request, deadline);
     }

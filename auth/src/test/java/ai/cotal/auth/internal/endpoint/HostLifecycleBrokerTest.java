@@ -126,36 +126,58 @@ class HostLifecycleBrokerTest {
     }
 
     @Test
-    void aDiscoveryRenewalFailureTripsOnlyTheHostForGood(NatsBrokers brokers) throws Exception {
+    void aDiscoveryRenewalFailureLeavesTheHostUnavailableUntilThePlaneOpensAgain(NatsBrokers brokers) throws Exception {
         PlaneFixture f = new PlaneFixture();
         NatsBroker nats = brokers.start(f::config);
+        ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
+        String iid = EndpointFixture.iid();
+        long before;
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).clock(new RenewalFailingClock(9))
                 .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
             plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
                     java.util.List.of(), java.util.List.of()));
             ServiceEndpointEngine engine = ((ai.cotal.auth.internal.plane.AuthorityPlaneImpl) plane).serviceEndpointEngine();
-            String why = engine.tripped().get(20, TimeUnit.SECONDS);
+            ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
+            String why = engine.discoveryLost().get(20, TimeUnit.SECONDS);
             assertTrue(why.contains("ep-discovery"), why);
             assertEquals(io.nats.client.Connection.Status.CLOSED, engine.discovery().connection().getStatus(),
                     "the discovery connection is closed for good");
-            ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
-            ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
-            HostResult held = host.serve(owner, new HostRequest.Decide(EndpointFixture.rid(), "weather",
-                    EndpointFixture.iid(), HostRequest.Decision.APPROVE));
-            assertEquals(HostResult.Status.HELD, held.status());
-            assertEquals("tripped", held.reason());
-            CotalException read = assertThrows(CotalException.class, () -> host.serve(owner,
-                    new HostRequest.NameRead("forecast")));
-            assertEquals(ErrorCode.UNAVAILABLE, read.code());
+            before = lastSequence(f, nats);
+            for (HostRequest write : java.util.List.<HostRequest>of(new HostRequest.Register(EndpointFixture.rid(),
+                    "weather", iid, EndpointFixture.CONTRACT, java.util.List.of("ask")), new HostRequest.Decide(
+                    EndpointFixture.rid(), "weather", iid, HostRequest.Decision.APPROVE), new HostRequest.Revoke(
+                    EndpointFixture.rid(), "weather", iid), new HostRequest.NameRead("forecast"))) {
+                CotalException refused = assertThrows(CotalException.class, () -> {
+                    if (write instanceof HostRequest.Register r) {
+                        host.admit(owner, r);
+                    } else {
+                        host.serve(owner, write);
+                    }
+                }, write.kind());
+                assertEquals(ErrorCode.UNAVAILABLE, refused.code(), write.kind() + ": " + refused.getMessage());
+                assertTrue(refused.getMessage().contains("until the plane is opened again"), refused.getMessage());
+            }
+            assertEquals(before, lastSequence(f, nats), "nothing was written");
             assertFalse(plane.fenced().isDone(), "the plane itself keeps serving");
             plane.bearers().jwks();
+        }
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build())) {
+            HostResult pending = plane.serviceEndpoints().orElseThrow().admit(owner, new HostRequest.Register(
+                    EndpointFixture.rid(), "weather", iid, EndpointFixture.CONTRACT, java.util.List.of("ask")));
+            assertEquals(HostResult.Status.PENDING, pending.status(), "the plane opened again serves the host");
+        }
+    }
+
+    private static long lastSequence(PlaneFixture f, NatsBroker nats) throws Exception {
+        try (io.nats.client.Connection admin = f.admin(nats)) {
+            return admin.jetStreamManagement().getStreamInfo("KV_cotal_auth_alpha").getStreamState().getLastSequence();
         }
     }
 
     @Test
     void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
-            x.engine.trip("cotal:ep-discovery:alpha: renewing its credential failed; closed");
+            x.engine.trip("cotal:auth-scan:alpha: lost its broker while the plane closed"); // a plane fatal path
             assertEquals(HostResult.Status.HELD, x.call(x.owner, x.approve("weather", EndpointFixture.iid())).status());
             CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
                     new HostRequest.NameRead("forecast")));

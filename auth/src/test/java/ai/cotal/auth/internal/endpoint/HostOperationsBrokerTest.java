@@ -31,7 +31,7 @@ class HostOperationsBrokerTest {
 
     /** The stored twin of an applied result: what a replay must answer, byte for byte. */
     private static byte[] storedTwin(HostResult r) {
-        return HostJson.writeResult(new HostResult(Status.COMPLETED, r.operationId(), Completion.STORED, r.debt(),
+        return HostJson.writeResult(new HostResult(Status.COMPLETED, r.requestId(), r.operationId(), Completion.STORED, r.debt(),
                 r.denyNew(), null, r.reason(), r.instance(), r.instances(), r.cursor(), r.proposal(), r.operation(),
                 r.name(), r.grant(), r.grants()));
     }
@@ -52,8 +52,10 @@ class HostOperationsBrokerTest {
             HostRequest.Register register = x.register("weather", iid);
             HostResult unsupported = x.plane.serviceEndpoints().orElseThrow().serve(x.owner, register);
             assertEquals(Status.UNSUPPORTED, unsupported.status(), "admission is the service authority route's");
+            assertEquals(register.requestId(), unsupported.requestId());
             HostResult pending = x.call(x.owner, register);
             assertEquals(Status.PENDING, pending.status());
+            assertEquals(register.requestId(), pending.requestId(), "a result echoes its request");
             assertNotNull(pending.operationId());
             assertEquals(Views.ProposalState.PENDING, pending.proposal().state());
             assertEquals(OWNER, pending.proposal().owner());
@@ -61,6 +63,7 @@ class HostOperationsBrokerTest {
             assertArrayEquals(HostJson.writeResult(pending), HostJson.writeResult(pendingAgain));
             HostResult proposal = x.call(x.owner, new HostRequest.ProposalRead(pending.operationId()));
             assertEquals(pending.proposal(), proposal.proposal());
+            assertNull(proposal.requestId(), "a read has no request id to echo");
             assertEquals(Views.GateState.FROZEN, x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance().gate().state());
 
             HostRequest.Decide approve = x.approve("weather", iid);
@@ -93,6 +96,9 @@ class HostOperationsBrokerTest {
             assertEquals("dns:forecast.example", bound.name().claimReference());
             assertArrayEquals(storedTwin(bound), HostJson.writeResult(replay(x, x.operator, bind, bound)));
             assertEquals(bound.name(), x.call(x.owner, new HostRequest.NameRead("forecast")).name());
+            assertEquals("ops@example.test", x.call(x.operator, new HostRequest.OperationRead(bound.operationId()))
+                    .operation().auditId(), "the operator's audit id is stored and read back");
+            assertNull(registerOp.operation().auditId(), "an owner's operation names no operator");
 
             HostRequest.CallerGrant grant = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
                     new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
@@ -190,29 +196,28 @@ class HostOperationsBrokerTest {
     }
 
     @Test
-    void theSixtyFifthDistinctRequestIsRefusedAndTheFirstSixtyFourStillAnswer(NatsBrokers brokers) throws Exception {
-        // 65 requests of one owner within seconds: above the default service-endpoint budget (SPEC §13.20)
-        try (EndpointFixture x = new EndpointFixture(brokers, stateDir, b -> b.endpointWritesPerPrincipalPerMinute(100))) {
+    void reverseDnsEndpointsLiveUnderTheirTokenKeysAndReadBackByName(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();
-            HostRequest.Register register = x.register("weather", iid);
-            List<HostRequest> admitted = new java.util.ArrayList<>(List.of(register));
-            List<HostResult> answers = new java.util.ArrayList<>(List.of(x.call(x.owner, register)));
-            for (int i = 0; i < Rows.CAPACITY - 1; i++) {
-                HostRequest.Decide d = x.approve("weather", iid);
-                admitted.add(d);
-                answers.add(x.call(x.owner, d));
-                assertEquals(Status.COMPLETED, answers.get(answers.size() - 1).status());
-            }
-            HostResult refused = x.call(x.owner, x.approve("weather", iid));
-            assertEquals(Status.REFUSED, refused.status());
-            assertNotNull(refused.operationId(), "the 65th request is bound and refused");
-            HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            assertEquals(Completion.APPLIED, revoked.completion(), "an owner cannot make an instance unrevocable");
-            for (int i = 0; i < admitted.size(); i++) {
-                HostResult again = x.call(x.owner, admitted.get(i));
-                assertEquals(Status.COMPLETED, again.status(), "request " + i + " still answers");
-                assertEquals(answers.get(i).operationId(), again.operationId());
-            }
+            x.approved(x.owner, "com.example.weather", iid);
+            x.approved(x.owner, "com-example-weather", iid); // another name: its token differs
+            assertNotNull(x.get("epgate.com_example_weather." + iid), "keys carry the name's token");
+            assertNotNull(x.get("svc.asg." + OWNER + ".com_example_weather." + iid));
+            List<String> endpoints = x.call(x.owner, new HostRequest.InstanceList(null, null)).instances().stream()
+                    .map(Views.Instance::endpoint).sorted().toList();
+            assertEquals(List.of("com-example-weather", "com.example.weather"), endpoints, "the list maps tokens back");
+            HostResult granted = x.call(x.owner, new HostRequest.CallerGrant(EndpointFixture.rid(), "com.example.weather",
+                    iid, new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask")));
+            assertEquals(Status.GRANTED, granted.status(), granted.reason());
+            assertEquals(List.of(granted.grant()), x.call(x.owner, new HostRequest.CallerList("com.example.weather", iid,
+                    null, null)).grants());
+            assertEquals(List.of(), x.call(x.owner, new HostRequest.CallerList("com-example-weather", iid, null, null))
+                    .grants(), "another name's grants are its own");
+            HostRequest.NameBind bind = new HostRequest.NameBind(EndpointFixture.rid(), "com.example.forecast",
+                    "com.example.weather", OWNER, "dns:forecast.example.com", 0);
+            assertEquals(Completion.APPLIED, x.call(x.operator, bind).completion());
+            assertEquals("com.example.weather", x.call(x.owner, new HostRequest.NameRead("com.example.forecast")).name()
+                    .endpoint());
         }
     }
 

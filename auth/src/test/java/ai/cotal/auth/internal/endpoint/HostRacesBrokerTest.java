@@ -157,9 +157,15 @@ class HostRacesBrokerTest {
             x.plane.ledger().grantManagedActor(EndpointFixture.OTHER, "robot",
                     ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), "robot".repeat(6));
             Granter.Owner managed = new Granter.Owner(EndpointFixture.OTHER, "robot");
+            String managedOnly = "u_" + "m".repeat(26);
+            x.plane.ledger().grantManagedActor(managedOnly, "robot",
+                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), "robot".repeat(6));
+            // proved without an actor (the stock route's granter): needs any current interactive row of its own
+            Granter.Owner provedGhost = new Granter.Owner("u_" + "g".repeat(26));
+            Granter.Owner provedManaged = new Granter.Owner(managedOnly);
             List<HostRequest> requests = List.of(x.register("weather", EndpointFixture.iid()), x.approve("weather", iid),
                     new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            for (Granter g : List.of(ghost, managed)) {
+            for (Granter g : List.of(ghost, managed, provedGhost, provedManaged)) {
                 for (HostRequest r : requests) {
                     long reads = x.engine.discovery().reads();
                     long seq = x.lastSequence();
@@ -172,6 +178,12 @@ class HostRacesBrokerTest {
                     assertEquals(seq, x.lastSequence(), "nothing written");
                 }
             }
+
+            HostRequest.Register proved = x.register("weather", EndpointFixture.iid());
+            HostResult pending = x.call(new Granter.Owner(EndpointFixture.OWNER), proved);
+            assertEquals(Status.PENDING, pending.status(), "an owner proved without an actor writes with any interactive row");
+            assertEquals(pending.operationId(), x.call(x.owner, proved).operationId(),
+                    "the binding is the owner's, whichever of its actors replays it");
 
             x.plane.ledger().revoke(EndpointFixture.OTHER, "robot");
             tripByKickingTheLedgerScanner(x);

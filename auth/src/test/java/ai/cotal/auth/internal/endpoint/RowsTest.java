@@ -17,11 +17,11 @@ class RowsTest {
 
     @Test
     void statesAreStoredByTheirWireNames() {
-        String gate = new String(Rows.write(new Rows.Gate(1, Views.GateState.RETIRED, 3, 7, ID, null)),
+        String gate = new String(Rows.write(new Rows.Gate(1, Views.GateState.RETIRED, 3, 7, ID, null, null)),
                 StandardCharsets.UTF_8);
         assertEquals("{\"v\":1,\"state\":\"retired\",\"generation\":3,\"registrationRevision\":7,\"operationId\":\""
                 + ID + "\"}", gate);
-        String asg = new String(Rows.write(new Rows.Assignment(1, ID, Views.AssignmentState.FENCED)), StandardCharsets.UTF_8);
+        String asg = new String(Rows.write(new Rows.Assignment(1, ID, Views.AssignmentState.FENCED, null)), StandardCharsets.UTF_8);
         assertEquals("{\"v\":1,\"uid\":\"" + ID + "\",\"state\":\"fenced\"}", asg);
         assertEquals(Views.GateState.RETIRED, Rows.read(gate.getBytes(StandardCharsets.UTF_8), Rows.Gate.class, "k").state());
     }

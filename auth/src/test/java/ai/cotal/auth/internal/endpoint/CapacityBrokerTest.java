@@ -1,0 +1,132 @@
+package ai.cotal.auth.internal.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.servicehost.Views;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An instance's capacity is 64 requests in flight (SPEC §13.1): a settled operation releases its
+ * slot, so a long-lived instance serves any number of requests, and only unsettled ones fill it.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class CapacityBrokerTest {
+    @TempDir
+    Path stateDir;
+
+    /** Hundreds of one owner's requests within seconds: above the default service-endpoint budget (SPEC §13.20). */
+    private EndpointFixture fixture(NatsBrokers brokers) {
+        return new EndpointFixture(brokers, stateDir, b -> b.endpointWritesPerPrincipalPerMinute(1_000)
+                .endpointWritesPerSpacePerMinute(1_000));
+    }
+
+    private static HostRequest.CallerGrant grant(String iid) {
+        return new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
+                new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
+    }
+
+    @Test
+    void twoHundredSequentialGrantAndRevokePairsOnOneInstanceAllComplete(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = fixture(brokers)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            for (int i = 0; i < 200; i++) {
+                HostResult granted = x.call(x.owner, grant(iid));
+                assertEquals(Status.GRANTED, granted.status(), "grant " + i + ": " + granted.reason());
+                HostResult revoked = x.call(x.owner, new HostRequest.CallerRevoke(EndpointFixture.rid(), "weather", iid,
+                        granted.grant().grantId()));
+                assertEquals(Status.COMPLETED, revoked.status(), "revoke " + i + ": " + revoked.reason());
+            }
+            assertEquals("{\"v\":1,\"held\":[]}", x.get(Rows.cap("weather", iid)), "every settled request released its slot");
+        }
+    }
+
+    @Test
+    void sixtyFourRequestsInFlightRefuseTheNextNamingThemAndSettlingThemRestoresCapacity(NatsBrokers brokers)
+            throws Exception {
+        try (EndpointFixture x = fixture(brokers)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            AtomicBoolean holdBeforeSettling = new AtomicBoolean(true);
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                    if (tag == Plan.Tag.SETTLE && holdBeforeSettling.get()) {
+                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
+                    }
+                }
+            });
+            List<HostRequest.CallerGrant> inFlight = new ArrayList<>();
+            for (int i = 0; i < Rows.CAPACITY; i++) {
+                HostRequest.CallerGrant g = grant(iid);
+                HostResult held = x.call(x.owner, g);
+                assertEquals(Status.HELD, held.status(), "grant " + i + ": " + held.reason());
+                assertNotNull(held.operationId(), "a held grant names its bound operation");
+                assertEquals(Views.OperationState.OPEN, x.call(x.owner, new HostRequest.OperationRead(held.operationId()))
+                        .operation().state());
+                inFlight.add(g);
+            }
+            List<String> held = inFlight.stream().map(HostRequest.CallerGrant::requestId).toList();
+
+            HostRequest.CallerGrant sixtyFifth = grant(iid);
+            HostResult refused = x.call(x.owner, sixtyFifth);
+            assertEquals(Status.REFUSED, refused.status());
+            assertNotNull(refused.operationId(), "the 65th request is bound and refused");
+            assertTrue(refused.reason().contains("64 requests in flight"), refused.reason());
+            assertEquals(new HashSet<>(held), new HashSet<>(refused.debt()), "the refusal names the requests in flight");
+            assertEquals(Rows.CAPACITY, refused.debt().size());
+
+            holdBeforeSettling.set(false);
+            for (HostRequest.CallerGrant g : inFlight) {
+                HostResult settled = x.call(x.owner, g);
+                assertEquals(Status.GRANTED, settled.status(), "the replay settles: " + settled.reason());
+                assertEquals(g.requestId(), settled.requestId());
+            }
+            assertEquals("{\"v\":1,\"held\":[]}", x.get(Rows.cap("weather", iid)), "settling released every slot");
+            assertEquals(Status.GRANTED, x.call(x.owner, grant(iid)).status(), "capacity is restored");
+            assertEquals(Status.REFUSED, x.call(x.owner, sixtyFifth).status(), "a refused request stays refused");
+        }
+    }
+
+    @Test
+    void theOperatorsRevokeIsAdmittedByAFullInstance(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = fixture(brokers)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            x.engine.hooks(new Hooks() {
+                @Override
+                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                    if (tag == Plan.Tag.SETTLE) {
+                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
+                    }
+                }
+            });
+            for (int i = 0; i < Rows.CAPACITY; i++) {
+                assertEquals(Status.HELD, x.call(x.owner, grant(iid)).status());
+            }
+            HostResult ownerRevoke = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
+            assertEquals(Status.REFUSED, ownerRevoke.status(), "the owner's own requests fill its instance");
+            x.engine.hooks(Hooks.NONE);
+            HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
+            assertEquals(HostResult.Completion.APPLIED, revoked.completion(), "an owner cannot make an instance unrevocable");
+        }
+    }
+}
