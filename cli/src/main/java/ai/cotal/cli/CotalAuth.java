@@ -4,7 +4,7 @@ import java.io.PrintStream;
 
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
- * {@code serve}, {@code service-endpoint}. Exit codes: 0 done, 1 failed (or a denied or held
+ * {@code serve}, {@code callout-host}, {@code service-endpoint}. Exit codes: 0 done, 1 failed (or a denied or held
  * answer), 2 usage.
  */
 public final class CotalAuth {
@@ -41,6 +41,9 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("service-endpoint")) {
             return ServiceEndpointCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
+        if (args.length >= 1 && args[0].equals("callout-host")) {
+            return CalloutHostCommand.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
+        }
         if (args.length >= 1 && args[0].equals("serve")) {
             return Serve.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
         }
@@ -53,11 +56,14 @@ public final class CotalAuth {
                 return 1;
             }
         }
-        err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth service-endpoint ...");
+        err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth callout-host ..."
+                + " | cotal-auth service-endpoint ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
         err.println("         with --server URL and --root DIR (a provisioned root); stops on SIGINT or SIGTERM");
+        err.println("  callout-host  run callout replicas for the spaces of --spaces MANIFEST, with --server URL and");
+        err.println("         --root DIR; re-applied when the manifest changes, stops on SIGINT or SIGTERM");
         err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");
         err.println("         send one host request as the signed-in user and print the result");
         return 2;

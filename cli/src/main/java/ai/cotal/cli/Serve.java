@@ -4,24 +4,21 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.core.CotalException;
 import ai.cotal.workspace.CotalRoot;
 import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code cotal-auth serve}: the stock service of one space ({@code --space}) or a multi-space host
  * ({@code --spaces manifest.json}) from a provisioned root ({@code --root}, whose {@code .cotal/}
  * holds the file secret store), until {@code stop} completes (SIGINT or SIGTERM in the command).
- * A manifest is re-applied when its content changes (checked every 2 s); a malformed one is
+ * A manifest is re-applied when its content changes ({@link ManifestWatch}); a malformed one is
  * refused and logged, and the lanes keep running.
  */
 final class Serve {
@@ -77,55 +74,12 @@ final class Serve {
             try (AuthHost host = AuthHost.start(AuthHost.Options.builder().servers(servers).manifest(manifest)
                     .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).build())) {
                 out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
-                watch(host, manifest, err, stop);
+                ManifestWatch.run(host::apply, host.appliedFile(), manifest, "cotal-auth serve", err, stop);
                 return 0;
             }
         } catch (RuntimeException e) {
             err.println("cotal-auth serve: " + e.getMessage());
             return 1;
-        }
-    }
-
-    /**
-     * Re-applies the manifest whenever its bytes differ from the last applied copy, until
-     * {@code stop}; an apply that failed (a lane did not start) is retried on the next tick.
-     */
-    private static void watch(AuthHost host, Path manifest, PrintStream err, CompletableFuture<Void> stop) {
-        byte[] applied = read(host.appliedFile());
-        byte[] refused = null;
-        while (true) {
-            try {
-                stop.get(2, TimeUnit.SECONDS);
-                return;
-            } catch (java.util.concurrent.TimeoutException e) {
-                byte[] now = read(manifest);
-                if (now != null && !java.util.Arrays.equals(now, applied) && !java.util.Arrays.equals(now, refused)) {
-                    try {
-                        host.apply();
-                        applied = now;
-                        refused = null;
-                    } catch (CotalException failed) {
-                        err.println("cotal-auth serve: manifest not applied: " + failed.getMessage());
-                        // a malformed manifest waits for the next edit; a lane that did not start is retried
-                        refused = failed.code() == ai.cotal.core.ErrorCode.BAD_REQUEST ? now : null;
-                    } catch (RuntimeException failed) {
-                        err.println("cotal-auth serve: manifest not applied: " + failed.getMessage());
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (java.util.concurrent.ExecutionException e) {
-                return;
-            }
-        }
-    }
-
-    private static byte[] read(Path file) {
-        try {
-            return Files.readAllBytes(file);
-        } catch (java.io.IOException e) {
-            return null;
         }
     }
 

@@ -1,8 +1,5 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
-import ai.cotal.auth.internal.replica.ReplicaAuthority;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
@@ -13,25 +10,19 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Callout replicas (SPEC §13.19): extra auth-callout responders, in the space's queue group, that
- * answer from a {@link ReplicaAuthority} instead of the plane. A replica cannot issue
+ * answer from the space's ledger and credential rows instead of the plane. A replica cannot issue
  * service-endpoint connections, so it refuses a space whose service-endpoint admission is open
  * ({@link ServiceEndpointAdmission#admitsServiceEndpoints}, the same read): a single-space replica
  * refuses to start; a multi-space replica names the space, answers for the others, and retries the
- * refused space every {@code retry} (5 s by default). Thread-safe.
+ * refused space every {@code retry} (5 s by default). A lane checks admission when it opens: one
+ * already open keeps answering and refuses every {@code endpoint-server} bearer. {@link CalloutHost}
+ * runs the same lanes from a manifest. Thread-safe.
  */
 public final class CalloutReplica implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(CalloutReplica.class);
-
     /**
      * What a replica serves, validated in {@link Builder#build()}. {@code stateDirs} maps each space
      * to the state directory holding its ledger (the plane's, shared or synced). {@code ttl} is the
@@ -177,136 +168,39 @@ public final class CalloutReplica implements AutoCloseable {
         }
     }
 
-    private record Lane(ReplicaAuthority authority, AuthCallout callout) {
-    }
-
-    private final Options options;
-    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
-    private final Map<String, String> refused = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService retries;
-    private volatile boolean closed;
+    private final ReplicaLanes lanes;
 
     private CalloutReplica(Options options) {
-        this.options = options;
-        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "cotal-callout-replica-retry");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.lanes = new ReplicaLanes(options.servers(), options.secrets(), options.ttl(), options.retry(),
+                options.clock(), options.onRefusal());
     }
 
     /** Starts a lane per space; see the class comment for refused spaces. */
     public static CalloutReplica start(Options options) {
         CalloutReplica replica = new CalloutReplica(options);
-        for (String space : options.stateDirs().keySet()) {
-            String why = replica.tryStart(space);
+        for (Map.Entry<String, Path> space : options.stateDirs().entrySet()) {
+            String why = replica.lanes.add(space.getKey(), space.getValue());
             if (why != null && options.stateDirs().size() == 1) {
                 replica.close();
-                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "callout replica refused space \"" + space
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "callout replica refused space \"" + space.getKey()
                         + "\": " + why);
             }
-        }
-        if (!replica.refused.isEmpty()) {
-            replica.ensureRetrying();
         }
         return replica;
     }
 
-    /**
-     * Starts one lane; returns null, or why the space is refused (recorded and reported). Runs
-     * under the replica's lock, so a retry and {@link #close()} never interleave.
-     */
-    private synchronized String tryStart(String space) {
-        if (closed) {
-            return "the replica is closed";
-        }
-        String why;
-        try {
-            if (ServiceEndpointAdmission.admitsServiceEndpoints(space, options.servers(), options.secrets())) {
-                why = "its service-endpoint admission is open and a replica cannot issue service-endpoint connections";
-            } else {
-                ServiceMaterial.Loaded material = ServiceMaterial.load(options.secrets(), space);
-                ReplicaAuthority authority = ReplicaAuthority.open(options.servers(), material.signer(),
-                        options.stateDirs().get(space), options.secrets(), options.ttl(), options.clock());
-                try {
-                    AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
-                            .callout(material.callout()).plane(authority).signer(material.signer()).clock(options.clock())
-                            .build());
-                    lanes.put(space, new Lane(authority, callout));
-                    refused.remove(space);
-                    // a lane whose credentials stop renewing leaves the queue group and is retried
-                    authority.failure().thenAccept(failed -> retire(space, failed));
-                    LOG.info("callout-replica: answering for space {}", space);
-                    return null;
-                } catch (RuntimeException e) {
-                    authority.close();
-                    throw e;
-                }
-            }
-        } catch (RuntimeException e) {
-            why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        }
-        refused.put(space, why);
-        LOG.warn("callout-replica: space {} refused: {}", space, why);
-        options.onRefusal().accept(space, why);
-        return why;
-    }
-
-    /** Closes a lane whose authority failed and puts its space back on the retry list. */
-    private synchronized void retire(String space, String why) {
-        Lane lane = lanes.remove(space);
-        if (lane != null) {
-            lane.callout().close();
-            lane.authority().close();
-        }
-        if (!closed) {
-            refused.put(space, why);
-            options.onRefusal().accept(space, why);
-            ensureRetrying();
-        }
-    }
-
-    private boolean retrying;
-
-    private synchronized void ensureRetrying() {
-        if (!retrying && !closed) {
-            retrying = true;
-            long every = options.retry().toMillis();
-            retries.scheduleWithFixedDelay(this::retryRefused, every, every, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void retryRefused() {
-        for (String space : List.copyOf(refused.keySet())) {
-            if (closed) {
-                return;
-            }
-            try {
-                tryStart(space);
-            } catch (RuntimeException e) {
-                LOG.error("callout-replica: retry of space {} failed: {}", space, e.getMessage()); // keep retrying
-            }
-        }
-    }
-
     /** The spaces answered for now. */
     public java.util.Set<String> serving() {
-        return java.util.Set.copyOf(lanes.keySet());
+        return lanes.serving();
     }
 
     /** The refused spaces and why (retried every {@code retry}). */
     public Map<String, String> refused() {
-        return Map.copyOf(refused);
+        return lanes.refused();
     }
 
     @Override
-    public synchronized void close() {
-        closed = true; // under the lock: no retry is starting a lane now, and none will
-        retries.shutdownNow();
-        for (Lane lane : lanes.values()) {
-            lane.callout().close();
-            lane.authority().close();
-        }
-        lanes.clear();
+    public void close() {
+        lanes.close();
     }
 }

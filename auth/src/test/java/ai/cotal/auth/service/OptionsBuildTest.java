@@ -92,4 +92,29 @@ class OptionsBuildTest {
             assertTrue(e.getMessage().startsWith(option), option + ": " + e.getMessage());
         });
     }
+
+    @Test
+    void theCalloutHostBuilderRefusesNamingTheOptionAndKeepsTheReplicaDefaults() {
+        Map<String, Supplier<Object>> bad = Map.of(
+                "manifest", () -> CalloutHost.Options.builder().server("nats://a:4222").stateRoot(dir).secretStore(store)
+                        .build(),
+                "stateRoot", () -> CalloutHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                        .secretStore(store).build(),
+                "secretStore", () -> CalloutHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                        .stateRoot(dir).build(),
+                "retry", () -> CalloutHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                        .stateRoot(dir).secretStore(store).retry(Duration.ZERO).build(),
+                "onRefusal", () -> CalloutHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                        .stateRoot(dir).secretStore(store).onRefusal(null).build());
+        bad.forEach((option, build) -> {
+            CotalException e = assertThrows(CotalException.class, build::get, option);
+            assertEquals(ErrorCode.BAD_REQUEST, e.code(), option);
+            assertTrue(e.getMessage().startsWith(option), option + ": " + e.getMessage());
+        });
+        CalloutHost.Options defaults = CalloutHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                .stateRoot(dir).secretStore(store).build();
+        assertEquals(Duration.ofMinutes(15), defaults.ttl());
+        assertEquals(Duration.ofSeconds(5), defaults.retry());
+        assertFalse(defaults.toString().contains("InMemorySecretStore"), "no store in toString: " + defaults);
+    }
 }

@@ -28,12 +28,16 @@ import java.util.concurrent.ScheduledExecutorService;
  * A callout replica's authority for one space (SPEC §13.19): the same answers as the plane's
  * ({@link CalloutAuthority}) from the space's ledger directory, its credential rows (read on a
  * reader connection) and the issuer's public key, with issued callers written on an issuer
- * connection. It holds no plane claim and opens no service-endpoint connection. A failed renewal
- * makes it refuse with {@code unavailable} from then on. Issuances are charged to a
+ * connection. It holds no plane claim and admits no service-endpoint connection (an
+ * {@code endpoint-server} bearer is refused). A failed renewal makes it refuse with
+ * {@code unavailable} from then on. Issuances are charged to a
  * {@link WriteBudget} of its own with the default limits (SPEC §13.20: replicas count on their own)
  * and the issued and accepted stores' pressure, read on the issuer connection. Thread-safe.
  */
 public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
+    /** The bearer view of a service instance's serving connection, which only the plane admits. */
+    static final String ENDPOINT_SERVER = "endpoint-server";
+
     private final String space;
     private final ScheduledExecutorService scheduler;
     private final AuthorityConnection reader;
@@ -113,10 +117,20 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
         return space;
     }
 
+    /**
+     * Verifies the bearer and refuses, with {@code permission-denied}, one whose view is
+     * {@code endpoint-server}: a replica never issues a service-endpoint connection, also for a
+     * space whose admission opened after its lane did.
+     */
     @Override
     public BearerClaims verifyBearer(String token) {
         refuseIfFailed();
-        return bearers.verify(token);
+        BearerClaims claims = bearers.verify(token);
+        if (claims.view().filter(ENDPOINT_SERVER::equals).isPresent()) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED,
+                    "a callout replica cannot issue a service-endpoint connection");
+        }
+        return claims;
     }
 
     @Override
