@@ -76,6 +76,11 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         return discovery;
     }
 
+    /** What the auth callout reads at every connect (SPEC §13.16), on this engine's discovery connection. */
+    public ConnectChecks connects() {
+        return new ConnectChecks(discovery, this::isTripped);
+    }
+
     /**
      * Trips the host without fencing the plane: its discovery connection failed to renew and is
      * closed for good. Every later write answers {@code held}, every read {@code unavailable},
