@@ -16,8 +16,9 @@ import java.util.function.BooleanSupplier;
 /**
  * What the auth callout reads of the host's records at every connect (SPEC §13.16), on the
  * read-only discovery connection: whether a serving connect's instance admits it, and which
- * caller grants a principal holds. Nothing is cached (a JWT is checked only at connect). A
- * tripped host or a failed read refuses {@code unavailable}. Thread-safe.
+ * caller grants a principal holds. Nothing is cached (a JWT is checked only at connect). A failed
+ * read refuses {@code unavailable}; a tripped host refuses serving connects {@code unavailable}
+ * and gives callers no grant (the plane, and its plain connects, stay up). Thread-safe.
  */
 public final class ConnectChecks {
     private final Discovery discovery;
@@ -60,7 +61,9 @@ public final class ConnectChecks {
      * its index rows list that is active, names this principal and lifecycle, on an open gate.
      */
     public List<EndpointAccess.Grant> callerGrants(String owner, String actor, String lifecycleUid) {
-        requireServing();
+        if (tripped.getAsBoolean()) {
+            return List.of(); // until the plane is opened again; fail closed on the endpoints only
+        }
         String actorRef = "actor." + owner + "." + actor + "." + lifecycleUid;
         Map<String, Boolean> open = new HashMap<>();
         List<EndpointAccess.Grant> grants = new ArrayList<>();

@@ -121,6 +121,20 @@ class ConnectChecksBrokerTest {
     }
 
     @Test
+    void aTrippedHostRefusesServingConnectsAndGivesCallersNoGrant(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            grant(x, iid, List.of("ask"));
+            x.engine.trip("test: the discovery connection failed to renew");
+            assertEquals(List.of(), grantsOfOther(x));
+            CotalException serving = assertThrows(CotalException.class,
+                    () -> x.engine.connects().checkServing(OWNER, new EndpointInstance("weather", iid)));
+            assertEquals(ErrorCode.UNAVAILABLE, serving.code());
+        }
+    }
+
+    @Test
     void aServingConnectIsAdmittedOnlyByAnOpenGateAndAnActiveAssignmentOfItsOwner(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             ConnectChecks checks = x.engine.connects();
