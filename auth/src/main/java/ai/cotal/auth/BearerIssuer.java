@@ -58,9 +58,25 @@ public final class BearerIssuer {
     private record Document(Integer ver, String issuer, String activeKid, List<KeyDocument> keys) {
     }
 
-    /** What a bearer says. */
+    /**
+     * What a bearer says. {@code serving} names the instance exactly when {@code view} is
+     * {@value EndpointInstance#SERVING_VIEW} ({@code bad-request} otherwise).
+     */
     public record Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-            Duration ttl, Optional<String> parent, Optional<String> view) {
+            Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving) {
+        public Request {
+            if (serving.isPresent() != view.filter(EndpointInstance.SERVING_VIEW::equals).isPresent()) {
+                throw CotalException.badRequest("serving", "names the instance exactly with the view "
+                        + EndpointInstance.SERVING_VIEW);
+            }
+        }
+
+        /** A request that serves no instance. */
+        public Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
+                Duration ttl, Optional<String> parent, Optional<String> view) {
+            this(owner, actor, scope, lifecycleUid, credentialId, ttl, parent, view, Optional.empty());
+        }
+
         /** A request without parent or view. */
         public static Request of(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
                 Duration ttl) {
@@ -154,6 +170,10 @@ public final class BearerIssuer {
         act.put("lifecycleUid", request.lifecycleUid());
         act.put("credentialId", request.credentialId());
         request.view().ifPresent(v -> act.put("view", v));
+        request.serving().ifPresent(i -> {
+            act.put("endpoint", i.endpoint());
+            act.put("instanceId", i.instanceId());
+        });
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(request.owner()).issuer(issuer).audience(space)
                 .issueTime(Date.from(now)).notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plus(request.ttl())))
                 .claim("ver", 1).claim("scope", request.scope()).claim("act", act).build();

@@ -31,7 +31,7 @@ public final class BearerVerifier {
     private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
-            "credentialId", "view");
+            "credentialId", "view", "endpoint", "instanceId");
 
     private final String space;
     private final String issuer;
@@ -120,7 +120,25 @@ public final class BearerVerifier {
         Optional<String> parent = Optional.ofNullable((String) act.get("parent"));
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
         return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
-                iat, exp);
+                iat, exp, serving(act, view));
+    }
+
+    /** The served instance: named exactly with the serving view, in the host contract's grammars. */
+    private static Optional<EndpointInstance> serving(Map<String, Object> act, Optional<String> view) {
+        boolean named = act.containsKey("endpoint") || act.containsKey("instanceId");
+        if (view.filter(EndpointInstance.SERVING_VIEW::equals).isEmpty()) {
+            if (named) {
+                throw refused("act.endpoint and act.instanceId go with the view " + EndpointInstance.SERVING_VIEW + " only");
+            }
+            return Optional.empty();
+        }
+        String endpoint = text(act, "endpoint");
+        String instanceId = text(act, "instanceId");
+        try {
+            return Optional.of(new EndpointInstance(endpoint, instanceId));
+        } catch (CotalException e) {
+            throw refused("act.endpoint or act.instanceId is malformed");
+        }
     }
 
     private static long seconds(Date date, String name) {

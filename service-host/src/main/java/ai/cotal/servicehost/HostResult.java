@@ -11,12 +11,28 @@ import java.util.List;
  * or may exist ({@code pending}, {@code held}, {@code refused}, {@code completed},
  * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases still owed
  * as far as this invocation saw (absent never means nothing is owed). {@code denyNew} appears on
- * revoke results only with evidence. Payload fields carry the kind's views. Immutable.
+ * revoke results only with evidence. Payload fields carry the kind's views. {@code liveConnections}
+ * appears on completed revoke and caller-revoke results: what the host did to the live
+ * connections holding the revoked instance or grant. Immutable.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record HostResult(Status status, String requestId, String operationId, Completion completion, List<String> debt, DenyNew denyNew,
         Long approvedGateRevision, String reason, Views.Instance instance, List<Views.Instance> instances, String cursor,
-        Views.Proposal proposal, Views.Operation operation, Views.Name name, Views.Grant grant, List<Views.Grant> grants) {
+        Views.Proposal proposal, Views.Operation operation, Views.Name name, Views.Grant grant, List<Views.Grant> grants,
+        LiveConnections liveConnections) {
+
+    /**
+     * The live connections a revoke closed through the broker: {@code closed} the broker closed
+     * now or no longer holds, {@code open} it could not be asked to close (they end at their
+     * credential's expiry). Counts only what this host recorded (SPEC §13.16).
+     */
+    public record LiveConnections(int closed, int open) {
+        public LiveConnections {
+            if (closed < 0 || open < 0) {
+                throw ContractException.badRequest("liveConnections", "counts are never negative");
+            }
+        }
+    }
 
     /** What happened. */
     public enum Status {
@@ -104,12 +120,18 @@ public record HostResult(Status status, String requestId, String operationId, Co
     /** A result with only a status (and a reason). */
     public static HostResult of(Status status, String operationId, String reason) {
         return new HostResult(status, null, operationId, null, null, null, null, reason, null, null, null, null, null, null,
-                null, null);
+                null, null, null);
     }
 
     /** This result as the answer to the request {@code id} (null: a read, which has none). */
     public HostResult withRequestId(String id) {
         return new HostResult(status, id, operationId, completion, debt, denyNew, approvedGateRevision, reason, instance,
-                instances, cursor, proposal, operation, name, grant, grants);
+                instances, cursor, proposal, operation, name, grant, grants, liveConnections);
+    }
+
+    /** This result with {@code evidence} of what its revoke did to live connections. */
+    public HostResult withLiveConnections(LiveConnections evidence) {
+        return new HostResult(status, requestId, operationId, completion, debt, denyNew, approvedGateRevision, reason, instance,
+                instances, cursor, proposal, operation, name, grant, grants, evidence);
     }
 }

@@ -168,7 +168,7 @@ class HostJsonTest {
         assertThrows(ContractException.class, () -> HostResult.of(HostResult.Status.COMPLETED, "abcdefghijklmnopqrstuvwxyz", null));
         HostResult revoke = new HostResult(HostResult.Status.COMPLETED, RID, "abcdefghijklmnopqrstuvwxyz",
                 HostResult.Completion.APPLIED, List.of(RID), HostResult.DenyNew.IN_EFFECT, null, null, null, null, null, null,
-                null, null, null, null);
+                null, null, null, null, null);
         String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
         assertTrue(json.contains("\"denyNew\":\"in-effect\""), json);
         assertTrue(json.startsWith("{\"status\":\"completed\",\"requestId\":\"" + RID + "\""), "the result echoes its request: " + json);

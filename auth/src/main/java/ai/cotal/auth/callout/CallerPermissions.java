@@ -2,6 +2,7 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
@@ -9,6 +10,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.ResponsePermission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.trust.SpaceName;
@@ -17,8 +19,10 @@ import java.util.List;
 
 /**
  * The permissions of an admitted user (SPEC §13.16). The plain view: publish
- * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish}, subscribe {@code _INBOX_<nonce>.>} and
- * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code manager-caller} view (interactive
+ * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish} and {@code P.svc.ep.<tok>.<i>.<cap>} per
+ * capability of each active caller grant, subscribe {@code _INBOX_<nonce>.>} and
+ * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
+ * instance's request subjects and publishes replies only. The {@code manager-caller} view (interactive
  * rows only) is issued: its ceiling is recorded through the plane's issued authority and the user
  * may read its own accepted row. The caller has already checked that the nonce is the row's
  * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
@@ -30,14 +34,20 @@ final class CallerPermissions {
     private CallerPermissions() {
     }
 
-    static UserClaim of(CalloutOptions options, ActorRow row, BearerClaims bearer, String nonce) {
+    static UserClaim of(CalloutOptions options, ActorRow row, BearerClaims bearer, String nonce, EndpointAccess access) {
         String space = options.plane().space();
         String p = SpaceName.subjectPrefix(space);
         List<String> tags = List.of("owner:" + row.owner(), "actor:" + row.actor(), "principal:" + row.principal());
         String account = options.signer().accountPublicKey();
+        if (access.serving().isPresent()) {
+            return serving(access.serving().get(), p, nonce, account, tags);
+        }
         if (bearer.view().isEmpty()) {
             List<String> pub = new ArrayList<>();
             row.allowPublish().forEach(ch -> pub.add(p + ".chat." + row.owner() + "." + row.actor() + "." + ch));
+            for (EndpointAccess.Grant grant : access.grants()) {
+                grant.capabilities().forEach(cap -> pub.add(grant.instance().subjectStem(p) + "." + cap));
+            }
             List<String> sub = new ArrayList<>(List.of(InboxNonce.inboxPrefix(nonce) + ".>"));
             row.allowSubscribe().forEach(ch -> sub.add(p + ".chat.*.*." + ch));
             return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub), Permission.allow(sub), account, tags);
@@ -61,5 +71,18 @@ final class CallerPermissions {
         return UserClaim.of(Permission.allowDeny(pub, granted.publish().deny().isEmpty() ? null : granted.publish().deny()),
                 Permission.allowDeny(CalloutHandler.allow(granted.subscribe()),
                         granted.subscribe().deny().isEmpty() ? null : granted.subscribe().deny()), account, tags);
+    }
+
+    /**
+     * A serving connection: subscribe the instance's request subjects (plain or queue) and its own
+     * inbox; publish nothing but one reply to each request it received ({@code resp}, the broker's
+     * default window).
+     */
+    private static UserClaim serving(EndpointInstance instance, String p, String nonce, String account, List<String> tags) {
+        List<String> tagged = new ArrayList<>(tags);
+        tagged.add("serves:" + instance.endpoint() + "." + instance.instanceId());
+        return new UserClaim(Permission.none(), Permission.allow(List.of(instance.subjectStem(p) + ".>",
+                InboxNonce.inboxPrefix(nonce) + ".>")), new ResponsePermission(1, 0), null, null, null, -1L, -1L, -1L,
+                null, null, null, account, tagged);
     }
 }

@@ -3,6 +3,8 @@ package ai.cotal.auth.callout;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
 
 /**
@@ -23,4 +25,26 @@ public interface CalloutAuthority {
 
     /** Issues (or confirms) the accepted row of an issued caller; returns the ceiling granted. */
     Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling);
+
+    /**
+     * The service-endpoint access of a connect, read now (SPEC §13.16): a serving bearer's instance
+     * once its gate and assignment admit it ({@code permission-denied} with the reason otherwise),
+     * a plain connect's active caller grants. This default is a callout replica's (SPEC §13.19): it
+     * refuses a serving bearer and gives callers no grant.
+     */
+    default EndpointAccess endpointAccess(BearerClaims bearer, ActorRow row) {
+        if (bearer.serving().isPresent()) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "a callout replica cannot issue a service-endpoint"
+                    + " connection");
+        }
+        return EndpointAccess.NONE;
+    }
+
+    /**
+     * Records a connect about to be admitted with {@code access} so a revoke can close it; refuses
+     * ({@code permission-denied}) when its instance or a grant was revoked while the connect was
+     * checked. This default records nothing.
+     */
+    default void admitted(LiveConnection connection, EndpointAccess access) {
+    }
 }

@@ -102,10 +102,19 @@ final class CalloutHandler {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
                     + " derive it with InboxNonce.forPrincipal(owner, actor)");
         }
-        UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce);
+        EndpointAccess access = options.plane().endpointAccess(bearer, row);
+        UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce, access);
         Instant now = options.clock().instant();
         String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), row.owner() + "-" + row.actor(), permissions, now)
                 .withExp(bearer.expiresAt()), options.signer().signing());
+        if (!access.isEmpty()) { // recorded before the answer, so a revoke from here on closes it
+            Long clientId = body.clientInfo() == null ? null : body.clientInfo().id();
+            if (clientId == null) {
+                throw CotalException.internal("the broker named no client id for a service-endpoint connect", null);
+            }
+            options.plane().admitted(new LiveConnection(body.serverId().id(), clientId, body.userNkey(),
+                    bearer.expiresAt()), access);
+        }
         return answer(body, body.serverId().id(), user, null);
     }
 

@@ -3,6 +3,7 @@ package ai.cotal.auth.exchange;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
@@ -28,15 +29,36 @@ import java.util.Optional;
  * The two exchange arms (SPEC §13.17). Human: an IdP JWT, verified against the pinned IdP's keys,
  * becomes a bearer for an interactive row of the derived owner. Agent: an actor token, compared
  * by hash in constant time with a managed row, becomes a short bearer; every agent failure reads
- * the same. Each success writes a fresh credential row the bearer names.
+ * the same. Each success writes a fresh credential row the bearer names. A bearer of the
+ * {@value EndpointInstance#SERVING_VIEW} view names its instance; no record is read here: the
+ * callout checks the instance at every connect.
  */
 final class ExchangeArms {
     static final String AGENT_REFUSAL = "agent exchange refused: unknown agent or wrong secret";
+    private static final String MANAGER_CALLER = "manager-caller";
     private static final long SKEW = 5;
     private static final Duration AGENT_TTL = Duration.ofSeconds(300);
 
-    /** The request body: closed; exactly one of {@code idpToken} and {@code actorToken}. */
-    record Request(String idpToken, String owner, String actor, String actorToken, Long ttlSec, String view) {
+    /**
+     * The request body: closed; exactly one of {@code idpToken} and {@code actorToken}; {@code endpoint}
+     * and {@code instanceId} exactly with the view {@value EndpointInstance#SERVING_VIEW}.
+     */
+    record Request(String idpToken, String owner, String actor, String actorToken, Long ttlSec, String view,
+            String endpoint, String instanceId) {
+        /** The instance a serving bearer names ({@code bad-request} naming the field when the body is not consistent). */
+        Optional<EndpointInstance> serving() {
+            if (view != null && !view.equals(MANAGER_CALLER) && !view.equals(EndpointInstance.SERVING_VIEW)) {
+                throw CotalException.badRequest("view", "must be " + MANAGER_CALLER + " or " + EndpointInstance.SERVING_VIEW);
+            }
+            if (!EndpointInstance.SERVING_VIEW.equals(view)) {
+                if (endpoint != null || instanceId != null) {
+                    throw CotalException.badRequest(endpoint != null ? "endpoint" : "instanceId", "goes with the view "
+                            + EndpointInstance.SERVING_VIEW + " only");
+                }
+                return Optional.empty();
+            }
+            return Optional.of(new EndpointInstance(endpoint, instanceId));
+        }
     }
 
     /** The response body. */
@@ -80,7 +102,7 @@ final class ExchangeArms {
         if (ttl <= 0) {
             throw refused("the identity proof has no time left");
         }
-        return issue(row, Duration.ofSeconds(ttl), request.view());
+        return issue(row, Duration.ofSeconds(ttl), request);
     }
 
     private Response agent(Request request) {
@@ -95,20 +117,19 @@ final class ExchangeArms {
         byte[] expected = found.flatMap(ActorRow::tokenHash).map(h -> h.getBytes(StandardCharsets.US_ASCII))
                 .orElse(new byte[64]);
         boolean match = MessageDigest.isEqual(presented, expected);
-        if (found.isEmpty() || found.get().kind() != ActorRow.Kind.MANAGED || !match || request.view() != null) {
+        boolean viewAllowed = request.view() == null || request.view().equals(EndpointInstance.SERVING_VIEW);
+        if (found.isEmpty() || found.get().kind() != ActorRow.Kind.MANAGED || !match || !viewAllowed) {
             throw refused(AGENT_REFUSAL);
         }
         long ttl = Math.min(request.ttlSec() == null ? AGENT_TTL.toSeconds() : request.ttlSec(), AGENT_TTL.toSeconds());
-        return issue(found.get(), Duration.ofSeconds(ttl), null);
+        return issue(found.get(), Duration.ofSeconds(ttl), request);
     }
 
-    private Response issue(ActorRow row, Duration ttl, String view) {
-        if (view != null && !view.equals("manager-caller")) {
-            throw new CotalException(ErrorCode.BAD_REQUEST, "view: unknown view");
-        }
+    private Response issue(ActorRow row, Duration ttl, Request request) {
+        Optional<EndpointInstance> serving = request.serving();
         String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
         String token = plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(),
-                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(view)));
+                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving));
         return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 

@@ -231,6 +231,7 @@ final class ExchangeRoutes {
         if (request.ttlSec() != null && request.ttlSec() <= 0) {
             throw CotalException.badRequest("ttlSec", "must be a positive number of seconds");
         }
+        request.serving(); // the view and the instance it names agree, before any check
     }
 
     /** {@code {ok, issuer}}, with the proof of the capability when the loopback face was challenged (SPEC §13.17). */

@@ -114,6 +114,6 @@ final class Answers {
 
     HostResult build() {
         return new HostResult(status, null, operationId, completion, debt, denyNew, gateRevision, reason, instance, instances,
-                cursor, proposal, operation, name, grant, grants);
+                cursor, proposal, operation, name, grant, grants, null);
     }
 }

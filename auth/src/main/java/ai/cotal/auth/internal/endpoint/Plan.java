@@ -50,6 +50,8 @@ final class Plan {
         GRANT,
         /** {@code svc.grant}: the caller grant revoked. */
         REVOKE_GRANT,
+        /** {@code svc.grantee}: the grantee index lists a new grant or drops a revoked one. */
+        GRANTEE,
         /** {@code svc.op}: the operation made terminal. */
         SETTLE,
         /** {@code svc.cap}: the settled request ids released. */

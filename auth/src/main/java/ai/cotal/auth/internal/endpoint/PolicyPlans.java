@@ -68,6 +68,7 @@ final class PolicyPlans {
             if (p.answer != null) {
                 return p;
             }
+            index(p, s, e, i, created, opId, true);
             planner.settle(p, x, OperationState.GRANTED, null, List.of(r.requestId()));
             p.answer = o -> Answers.of(Status.GRANTED).operation(opId).debt(Planner.debt(p, o))
                     .grant(grantView(opId, e, i, created)).build();
@@ -106,6 +107,7 @@ final class PolicyPlans {
             p.verify(asgSeen);
             p.create(grantSeen.key(), row, Tag.GRANT);
         }
+        index(p, s, e, i, row, opId, true);
         Rows.CallerGrant granted = row;
         planner.settle(p, x, OperationState.GRANTED, null, List.of(r.requestId()));
         p.answer = o -> Answers.of(Status.GRANTED).operation(opId).debt(Planner.debt(p, o))
@@ -137,10 +139,32 @@ final class PolicyPlans {
         if (grant.state() == GrantState.ACTIVE) {
             p.cas(grantSeen, revoked, Tag.REVOKE_GRANT);
         }
+        index(p, s, e, i, grant, r.grantId(), false);
         planner.settle(p, x, OperationState.COMPLETED, null, List.of(r.requestId()));
         p.answer = o -> Answers.completed(opId, o.wrote(Tag.REVOKE_GRANT)).debt(Planner.debt(p, o))
                 .grant(grantView(r.grantId(), e, i, revoked)).build();
         return p;
+    }
+
+    /**
+     * After the grant row: the grantee index lists {@code grantId} ({@code listed}) or no longer does
+     * (created when fresh, else a CAS; nothing when it already agrees). SPEC §13.1 "Grantee index".
+     */
+    private static void index(Plan p, Snapshot s, String e, String i, Rows.CallerGrant grant, String grantId,
+            boolean listed) {
+        Discovery.Seen seen = Planner.live(s, Rows.grantee(grant.owner(), grant.actor(), e, i));
+        Rows.GranteeIndex row = s.row(seen.key(), Rows.GranteeIndex.class);
+        List<String> ids = row == null ? List.of() : row.grants();
+        if (ids.contains(grantId) == listed) {
+            return;
+        }
+        List<String> next = new java.util.ArrayList<>(ids);
+        if (listed) {
+            next.add(grantId);
+        } else {
+            next.remove(grantId);
+        }
+        p.put(seen, new Rows.GranteeIndex(Rows.V, e, i, next), Tag.GRANTEE);
     }
 
     static Views.Name nameView(String name, Rows.NameBinding row) {

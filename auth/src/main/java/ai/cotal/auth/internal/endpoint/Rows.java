@@ -77,6 +77,16 @@ final class Rows {
         return grants(endpoint, instanceId) + grantId;
     }
 
+    /** {@code svc.grantee.<owner>.<actor>.<endpoint>.<instanceId>}: the grantee's index row on one instance. */
+    static String grantee(String owner, String actor, String endpoint, String instanceId) {
+        return granteePrefix(owner, actor) + endpoint + "." + instanceId;
+    }
+
+    /** {@code svc.grantee.<owner>.<actor>.}: every index row of one grantee (the callout lists it at connect). */
+    static String granteePrefix(String owner, String actor) {
+        return "svc.grantee." + owner + "." + actor + ".";
+    }
+
     /** A fresh operation id (also a grant id or an assignment uid): 128 random bits, 26 base32 characters. */
     static String newId() {
         byte[] bytes = new byte[16];
@@ -184,6 +194,17 @@ final class Rows {
         @Override
         public boolean complete() {
             return owner != null && actor != null && capabilities != null && parentRefs != null && state != null;
+        }
+    }
+
+    /**
+     * {@code svc.grantee.<owner>.<actor>.<endpoint>.<instanceId>}: the grant ids on the instance that
+     * may be active for the grantee, a hint for the callout (the grant rows decide). CAS per change.
+     */
+    record GranteeIndex(int v, String endpoint, String instanceId, List<String> grants) implements Versioned {
+        @Override
+        public boolean complete() {
+            return endpoint != null && instanceId != null && grants != null;
         }
     }
 

@@ -77,6 +77,11 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         return discovery;
     }
 
+    /** What the auth callout reads at every connect (SPEC §13.16), on this engine's discovery connection. */
+    public ConnectChecks connects() {
+        return new ConnectChecks(discovery, this::isTripped);
+    }
+
     /**
      * Trips the host: a plane fatal path (a lost scanner, a failed renewal) hit while the plane
      * closes, which fences nothing (a fenced plane trips the host through

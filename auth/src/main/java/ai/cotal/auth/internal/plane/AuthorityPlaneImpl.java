@@ -86,12 +86,15 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 new BearerVerifier(space, issuer.publicKey(), options.clock()));
         this.issuedCallers = new PlaneIssuedCallers(this::refuseIfUnavailable,
                 new IssuedCallerRows(space, issuerConnection.connection(), ledger, options.clock(), budget));
-        this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers);
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
                 options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
-        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing);
+        LiveConnectionRegister live = new LiveConnectionRegister(options.clock(), new ConnectionEvictor(options.servers(),
+                space, options.secretStore(), options.sslContext().orElse(null)));
+        this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
+                endpoints == null ? null : endpoints.connects(), live);
+        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing, live);
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */

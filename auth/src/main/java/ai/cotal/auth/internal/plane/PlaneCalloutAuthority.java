@@ -7,11 +7,19 @@ import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.ConnectCredentials;
 import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.endpoint.ConnectChecks;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
 
-/** What the callout asks of the plane, answered by the plane's facets. */
-record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials credentials, IssuedCallers issued)
-        implements CalloutAuthority {
+/**
+ * What the callout asks of the plane, answered by the plane's facets; {@code connects} is null
+ * when the plane hosts no service endpoints (then it issues no serving connection and no grant).
+ */
+record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials credentials, IssuedCallers issued,
+        ConnectChecks connects, LiveConnectionRegister live) implements CalloutAuthority {
     @Override
     public BearerClaims verifyBearer(String token) {
         return bearers.verify(token);
@@ -25,5 +33,25 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
     @Override
     public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
         return issued.issue(bearer, connId, ceiling);
+    }
+
+    @Override
+    public EndpointAccess endpointAccess(BearerClaims bearer, ActorRow row) {
+        if (bearer.serving().isPresent()) {
+            if (connects == null) {
+                throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: this space hosts no service endpoints");
+            }
+            connects.checkServing(row.owner(), bearer.serving().get());
+            return EndpointAccess.serving(bearer.serving().get());
+        }
+        if (connects == null || bearer.view().isPresent()) {
+            return EndpointAccess.NONE;
+        }
+        return EndpointAccess.callerGrants(connects.callerGrants(row.owner(), row.actor(), row.lifecycleUid()));
+    }
+
+    @Override
+    public void admitted(LiveConnection connection, EndpointAccess access) {
+        live.admit(connection, access);
     }
 }

@@ -10,15 +10,18 @@ import java.time.Instant;
 
 /**
  * The plane's {@link ServiceEndpointHost}: a closing plane refuses new calls; a fenced plane's
- * engine answers on its own (writes held, reads unavailable).
+ * engine answers on its own (writes held, reads unavailable); a completed revoke closes the live
+ * connections it revoked.
  */
 final class PlaneEndpointHost implements ServiceEndpointHost {
     private final ServiceEndpointEngine engine;
     private final Runnable refuseIfClosing;
+    private final LiveConnectionRegister live;
 
-    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing) {
+    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing, LiveConnectionRegister live) {
         this.engine = engine;
         this.refuseIfClosing = refuseIfClosing;
+        this.live = live;
     }
 
     @Override
@@ -41,6 +44,23 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
                     "is required");
         }
         refuseIfClosing.run();
-        return engine.invoke(granter, request, deadline);
+        return closeLive(request, engine.invoke(granter, request, deadline));
+    }
+
+    /**
+     * A revoke or caller-revoke that completed (applied or stored) closes the live connections
+     * holding its instance or grant through the broker, and says so (SPEC §13.16).
+     */
+    private HostResult closeLive(HostRequest request, HostResult result) {
+        if (result.status() != HostResult.Status.COMPLETED) {
+            return result;
+        }
+        if (request instanceof HostRequest.Revoke r) {
+            return result.withLiveConnections(live.revoke(LiveConnectionRegister.serving(r.endpoint(), r.instanceId())));
+        }
+        if (request instanceof HostRequest.CallerRevoke r) {
+            return result.withLiveConnections(live.revoke(LiveConnectionRegister.grant(r.grantId())));
+        }
+        return result;
     }
 }

@@ -33,7 +33,7 @@ class HostOperationsBrokerTest {
     private static byte[] storedTwin(HostResult r) {
         return HostJson.writeResult(new HostResult(Status.COMPLETED, r.requestId(), r.operationId(), Completion.STORED, r.debt(),
                 r.denyNew(), null, r.reason(), r.instance(), r.instances(), r.cursor(), r.proposal(), r.operation(),
-                r.name(), r.grant(), r.grants()));
+                r.name(), r.grant(), r.grants(), r.liveConnections()));
     }
 
     /** Answers {@code request} again and proves it wrote nothing and answered the same operation. */

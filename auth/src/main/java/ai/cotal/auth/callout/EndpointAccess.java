@@ -1,0 +1,48 @@
+package ai.cotal.auth.callout;
+
+import ai.cotal.auth.EndpointInstance;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The service-endpoint access a connect is admitted with (SPEC §13.16): the instance a serving
+ * connection serves, or the caller grants a plain connect holds. The authority reads it from the
+ * host's records at every connect; the callout turns it into subjects. Immutable.
+ */
+public record EndpointAccess(Optional<EndpointInstance> serving, List<Grant> grants) {
+    /** No endpoint access: the connect gets no endpoint subject. */
+    public static final EndpointAccess NONE = new EndpointAccess(Optional.empty(), List.of());
+
+    public EndpointAccess {
+        Objects.requireNonNull(serving, "serving");
+        grants = List.copyOf(grants);
+        if (serving.isPresent() && !grants.isEmpty()) {
+            throw new IllegalArgumentException("a serving connect holds no caller grant");
+        }
+    }
+
+    /** An active caller grant: the request subjects of {@code capabilities} on {@code instance}. */
+    public record Grant(String grantId, EndpointInstance instance, List<String> capabilities) {
+        public Grant {
+            Objects.requireNonNull(grantId, "grantId");
+            Objects.requireNonNull(instance, "instance");
+            capabilities = List.copyOf(capabilities);
+        }
+    }
+
+    /** Access for a serving connection of {@code instance}. */
+    public static EndpointAccess serving(EndpointInstance instance) {
+        return new EndpointAccess(Optional.of(instance), List.of());
+    }
+
+    /** Access for a caller holding {@code grants}. */
+    public static EndpointAccess callerGrants(List<Grant> grants) {
+        return new EndpointAccess(Optional.empty(), grants);
+    }
+
+    /** True when the connect gets no endpoint subject (nothing to record for a later revoke). */
+    public boolean isEmpty() {
+        return serving.isEmpty() && grants.isEmpty();
+    }
+}

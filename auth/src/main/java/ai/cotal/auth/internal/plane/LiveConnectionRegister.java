@@ -1,0 +1,131 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.servicehost.HostResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The plane's live-connection register (SPEC §13.16): every connect its callout admits with
+ * endpoint access, under the instance it serves or each grant it holds, so a revoke can close
+ * them through the broker. It lives in memory only: a plane opened later knows none of its
+ * predecessor's connections (they end at their JWT's {@code exp}). A revoke marks its key first;
+ * a connect checked before the mark and recorded after it is refused, so none slips between the
+ * recheck and the kick. Thread-safe.
+ */
+final class LiveConnectionRegister {
+    /** At most this many connections are recorded; past it (after pruning the expired) a connect is refused. */
+    static final int MAX_CONNECTIONS = 65_536;
+    /** How long a revoke's mark refuses connects checked before it: longer than the broker waits for a callout. */
+    static final Duration MARK = Duration.ofMinutes(2);
+
+    private final Clock clock;
+    private final ConnectionEvictor evictor;
+    private final Map<String, Set<LiveConnection>> byKey = new HashMap<>();
+    private final Map<LiveConnection, List<String>> byConnection = new HashMap<>();
+    private final Map<String, Instant> marks = new HashMap<>();
+
+    LiveConnectionRegister(Clock clock, ConnectionEvictor evictor) {
+        this.clock = clock;
+        this.evictor = evictor;
+    }
+
+    /** The key of an instance's serving connections. */
+    static String serving(String endpoint, String instanceId) {
+        return "serves " + endpoint + " " + instanceId;
+    }
+
+    /** The key of the callers admitted with a grant. */
+    static String grant(String grantId) {
+        return "grant " + grantId;
+    }
+
+    /**
+     * Records {@code connection} under what {@code access} holds; {@code permission-denied} when one
+     * of them was revoked after the connect was checked, {@code resource-exhausted} when full.
+     */
+    synchronized void admit(LiveConnection connection, EndpointAccess access) {
+        List<String> keys = new ArrayList<>();
+        access.serving().ifPresent(i -> keys.add(serving(i.endpoint(), i.instanceId())));
+        access.grants().forEach(g -> keys.add(grant(g.grantId())));
+        if (keys.isEmpty()) {
+            return;
+        }
+        Instant now = clock.instant();
+        marks.values().removeIf(at -> at.plus(MARK).isBefore(now));
+        for (String key : keys) {
+            if (marks.containsKey(key)) {
+                throw new CotalException(ErrorCode.PERMISSION_DENIED, access.serving().isPresent()
+                        ? "endpoint-server: the instance was revoked while this connect was checked"
+                        : "a caller grant of this connect was revoked while it was checked; connect again");
+            }
+        }
+        if (byConnection.size() >= MAX_CONNECTIONS) {
+            pruneExpired(now.getEpochSecond());
+            if (byConnection.size() >= MAX_CONNECTIONS) {
+                throw new CotalException(ErrorCode.RESOURCE_EXHAUSTED, "live-connection register: " + MAX_CONNECTIONS
+                        + " live service-endpoint connections are recorded (the limit); retry later");
+            }
+        }
+        byConnection.put(connection, keys);
+        keys.forEach(key -> byKey.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(connection));
+    }
+
+    /**
+     * Marks {@code key} revoked and closes every live connection recorded under it through the broker.
+     * Returns the evidence a completed revoke carries.
+     */
+    HostResult.LiveConnections revoke(String key) {
+        List<LiveConnection> taken = new ArrayList<>();
+        synchronized (this) {
+            Instant now = clock.instant();
+            marks.put(key, now);
+            Set<LiveConnection> held = byKey.remove(key);
+            if (held != null) {
+                for (LiveConnection connection : held) {
+                    forget(connection);
+                    if (connection.expiresAt() > now.getEpochSecond()) {
+                        taken.add(connection);
+                    }
+                }
+            }
+        }
+        return evictor.kick(taken);
+    }
+
+    /** How many connections are recorded (tests, monitoring). */
+    synchronized int size() {
+        return byConnection.size();
+    }
+
+    private void pruneExpired(long nowSeconds) {
+        for (LiveConnection connection : new ArrayList<>(byConnection.keySet())) {
+            if (connection.expiresAt() <= nowSeconds) {
+                forget(connection);
+            }
+        }
+    }
+
+    private void forget(LiveConnection connection) {
+        List<String> keys = byConnection.remove(connection);
+        if (keys == null) {
+            return;
+        }
+        for (String key : keys) {
+            Set<LiveConnection> held = byKey.get(key);
+            if (held != null && held.remove(connection) && held.isEmpty()) {
+                byKey.remove(key);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package ai.cotal.servicehost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** A revoke's live-connection evidence on the wire (SPEC §13.1): closed JSON, never negative. */
+class LiveConnectionsJsonTest {
+    @Test
+    void aRevokeResultCarriesItsLiveConnectionEvidenceAndParsesBack() {
+        HostResult revoke = HostResult.of(HostResult.Status.HELD, "abcdefghijklmnopqrstuvwxyz", "deadline")
+                .withLiveConnections(new HostResult.LiveConnections(2, 1));
+        String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"liveConnections\":{\"closed\":2,\"open\":1}"), json);
+        assertEquals(revoke, HostJson.parseResult(json.getBytes(StandardCharsets.UTF_8)));
+        assertThrows(ContractException.class, () -> HostJson.parseResult(json.replace("\"open\":1", "\"open\":1,\"x\":0")
+                .getBytes(StandardCharsets.UTF_8)));
+        assertThrows(ContractException.class, () -> new HostResult.LiveConnections(-1, 0));
+    }
+}
