@@ -10,6 +10,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -99,7 +100,8 @@ class CalloutHostBrokerTest {
                 ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of())));
         String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
         return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), Optional.empty(), view));
+                credential, Duration.ofMinutes(5), Optional.empty(), view,
+                view.map(v -> new EndpointInstance("weather", "a".repeat(26)))));
     }
 
     private Connection connect(NatsBroker nats, String space, String bearer) throws Exception {

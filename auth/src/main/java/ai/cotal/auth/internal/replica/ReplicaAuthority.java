@@ -36,7 +36,6 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     /** The bearer view of a service instance's serving connection, which only the plane admits. */
-    static final String ENDPOINT_SERVER = "endpoint-server";
 
     private final String space;
     private final ScheduledExecutorService scheduler;
@@ -118,19 +117,14 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     }
 
     /**
-     * Verifies the bearer and refuses, with {@code permission-denied}, one whose view is
-     * {@code endpoint-server}: a replica never issues a service-endpoint connection, also for a
-     * space whose admission opened after its lane did.
+     * Verifies the bearer. A serving ({@code endpoint-server}) bearer is refused afterwards by
+     * {@link CalloutAuthority#endpointAccess}'s default, a replica's: a replica never issues a
+     * service-endpoint connection, also for a space whose admission opened after its lane did.
      */
     @Override
     public BearerClaims verifyBearer(String token) {
         refuseIfFailed();
-        BearerClaims claims = bearers.verify(token);
-        if (claims.view().filter(ENDPOINT_SERVER::equals).isPresent()) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED,
-                    "a callout replica cannot issue a service-endpoint connection");
-        }
-        return claims;
+        return bearers.verify(token);
     }
 
     @Override
