@@ -64,6 +64,10 @@ final class ServiceEndpointDemo {
             secrets.putText(SecretKeys.membershipObserverCredsKey(SPACE), Creds.mintSystem(space.broker(),
                     Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, space.space().accountPublicKey(),
                     MintOptions.defaults()).text());
+            // the system credential a revoke closes live serving and caller connections with (KICK)
+            secrets.putText(SecretKeys.connectionEvictorCredsKey(SPACE), Creds.mintSystem(space.broker(),
+                    Identity.create(), CredentialProfile.CONNECTION_EVICTOR, space.space().accountPublicKey(),
+                    MintOptions.defaults()).text());
             out.println("cotal-auth demo: space \"" + SPACE + "\" provisioned in " + root);
             try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
                     List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())
