@@ -34,11 +34,7 @@ import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
-import ai.cotal.workspace.SecretKeys;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -87,21 +83,11 @@ class DiscoveryOutageBrokerTest {
 
     /** The connection named {@code name} as the broker lists it: its user key. */
     private static String authorizedUser(PlaneFixture f, NatsBroker nats, String name) throws Exception {
-        Creds observer = Creds.parse(f.store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow());
-        try (Connection watch = NatsConnector.builder().server(nats.url()).creds(observer).label("test-observer").build()
-                .connect()) {
-            byte[] connz = watch.request("$SYS.REQ.ACCOUNT." + f.space.accountPublicKey() + ".CONNZ",
-                    "{\"limit\":1024,\"auth\":true}".getBytes(StandardCharsets.UTF_8), WAIT).getData();
-            String user = null;
-            for (JsonNode conn : new ObjectMapper().readTree(connz).path("data").path("connections")) {
-                if (conn.path("name").asText().equals(name)) {
-                    assertEquals(null, user, "one connection is named " + name);
-                    user = conn.path("authorized_user").asText();
-                }
-            }
-            assertTrue(user != null && user.startsWith("U"), name + " is listed by CONNZ with its user key");
-            return user;
-        }
+        List<String> users = SpaceConnections.connections(f, nats).stream().filter(c -> c.name().equals(name))
+                .map(SpaceConnections.Listed::user).toList();
+        assertEquals(1, users.size(), "one connection is named " + name);
+        assertTrue(users.get(0).startsWith("U"), name + " is listed by CONNZ with its user key");
+        return users.get(0);
     }
 
     @Test
