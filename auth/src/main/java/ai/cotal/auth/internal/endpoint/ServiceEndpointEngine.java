@@ -50,6 +50,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     /** Why a plane fatal path tripped the host while the plane closed, or null. */
     private volatile String tripped;
     /** Completes with the reason once the discovery connection is closed for good (its renewal failed). */
+    private final java.util.concurrent.CompletableFuture<String> trip = new java.util.concurrent.CompletableFuture<>();
     private final java.util.concurrent.CompletableFuture<String> discoveryLost = new java.util.concurrent.CompletableFuture<>();
     private final Object gate = new Object();
     private int inFlight;
@@ -90,6 +91,12 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      */
     public void trip(String why) {
         tripped = why;
+        trip.complete(why);
+    }
+
+    /** Completes with the reason once the host tripped on its own ({@link #trip}). */
+    java.util.concurrent.CompletableFuture<String> tripped() {
+        return trip;
     }
 
     /**
