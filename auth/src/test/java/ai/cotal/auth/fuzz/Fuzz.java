@@ -18,6 +18,8 @@ import java.util.SplittableRandom;
  * profile runs 100,000). The seed is fixed per run ({@code -Dfuzz.seed}) so a failure replays.
  */
 public final class Fuzz {
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+
     /** One parser under test. */
     public interface Parser {
         void parse(byte[] input) throws Exception;
@@ -54,8 +56,15 @@ public final class Fuzz {
         return report;
     }
 
+    /**
+     * A hang detector, not a speed test: an input fails when parsing it burns more than a second of
+     * this thread's CPU (a super-linear path) or takes more than ten seconds of wall time (a hang).
+     * Wall time alone is no measure on a loaded machine: a run sharing two cores once took 1.1 s
+     * for an input that parses in microseconds.
+     */
     private static void check(Report report, Parser parser, byte[] input) {
         long start = System.nanoTime();
+        long cpuStart = CPU.getCurrentThreadCpuTime();
         try {
             parser.parse(input);
             report.parsed++;
@@ -66,8 +75,10 @@ public final class Fuzz {
                     + Base64.getEncoder().encodeToString(input));
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        if (millis > 1_000) {
-            report.failures.add("took " + millis + " ms on input (base64) " + Base64.getEncoder().encodeToString(input));
+        long cpuMillis = (CPU.getCurrentThreadCpuTime() - cpuStart) / 1_000_000;
+        if (cpuMillis > 1_000 || millis > 10_000) {
+            report.failures.add("took " + millis + " ms (" + cpuMillis + " ms CPU) on input (base64) "
+                    + Base64.getEncoder().encodeToString(input));
         }
         report.inputs++;
     }
