@@ -62,8 +62,9 @@ class EndpointConnectsBrokerTest {
     void anApprovedServiceAnswersItsGrantedCallerUntilARevokeClosesIt(NatsBrokers brokers) throws Exception {
         try (EndpointConnectsFixture x = new EndpointConnectsFixture(brokers, stateDir)) {
             long mark = x.nats.log().mark();
-            EndpointInstance weather = x.approved("weather");
+            EndpointInstance weather = x.approved("com.example.weather"); // reverse-DNS: its subjects carry com_example_weather
             String stem = stem(weather);
+            assertTrue(stem.contains(".svc.ep.com_example_weather."), stem);
             try (Watched server = x.connect("weathersvc", x.servingBearer(weather))) {
                 serve(server, weather);
                 x.grant(weather, "alice", List.of("ask"));
