@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * embedder with {@link #open(AuthPlaneOptions)} ({@code openAuthAuthorityPlane}) and closed by
  * it; the plane never exits the process or installs signal handlers. Its operations are grouped in
  * facets it hands out: {@link #credentials()}, {@link #bearers()}, {@link #issuedCallers()},
- * {@link #serviceEndpoints()} and, for the auth callout, {@link #calloutAuthority()}.
+ * {@link #serviceEndpoints()}, {@link #lifecycles()} and, for the auth callout, {@link #calloutAuthority()}.
  *
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
  * operation, on the plane or on a facet it handed out, refuses with {@code unavailable}; the
@@ -75,6 +75,12 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      * ({@link AuthPlaneOptions.Builder#serviceEndpoints}).
      */
     Optional<ServiceEndpointHost> serviceEndpoints();
+
+    /**
+     * The lifecycles of this space (SPEC §14.1): heads, retirement of interactive and managed
+     * lifecycles, activation of managed ones, and what the boot crash-resume did.
+     */
+    Lifecycles lifecycles();
 
     /** The ledger of this space: grants and revocations ({@link ActorLedger#actorSourceIsLive} among them). */
     ActorLedger ledger();

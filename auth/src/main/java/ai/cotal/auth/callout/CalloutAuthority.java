@@ -47,4 +47,12 @@ public interface CalloutAuthority {
      */
     default void admitted(LiveConnection connection, EndpointAccess access) {
     }
+
+    /**
+     * Records a connect about to be admitted at {@code row}'s lifecycle so a retirement can close it
+     * (SPEC §14.1); refuses ({@code permission-denied}) when that lifecycle was retired while the
+     * connect was checked. This default records nothing.
+     */
+    default void admittedAt(LiveConnection connection, ActorRow row) {
+    }
 }

@@ -107,14 +107,15 @@ final class CalloutHandler {
         Instant now = options.clock().instant();
         String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), row.owner() + "-" + row.actor(), permissions, now)
                 .withExp(bearer.expiresAt()), options.signer().signing());
-        if (!access.isEmpty()) { // recorded before the answer, so a revoke from here on closes it
-            Long clientId = body.clientInfo() == null ? null : body.clientInfo().id();
-            if (clientId == null) {
-                throw CotalException.internal("the broker named no client id for a service-endpoint connect", null);
-            }
-            options.plane().admitted(new LiveConnection(body.serverId().id(), clientId, body.userNkey(),
-                    bearer.expiresAt()), access);
+        Long clientId = body.clientInfo() == null ? null : body.clientInfo().id();
+        if (clientId == null) {
+            throw CotalException.internal("the broker named no client id for this connect", null);
         }
+        LiveConnection live = new LiveConnection(body.serverId().id(), clientId, body.userNkey(), bearer.expiresAt());
+        if (!access.isEmpty()) { // recorded before the answer, so a revoke from here on closes it
+            options.plane().admitted(live, access);
+        }
+        options.plane().admittedAt(live, row); // and a retirement of its lifecycle (SPEC §14.1)
         return answer(body, body.serverId().id(), user, null);
     }
 

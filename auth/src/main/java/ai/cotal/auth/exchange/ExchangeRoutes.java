@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The routes of both faces (SPEC §13.17, §13.18): {@code GET /health}, {@code GET /jwks},
- * {@code POST /exchange} and the two service-endpoint routes. Every POST route passes the same
+ * {@code POST /exchange}, the two service-endpoint routes and, on the loopback face, the two
+ * lifecycle retire routes ({@link LifecycleRoute}). Every POST route passes the same
  * door, from the headers alone: method (405), {@code Origin} (403), type (415), the throttle (429,
  * before any secret is looked at), the loopback capability (401), the declared size (413); only
  * then is the body read (413 past 64 KiB, the rest unread). A refusal before the body closes the
@@ -70,6 +71,15 @@ final class ExchangeRoutes {
                 case "/service-endpoint-host" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body, false));
                 case "/service-endpoint-authority" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body,
                         true));
+                case LifecycleRoute.INTERACTIVE, LifecycleRoute.MANAGED -> {
+                    if (isPublic) { // the operator's routes: loopback only (SPEC §14.1)
+                        call.arrived();
+                        call.send(404, Map.of("error", "not found"));
+                    } else {
+                        door(call, false, path, (body, refusals) -> call.send(200, LifecycleRoute.retire(
+                                options.plane().lifecycles(), body, path.equals(LifecycleRoute.MANAGED))));
+                    }
+                }
                 default -> {
                     call.arrived();
                     call.send(404, Map.of("error", "not found"));

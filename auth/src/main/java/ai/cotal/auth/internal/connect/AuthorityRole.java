@@ -13,7 +13,7 @@ import java.util.List;
 public enum AuthorityRole {
     /** Creates, verifies and bounds the stores, writes credential rows, reads the stores' pressure. */
     WRITER("auth-mint"),
-    /** The only role that writes the {@code plane} key. */
+    /** The only role that writes the {@code plane} key and the lifecycle records. */
     BARRIER("auth-barrier"),
     /** Leader reads of the auth and records stores. */
     READER("auth-reader"),
@@ -69,6 +69,7 @@ public enum AuthorityRole {
             case BARRIER -> {
                 pub.addAll(reads(auth, records));
                 pub.add("$KV." + authBucket + ".plane");
+                pub.add("$KV." + authBucket + ".lifecycle.>"); // heads and retirements (SPEC §14.1)
             }
             case READER, DISCOVERY -> {
                 pub.addAll(reads(auth, records));

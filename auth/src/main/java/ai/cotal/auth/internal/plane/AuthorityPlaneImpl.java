@@ -58,6 +58,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection discovery;
     private final ServiceEndpointEngine endpoints;
     private final ServiceEndpointHost host;
+    private final PlaneLifecycles lifecycles;
+    private final LifecycleRetirement retirement;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
@@ -80,8 +82,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection());
-        this.credentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
+        PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
                 new CredentialRows(space, writer.connection(), reader, options.clock()), budget, claim, ledgerScanner);
+        this.credentials = planeCredentials;
         this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
                 new BearerVerifier(space, issuer.publicKey(), options.clock()));
         this.issuedCallers = new PlaneIssuedCallers(this::refuseIfUnavailable,
@@ -90,10 +93,18 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
                 options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
-        LiveConnectionRegister live = new LiveConnectionRegister(options.clock(), new ConnectionEvictor(options.servers(),
-                space, options.secretStore(), options.sslContext().orElse(null)));
+        ConnectionEvictor evictor = new ConnectionEvictor(options.servers(), space, options.secretStore(),
+                options.sslContext().orElse(null));
+        LiveConnectionRegister live = new LiveConnectionRegister(options.clock(), evictor);
+        LifecycleConnections lifecycleConnections = new LifecycleConnections(options.clock());
+        LifecycleRows lifecycleRows = new LifecycleRows(new RowStore(barrier.connection(), StoreNames.bucket("auth", space)));
+        this.retirement = new LifecycleRetirement(space, lifecycleRows, ledger, planeCredentials::revokeLifecycle,
+                lifecycleConnections, evictor::kick, options.clock());
+        this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
+                options.clock());
+        planeCredentials.lifecycles(lifecycles);
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
-                endpoints == null ? null : endpoints.connects(), live);
+                endpoints == null ? null : endpoints.connects(), live, lifecycleConnections);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing, live);
     }
 
@@ -151,6 +162,12 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
                         + "\" lost a scanner while opening; retry");
             }
+            try {
+                plane.resumeRetirements(); // last, before anything is served: a corrupt intent store fails the open
+            } catch (RuntimeException e) {
+                plane.closing = true; // the unwind closes the scanners: that is no fault to fence on
+                throw e;
+            }
             LOG.info("auth-plane: space {} opened with plane claim generation {}", space, claim.generation());
             return plane;
         } catch (RuntimeException e) {
@@ -201,6 +218,22 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 cause.addSuppressed(e);
             }
         }
+    }
+
+    /** The boot crash-resume (SPEC §14.1), over a sealed scan of the retirement ops (the claim's guard around it). */
+    private void resumeRetirements() {
+        lifecycles.resumed(retirement.resumeAtOpen(() -> {
+            claim.assertHeld();
+            java.util.Map<String, byte[]> ops = SealedScan.rows(ledgerScanner.connection(), StoreNames.bucket("auth", space),
+                    LifecycleRows.OP, AuthorityRole.LEDGER_CONSUMER);
+            claim.assertHeld();
+            return ops;
+        }));
+    }
+
+    /** The retirement executor, for tests in this package (its step hooks). */
+    LifecycleRetirement lifecycleRetirement() {
+        return retirement;
     }
 
     /** The fatal latch: the first loss wins; a deliberate close never fences. */
@@ -272,6 +305,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public Optional<ServiceEndpointHost> serviceEndpoints() {
         return Optional.ofNullable(host);
+    }
+
+    @Override
+    public ai.cotal.auth.Lifecycles lifecycles() {
+        return lifecycles;
     }
 
     @Override

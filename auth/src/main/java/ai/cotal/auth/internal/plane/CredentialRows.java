@@ -139,11 +139,60 @@ public final class CredentialRows {
         }
     }
 
-    /** The connect check (SPEC §13.14): the ledger row allows it, then its credential row is live. */
+    /**
+     * The connect check (SPEC §13.14): the ledger row allows it, its lifecycle is not retired
+     * (§14.1), then its credential row is live.
+     */
     public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
         ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt);
+        requireLifecycleOpen(attempt);
         requireLive(attempt);
         return row;
+    }
+
+    /** The head of the attempt's alias, when it is at the attempt's uid, must be {@code active}. */
+    private void requireLifecycleOpen(ConnectAttempt attempt) {
+        KeyValueEntry entry;
+        String key = LifecycleRows.headKey(attempt.owner(), attempt.actor());
+        try {
+            entry = reader.online().run(() -> readerBucket.get(key));
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read the lifecycle head of " + attempt.owner() + "."
+                    + attempt.actor() + "; retry shortly", e);
+        }
+        if (entry == null) {
+            return;
+        }
+        if (entry.getOperation() != KeyValueOperation.PUT) {
+            throw new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key
+                    + " is corrupt (a delete or purge marker stands where a row belongs)");
+        }
+        ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.owner(), attempt.actor(), entry.getValue());
+        if (head.lifecycleUid().equals(attempt.lifecycleUid()) && head.state() != ai.cotal.auth.Lifecycles.State.ACTIVE) {
+            throw denied(attempt, "presents lifecycle " + head.lifecycleUid() + ", which was retired");
+        }
+    }
+
+    /**
+     * The retirement barrier's credential half (SPEC §14.1): deletes every live row of {@code rows}
+     * (a sealed scan of {@code cred.}, key to bytes) that names the owner, actor and uid. A row that
+     * does not parse admits nothing and is left. Answers how many were deleted.
+     */
+    int revokeLifecycle(java.util.Map<String, byte[]> rows, String owner, String actor, String uid) {
+        int revoked = 0;
+        for (java.util.Map.Entry<String, byte[]> scanned : rows.entrySet()) {
+            Row row;
+            try {
+                row = ClosedJson.read(ClosedJson.cotal(), scanned.getValue(), Row.class, scanned.getKey());
+            } catch (CotalException e) {
+                continue;
+            }
+            if (owner.equals(row.owner()) && actor.equals(row.actor()) && uid.equals(row.lifecycleUid())) {
+                revoke(scanned.getKey().substring("cred.".length()));
+                revoked++;
+            }
+        }
+        return revoked;
     }
 
     /** The credential row, read on the reader across a turnover ({@link ai.cotal.core.internal.connect.ConnectedWait#run}). */

@@ -19,7 +19,7 @@ import ai.cotal.core.issued.Ceiling;
  * when the plane hosts no service endpoints (then it issues no serving connection and no grant).
  */
 record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials credentials, IssuedCallers issued,
-        ConnectChecks connects, LiveConnectionRegister live) implements CalloutAuthority {
+        ConnectChecks connects, LiveConnectionRegister live, LifecycleConnections lifecycles) implements CalloutAuthority {
     @Override
     public BearerClaims verifyBearer(String token) {
         return bearers.verify(token);
@@ -53,5 +53,10 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
     @Override
     public void admitted(LiveConnection connection, EndpointAccess access) {
         live.admit(connection, access);
+    }
+
+    @Override
+    public void admittedAt(LiveConnection connection, ActorRow row) {
+        lifecycles.admit(connection, row.owner(), row.actor(), row.lifecycleUid());
     }
 }

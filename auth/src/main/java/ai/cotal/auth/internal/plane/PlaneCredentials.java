@@ -20,6 +20,7 @@ final class PlaneCredentials implements ConnectCredentials {
     private final WriteBudget budget;
     private final PlaneClaim claim;
     private final AuthorityConnection ledgerScanner;
+    private volatile PlaneLifecycles lifecycles;
 
     PlaneCredentials(Runnable refuseIfUnavailable, String space, ActorLedger ledger, CredentialRows rows,
             WriteBudget budget, PlaneClaim claim, AuthorityConnection ledgerScanner) {
@@ -32,9 +33,15 @@ final class PlaneCredentials implements ConnectCredentials {
         this.ledgerScanner = ledgerScanner;
     }
 
+    /** Wires the lifecycles (SPEC §14.1): mints activate their lifecycle, frozen aliases are refused. */
+    void lifecycles(PlaneLifecycles lifecycles) {
+        this.lifecycles = lifecycles;
+    }
+
     @Override
     public ActorRow authorize(ConnectAttempt attempt) {
         refuseIfUnavailable.run();
+        lifecycles.requireNotFrozen(attempt);
         return rows.authorize(ledger, attempt);
     }
 
@@ -47,7 +54,11 @@ final class PlaneCredentials implements ConnectCredentials {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
                     + ": lifecycle uid is not the grant's");
         }
-        budget.charge(WriteBudget.Kind.MINT, owner, actor); // SPEC §13.20: refused before anything is written
+        lifecycles.requireNotFrozen(owner, actor);
+        // the head follows the ledger (SPEC §14.1); the budget is charged (§13.20) after the head's
+        // decision and before anything is written
+        lifecycles.activate(row.kind(), owner, actor, lifecycleUid, () -> budget.charge(WriteBudget.Kind.MINT, owner,
+                actor));
         return rows.mint(owner, actor, lifecycleUid);
     }
 
@@ -55,6 +66,15 @@ final class PlaneCredentials implements ConnectCredentials {
     public void revoke(String credentialId) {
         refuseIfUnavailable.run();
         rows.revoke(credentialId);
+    }
+
+    /** The retirement barrier's credential half (SPEC §14.1): a sealed scan of {@code cred.}, the lifecycle's rows deleted. */
+    int revokeLifecycle(String owner, String actor, String uid) {
+        claim.assertHeld();
+        java.util.Map<String, byte[]> scanned = SealedScan.rows(ledgerScanner.connection(), StoreNames.bucket("auth", space),
+                "cred.", AuthorityRole.LEDGER_CONSUMER);
+        claim.assertHeld();
+        return rows.revokeLifecycle(scanned, owner, actor, uid);
     }
 
     @Override

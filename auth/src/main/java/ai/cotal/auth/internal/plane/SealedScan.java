@@ -15,7 +15,6 @@ import io.nats.client.api.DeliverPolicy;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,7 +31,13 @@ final class SealedScan {
     }
 
     /** The keys (without the bucket prefix) whose last operation is a put. */
-    public static synchronized List<String> keys(Connection scanner, String bucket, String prefix, String consumer) {
+    public static List<String> keys(Connection scanner, String bucket, String prefix, String consumer) {
+        return List.copyOf(rows(scanner, bucket, prefix, consumer).keySet());
+    }
+
+    /** The keys (without the bucket prefix) whose last operation is a put, each with its value, in stream order. */
+    public static synchronized java.util.Map<String, byte[]> rows(Connection scanner, String bucket, String prefix,
+            String consumer) {
         String stream = "KV_" + bucket;
         String subjectPrefix = "$KV." + bucket + ".";
         try {
@@ -42,7 +47,7 @@ final class SealedScan {
                     .filterSubject(subjectPrefix + prefix + ">").deliverPolicy(DeliverPolicy.LastPerSubject)
                     .ackPolicy(AckPolicy.None).memStorage(true).inactiveThreshold(Duration.ofSeconds(30)).build());
             try {
-                List<String> keys = new ArrayList<>();
+                java.util.Map<String, byte[]> keys = new java.util.LinkedHashMap<>();
                 ConsumerContext context = scanner.jetStream().getConsumerContext(stream, consumer);
                 for (int round = 0; round < MAX_ROUNDS; round++) {
                     long pending = context.getConsumerInfo().getNumPending();
@@ -54,7 +59,8 @@ final class SealedScan {
                         Message message;
                         while ((message = fetch.nextMessage()) != null) {
                             if (!marker(message.getHeaders())) {
-                                keys.add(message.getSubject().substring(subjectPrefix.length()));
+                                keys.put(message.getSubject().substring(subjectPrefix.length()),
+                                        message.getData() == null ? new byte[0] : message.getData());
                             }
                         }
                     }

@@ -1,0 +1,54 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.auth.Lifecycles;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.internal.json.ClosedJson;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code POST /interactive-lifecycle/retire} and {@code POST /managed-lifecycle/retire} (SPEC
+ * §14.1), on the loopback face only: the capability the door demanded is the operator's credential,
+ * as it is for revoking a ledger row. The body is closed JSON {@code {owner, actor, lifecycleUid}};
+ * the answer is 200 with the outcome ({@code notStarted}, {@code conflict}, {@code alreadyRetired},
+ * {@code retired}). Typed refusals are the caller's to map ({@link Refusals}).
+ */
+final class LifecycleRoute {
+    static final String INTERACTIVE = "/interactive-lifecycle/retire";
+    static final String MANAGED = "/managed-lifecycle/retire";
+
+    /** The body. */
+    record Request(String owner, String actor, String lifecycleUid) {
+    }
+
+    private LifecycleRoute() {
+    }
+
+    /** Parses {@code body}, retires the lifecycle it names and answers the route's JSON. */
+    static Map<String, Object> retire(Lifecycles lifecycles, byte[] body, boolean managed) {
+        Request request = ClosedJson.read(ClosedJson.cotal(), body, Request.class, "body");
+        require(request.owner(), "owner");
+        require(request.actor(), "actor");
+        require(request.lifecycleUid(), "lifecycleUid");
+        Lifecycles.Retirement result = managed
+                ? lifecycles.retireManaged(request.owner(), request.actor(), request.lifecycleUid())
+                : lifecycles.retireInteractive(request.owner(), request.actor(), request.lifecycleUid());
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("outcome", result.outcome().wire());
+        answer.put("owner", result.owner());
+        answer.put("actor", result.actor());
+        answer.put("lifecycleUid", result.lifecycleUid());
+        result.opId().ifPresent(id -> answer.put("opId", id));
+        if (result.outcome() == Lifecycles.Retirement.Outcome.RETIRED) {
+            answer.put("credentialsRevoked", result.credentialsRevoked());
+            answer.put("connectionsClosed", result.connectionsClosed());
+        }
+        return answer;
+    }
+
+    private static void require(String value, String field) {
+        if (value == null) {
+            throw CotalException.badRequest(field, "required; the body is {owner, actor, lifecycleUid}");
+        }
+    }
+}

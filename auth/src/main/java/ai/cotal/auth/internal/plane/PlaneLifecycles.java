@@ -1,0 +1,152 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.Lifecycles;
+import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The plane's {@link Lifecycles} (SPEC §14.1), and the lifecycle half of its mints and connect
+ * checks: activation (the head follows the ledger) and the freeze a failed boot resume leaves.
+ * Each public call first refuses unless the plane is serving. Thread-safe.
+ */
+final class PlaneLifecycles implements Lifecycles {
+    private final Runnable refuseIfUnavailable;
+    private final ActorLedger ledger;
+    private final LifecycleRows rows;
+    private final LifecycleRetirement retirement;
+    private final Clock clock;
+    private volatile Resume resumed = new Resume(List.of(), List.of());
+
+    PlaneLifecycles(Runnable refuseIfUnavailable, ActorLedger ledger, LifecycleRows rows, LifecycleRetirement retirement,
+            Clock clock) {
+        this.refuseIfUnavailable = refuseIfUnavailable;
+        this.ledger = ledger;
+        this.rows = rows;
+        this.retirement = retirement;
+        this.clock = clock;
+    }
+
+    @Override
+    public Retirement retireInteractive(String owner, String actor, String lifecycleUid) {
+        check(owner, actor, lifecycleUid);
+        refuseIfUnavailable.run();
+        return retirement.retire(ActorRow.Kind.INTERACTIVE, owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public Retirement retireManaged(String owner, String actor, String lifecycleUid) {
+        check(owner, actor, lifecycleUid);
+        refuseIfUnavailable.run();
+        return retirement.retire(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid);
+    }
+
+    @Override
+    public Activation activateManaged(String owner, String actor, String lifecycleUid) {
+        check(owner, actor, lifecycleUid);
+        refuseIfUnavailable.run();
+        requireNotFrozen(owner, actor);
+        boolean granted = ledger.find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED
+                && row.lifecycleUid().equals(lifecycleUid)).isPresent();
+        if (!granted) {
+            throw CotalException.failedPrecondition("the managed grant of " + owner + "." + actor
+                    + " is not at lifecycle " + lifecycleUid);
+        }
+        return activate(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid, () -> { });
+    }
+
+    @Override
+    public Optional<Head> head(String owner, String actor) {
+        check(owner, actor);
+        refuseIfUnavailable.run();
+        return rows.head(owner, actor).map(Stored::value);
+    }
+
+    @Override
+    public Resume resumedAtOpen() {
+        refuseIfUnavailable.run();
+        return resumed;
+    }
+
+    /**
+     * Makes {@code uid} the alias's current lifecycle (SPEC §14.1, activation): decides from the
+     * head, runs {@code beforeWrite} once before the first write (a mint charges its budget there),
+     * then writes create-only or by CAS; a lost write decides once more.
+     */
+    Activation activate(ActorRow.Kind kind, String owner, String actor, String uid, Runnable beforeWrite) {
+        boolean charged = false;
+        for (int round = 0; round < 2; round++) {
+            Optional<Stored<Head>> read = rows.head(owner, actor);
+            if (read.isPresent()) {
+                Head head = read.get().value();
+                if (head.lifecycleUid().equals(uid)) {
+                    if (head.state() != State.ACTIVE) {
+                        throw CotalException.failedPrecondition("lifecycle " + uid + " of " + owner + "." + actor
+                                + " is retired; grant the actor again (a fresh lifecycle)");
+                    }
+                    if (!charged) {
+                        beforeWrite.run(); // nothing to write, but the caller's charge is owed all the same
+                    }
+                    return new Activation(false, head);
+                }
+                if (head.state() == State.RETIRING) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "a retirement of " + owner + "." + actor
+                            + "'s previous lifecycle is in progress; retry shortly");
+                }
+            }
+            if (!charged) {
+                beforeWrite.run();
+                charged = true;
+            }
+            Head active = new Head(owner, actor, kind, uid, State.ACTIVE, Optional.empty(), clock.instant().toString());
+            Optional<Long> written = read.isEmpty() ? rows.createHead(active)
+                    : rows.replaceHead(active, read.get().revision());
+            if (written.isPresent()) {
+                return new Activation(true, active);
+            }
+        }
+        throw new CotalException(ErrorCode.UNAVAILABLE, "the lifecycle head of " + owner + "." + actor
+                + " changed twice while it was activated; retry");
+    }
+
+    /** The plane's half of the connect check: the alias is not frozen by a failed resume. */
+    void requireNotFrozen(ConnectAttempt attempt) {
+        requireNotFrozen(attempt.owner(), attempt.actor());
+    }
+
+    void requireNotFrozen(String owner, String actor) {
+        if (retirement.frozen(owner, actor)) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "actor " + owner + "." + actor + " is frozen: a retirement"
+                    + " of its lifecycle did not finish; retire it again");
+        }
+    }
+
+    void resumed(Resume resume) {
+        this.resumed = resume;
+    }
+
+    private static final Pattern NAME = LifecycleRows.NAME;
+
+    private static void check(String owner, String actor) {
+        if (owner == null || !NAME.matcher(owner).matches()) {
+            throw CotalException.badRequest("owner", "must be 1 to 64 of [A-Za-z0-9_]");
+        }
+        if (actor == null || !NAME.matcher(actor).matches()) {
+            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
+        }
+    }
+
+    private static void check(String owner, String actor, String uid) {
+        check(owner, actor);
+        if (uid == null || !LifecycleRows.UID.matcher(uid).matches()) {
+            throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
+        }
+    }
+}
