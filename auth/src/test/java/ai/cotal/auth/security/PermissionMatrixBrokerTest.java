@@ -57,6 +57,7 @@ class PermissionMatrixBrokerTest {
         Map<String, String> s = new LinkedHashMap<>();
         s.put("plane", "$KV." + auth + ".plane");
         s.put("credential-row", "$KV." + auth + ".cred.x");
+        s.put("lifecycle-record", "$KV." + auth + ".lifecycle.head.o.a"); // SPEC §14.1: the barrier's only
         s.put("endpoint-key", "$KV." + auth + ".svc.name.other");
         s.put("endpoint-scoped-key", "$KV." + auth + ".svc.name.mine");
         s.put("issued-row", "$KV." + issued + ".x");
@@ -155,7 +156,7 @@ class PermissionMatrixBrokerTest {
             expected.put("role " + role.name(), switch (role) {
                 case WRITER -> except(s, "credential-row", "admission-marker", "create-auth-stream", "update-auth-stream",
                         "read-auth-stream");
-                case BARRIER -> except(s, "plane", "read-auth-stream");
+                case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
