@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hostile HTTP bodies (issue #11 part 1) through the exchange's real routes on loopback, with the
- * capability, against an open plane: the token exchange and both service-endpoint routes. Each
- * mutated body must get a JSON answer with a status the route documents; a 500, a non-JSON body or
+ * capability, against an open plane: the token exchange, both service-endpoint routes and the
+ * interactive retire route. Each mutated body must get a JSON answer with a status the route documents; a 500, a non-JSON body or
  * a slow answer is a failure.
  */
 @Tag("broker")
@@ -124,6 +124,12 @@ class HttpBodiesFuzzTest {
                                 + "\",\"decision\":\"approve\"}}",
                         "{\"idpToken\":\"" + token + "\",\"request\":{\"kind\":\"instance-read\","
                                 + "\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\"}}");
+                // the laptop's lifecycle is active (the exchange minted at it): the seed retires it, its replays
+                // answer alreadyRetired, a mutated uid notStarted or conflict (SPEC §14.1)
+                String uid = plane.ledger().find(owner, "laptop").orElseThrow().lifecycleUid();
+                fuzz("http-retire", route(url + "/interactive-lifecycle/retire", capability),
+                        "{\"owner\":\"" + owner + "\",\"actor\":\"laptop\",\"lifecycleUid\":\"" + uid + "\"}",
+                        "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");
             }
         }
     }
