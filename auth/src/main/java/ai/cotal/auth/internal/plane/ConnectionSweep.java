@@ -65,13 +65,28 @@ final class ConnectionSweep {
     private final String dataAccount;
     private final SecretStore store;
     private final SSLContext ssl;
+    private final int page;
+    private final int overlap;
+    private final int maxPages;
 
     ConnectionSweep(List<String> servers, String space, String dataAccount, SecretStore store, SSLContext ssl) {
+        this(servers, space, dataAccount, store, ssl, PAGE, OVERLAP, MAX_PAGES);
+    }
+
+    /** A sweep with other page sizes (tests reach a server's later pages with a few connections). */
+    ConnectionSweep(List<String> servers, String space, String dataAccount, SecretStore store, SSLContext ssl, int page,
+            int overlap, int maxPages) {
+        if (page <= overlap || overlap < 1 || maxPages < 1) {
+            throw new IllegalArgumentException("a page must be longer than its overlap, which is at least 1");
+        }
         this.servers = List.copyOf(servers);
         this.space = space;
         this.dataAccount = dataAccount;
         this.store = store;
         this.ssl = ssl;
+        this.page = page;
+        this.overlap = overlap;
+        this.maxPages = maxPages;
     }
 
     /** The live connections of the data account whose name holds {@code key}. Never throws. */
@@ -148,15 +163,15 @@ final class ConnectionSweep {
     /** Reads one server's connections to their end; false when a page failed, left a gap or the pages ran out. */
     private boolean readServer(Connection system, Answer first, String key, Set<ConnectionEvictor.Target> found)
             throws InterruptedException {
-        Answer page = first;
+        Answer answer = first;
         int offset = 0;
         long lastCid = -1;
         for (int n = 1; ; n++) {
-            JsonNode connections = page == null || page.data() == null ? null : page.data().path("connections");
-            if (connections == null || !connections.isArray() || !page.data().path("total").isIntegralNumber()) {
+            JsonNode connections = answer == null || answer.data() == null ? null : answer.data().path("connections");
+            if (connections == null || !connections.isArray() || !answer.data().path("total").isIntegralNumber()) {
                 return false;
             }
-            if (lastCid >= 0 && !connections.isEmpty() && connections.get(0).path("cid").asLong() > lastCid) {
+            if (lastCid >= 0 && (connections.isEmpty() || connections.get(0).path("cid").asLong() > lastCid)) {
                 return false; // more connections closed between two pages than they overlap: some may be unread
             }
             for (JsonNode connection : connections) {
@@ -165,15 +180,15 @@ final class ConnectionSweep {
                 }
             }
             int listed = connections.size();
-            if (listed < PAGE || offset + listed >= page.data().path("total").asLong()) {
+            if (listed < page || offset + listed >= answer.data().path("total").asLong()) {
                 return true;
             }
-            if (n >= MAX_PAGES) {
+            if (n >= maxPages) {
                 return false;
             }
             lastCid = connections.get(listed - 1).path("cid").asLong();
-            offset += listed - OVERLAP;
-            page = nextPage(system, first, offset);
+            offset += listed - overlap;
+            answer = nextPage(system, first, offset);
         }
     }
 
@@ -212,8 +227,8 @@ final class ConnectionSweep {
         return "$SYS.REQ.ACCOUNT." + dataAccount + ".CONNZ";
     }
 
-    private static byte[] request(int offset, String serverName) {
-        ObjectNode request = JSON.createObjectNode().put("auth", true).put("limit", PAGE).put("offset", offset);
+    private byte[] request(int offset, String serverName) {
+        ObjectNode request = JSON.createObjectNode().put("auth", true).put("limit", page).put("offset", offset);
         if (serverName != null) {
             request.put("server_name", serverName).put("exact_match", true);
         }
