@@ -167,8 +167,8 @@ final class ConnectionSweep {
         int offset = 0;
         long lastCid = -1;
         for (int n = 1; ; n++) {
-            JsonNode connections = answer == null || answer.data() == null ? null : answer.data().path("connections");
-            if (connections == null || !connections.isArray() || !answer.data().path("total").isIntegralNumber()) {
+            JsonNode connections = connections(answer);
+            if (connections == null) {
                 return false;
             }
             if (lastCid >= 0 && (connections.isEmpty() || connections.get(0).path("cid").asLong() > lastCid)) {
@@ -192,10 +192,30 @@ final class ConnectionSweep {
         }
     }
 
+    /**
+     * The connections an answer lists, null when it is no page. A server that never loaded the
+     * account answers {@code total: 0} with {@code connections: null}: an empty page.
+     */
+    private static JsonNode connections(Answer answer) {
+        if (answer == null || answer.data() == null || !answer.data().path("total").isIntegralNumber()) {
+            return null;
+        }
+        JsonNode connections = answer.data().path("connections");
+        if (connections.isArray()) {
+            return connections;
+        }
+        return connections.isNull() && answer.data().path("total").asLong() == 0 ? JSON.createArrayNode() : null;
+    }
+
     /** The page at {@code offset} of the server that gave {@code first}, or null when it does not answer in time. */
     private Answer nextPage(Connection system, Answer first, int offset) throws InterruptedException {
         String inbox = system.createInbox();
-        Subscription replies = system.subscribe(inbox);
+        Subscription replies;
+        try {
+            replies = system.subscribe(inbox);
+        } catch (RuntimeException e) { // the connection closed under the sweep: what was found is kept
+            return null;
+        }
         try {
             system.publish(subject(), inbox, request(offset, first.serverName()));
             long until = System.nanoTime() + ANSWER.toNanos();
@@ -207,8 +227,14 @@ final class ConnectionSweep {
                 }
             }
             return null;
+        } catch (RuntimeException e) {
+            return null;
         } finally {
-            replies.unsubscribe();
+            try {
+                replies.unsubscribe();
+            } catch (RuntimeException e) {
+                // the connection is gone; nothing to release
+            }
         }
     }
 
