@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,11 +91,14 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
                 options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
-        LiveConnectionRegister live = new LiveConnectionRegister(options.clock(), new ConnectionEvictor(options.servers(),
-                space, options.secretStore(), options.sslContext().orElse(null)));
+        LiveConnectionRegister live = new LiveConnectionRegister(options.clock());
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live);
-        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing, live);
+        SSLContext ssl = options.sslContext().orElse(null);
+        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
+                new RevokedConnections(live, new ConnectionSweep(options.servers(), space,
+                        options.signer().accountPublicKey(), options.secretStore(), ssl),
+                        new ConnectionEvictor(options.servers(), space, options.secretStore(), ssl)));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
