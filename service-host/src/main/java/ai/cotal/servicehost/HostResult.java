@@ -24,9 +24,11 @@ public record HostResult(Status status, String requestId, String operationId, Co
     /**
      * The live connections a revoke closed through the broker: {@code closed} the broker closed
      * now or no longer holds, {@code open} it could not be asked to close (they end at their
-     * credential's expiry). Counts only what this host recorded (SPEC §13.16).
+     * credential's expiry). {@code swept}: the broker was asked which of its connections hold the
+     * revoked instance or grant, so the counts include those an earlier host admitted; when false
+     * they cover only the connections this host admitted (SPEC §13.16).
      */
-    public record LiveConnections(int closed, int open) {
+    public record LiveConnections(int closed, int open, boolean swept) {
         public LiveConnections {
             if (closed < 0 || open < 0) {
                 throw ContractException.badRequest("liveConnections", "counts are never negative");

@@ -12,12 +12,14 @@ class LiveConnectionsJsonTest {
     @Test
     void aRevokeResultCarriesItsLiveConnectionEvidenceAndParsesBack() {
         HostResult revoke = HostResult.of(HostResult.Status.HELD, "abcdefghijklmnopqrstuvwxyz", "deadline")
-                .withLiveConnections(new HostResult.LiveConnections(2, 1));
+                .withLiveConnections(new HostResult.LiveConnections(2, 1, true));
         String json = new String(HostJson.writeResult(revoke), StandardCharsets.UTF_8);
-        assertTrue(json.contains("\"liveConnections\":{\"closed\":2,\"open\":1}"), json);
+        assertTrue(json.contains("\"liveConnections\":{\"closed\":2,\"open\":1,\"swept\":true}"), json);
         assertEquals(revoke, HostJson.parseResult(json.getBytes(StandardCharsets.UTF_8)));
         assertThrows(ContractException.class, () -> HostJson.parseResult(json.replace("\"open\":1", "\"open\":1,\"x\":0")
                 .getBytes(StandardCharsets.UTF_8)));
-        assertThrows(ContractException.class, () -> new HostResult.LiveConnections(-1, 0));
+        assertThrows(ContractException.class, () -> HostJson.parseResult(json.replace(",\"swept\":true", "")
+                .getBytes(StandardCharsets.UTF_8)), "swept is always on the wire");
+        assertThrows(ContractException.class, () -> new HostResult.LiveConnections(-1, 0, false));
     }
 }

@@ -80,7 +80,7 @@ final class CallerPermissions {
      */
     private static UserClaim serving(EndpointInstance instance, String p, String nonce, String account, List<String> tags) {
         List<String> tagged = new ArrayList<>(tags);
-        tagged.add("serves:" + instance.endpoint() + "." + instance.instanceId());
+        tagged.add(EndpointAccess.servingKey(instance));
         return new UserClaim(Permission.none(), Permission.allow(List.of(instance.subjectStem(p) + ".>",
                 InboxNonce.inboxPrefix(nonce) + ".>")), new ResponsePermission(1, 0), null, null, null, -1L, -1L, -1L,
                 null, null, null, account, tagged);

@@ -105,7 +105,7 @@ final class CalloutHandler {
         EndpointAccess access = options.plane().endpointAccess(bearer, row);
         UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce, access);
         Instant now = options.clock().instant();
-        String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), row.owner() + "-" + row.actor(), permissions, now)
+        String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), userName(row, access), permissions, now)
                 .withExp(bearer.expiresAt()), options.signer().signing());
         Long clientId = body.clientInfo() == null ? null : body.clientInfo().id();
         if (clientId == null) {
@@ -117,6 +117,17 @@ final class CalloutHandler {
         }
         options.plane().admittedAt(live, row); // and a retirement of its lifecycle (SPEC §14.1)
         return answer(body, body.serverId().id(), user, null);
+    }
+
+    /**
+     * The admitted user's name, {@code <owner>-<actor>} and then, one space before each, the endpoint
+     * keys it holds: the broker keeps the name (CONNZ's {@code authorized_user}) but not the tags of
+     * a callout user, so a later plane's revoke finds the connection by it (SPEC §13.16).
+     */
+    static String userName(ActorRow row, EndpointAccess access) {
+        StringBuilder name = new StringBuilder(row.owner()).append('-').append(row.actor());
+        access.keys().forEach(key -> name.append(' ').append(key));
+        return name.toString();
     }
 
     private String answer(AuthorizationRequestClaim body, String serverId, String userJwt, String error) {

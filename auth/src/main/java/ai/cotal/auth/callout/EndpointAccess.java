@@ -41,6 +41,27 @@ public record EndpointAccess(Optional<EndpointInstance> serving, List<Grant> gra
         return new EndpointAccess(Optional.empty(), grants);
     }
 
+    /** The endpoint key of an instance's serving connections: {@code serves:<endpoint>.<instanceId>}. */
+    public static String servingKey(EndpointInstance instance) {
+        return "serves:" + instance.endpoint() + "." + instance.instanceId();
+    }
+
+    /** The endpoint key of the callers a grant admitted: {@code grant:<grantId>}. */
+    public static String grantKey(String grantId) {
+        return "grant:" + grantId;
+    }
+
+    /**
+     * What the connect holds, as endpoint keys (SPEC §13.16): its serving key, or one grant key per
+     * grant, in order; none for no access. A revoke of one of them closes the connection. The
+     * callout names the admitted user after them, which is how the broker tells them to a later
+     * plane.
+     */
+    public List<String> keys() {
+        return serving.map(i -> List.of(servingKey(i))).orElseGet(() -> grants.stream().map(g -> grantKey(g.grantId()))
+                .toList());
+    }
+
     /** True when the connect gets no endpoint subject (nothing to record for a later revoke). */
     public boolean isEmpty() {
         return serving.isEmpty() && grants.isEmpty();

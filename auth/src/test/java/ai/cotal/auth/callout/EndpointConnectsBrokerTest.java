@@ -88,7 +88,7 @@ class EndpointConnectsBrokerTest {
                 HostResult revoked = x.host.serve(x.owner, new HostRequest.Revoke(EndpointConnectsFixture.rid(),
                         weather.endpoint(), weather.instanceId()));
                 assertEquals(HostResult.Status.COMPLETED, revoked.status(), revoked.reason());
-                assertEquals(new HostResult.LiveConnections(1, 0), revoked.liveConnections(),
+                assertEquals(new HostResult.LiveConnections(1, 0, true), revoked.liveConnections(),
                         "the evidence says the broker closed the serving connection");
                 long closedAt = server.closed().get(2, TimeUnit.SECONDS);
                 assertTrue(closedAt - revokedAt < Duration.ofSeconds(2).toNanos(), "closed within 2 s of the revoke");
@@ -116,7 +116,7 @@ class EndpointConnectsBrokerTest {
                     HostResult revoked = x.host.serve(x.owner, new HostRequest.CallerRevoke(EndpointConnectsFixture.rid(),
                             weather.endpoint(), weather.instanceId(), ask));
                     assertEquals(HostResult.Status.COMPLETED, revoked.status(), revoked.reason());
-                    assertEquals(new HostResult.LiveConnections(1, 0), revoked.liveConnections());
+                    assertEquals(new HostResult.LiveConnections(1, 0, true), revoked.liveConnections());
                     long closedAt = alice.closed().get(2, TimeUnit.SECONDS);
                     assertTrue(closedAt - revokedAt < Duration.ofSeconds(2).toNanos(), "closed within 2 s");
                 }

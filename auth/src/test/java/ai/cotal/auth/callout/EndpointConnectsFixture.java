@@ -49,24 +49,43 @@ final class EndpointConnectsFixture implements AutoCloseable {
 
     final CalloutFixture f = new CalloutFixture();
     final NatsBroker nats;
-    final AuthAuthorityPlane plane;
-    final ServiceEndpointHost host;
     final Granter.Owner owner = new Granter.Owner(OWNER, "laptop");
-    private final AuthCallout callout;
-    private final TokenExchange exchange;
+    AuthAuthorityPlane plane;
+    ServiceEndpointHost host;
+    private AuthCallout callout;
+    private TokenExchange exchange;
     private final Path stateDir;
 
     EndpointConnectsFixture(NatsBrokers brokers, Path stateDir) {
         this.stateDir = stateDir;
         nats = brokers.start(f::config);
         f.plane.store.putText(SecretKeys.connectionEvictorCredsKey("alpha"), f.plane.evictor.text());
+        openPlane();
+        plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor(OWNER, "weathersvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+                ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
+    }
+
+    private void openPlane() {
         plane = AuthAuthorityPlane.open(f.plane.options(nats, stateDir).serviceEndpoints(true).build());
         host = plane.serviceEndpoints().orElseThrow();
         callout = f.responder(nats, plane);
         exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir).build());
-        plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        plane.ledger().grantManagedActor(OWNER, "weathersvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
-                ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
+    }
+
+    /**
+     * A new plane for the space, as after a restart: stops the exchange and the callout, ends the
+     * current plane with {@code end} (its close, or a crash), opens the next plane with its
+     * callout and exchange. Connections the first plane admitted stay on the broker. Returns the
+     * plane that was ended.
+     */
+    AuthAuthorityPlane replacePlane(java.util.function.Consumer<AuthAuthorityPlane> end) throws Exception {
+        AuthAuthorityPlane first = plane;
+        exchange.close();
+        callout.close();
+        end.accept(first);
+        openPlane();
+        return first;
     }
 
     static String rid() {

@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,19 +94,23 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
                 options.clock(), ledger, discovery, claim::assertHeld, fenced::isDone, budget));
-        ConnectionEvictor evictor = new ConnectionEvictor(options.servers(), space, options.secretStore(),
-                options.sslContext().orElse(null));
-        LiveConnectionRegister live = new LiveConnectionRegister(options.clock(), evictor);
+        LiveConnectionRegister live = new LiveConnectionRegister(options.clock());
+        SSLContext ssl = options.sslContext().orElse(null);
+        ConnectionEvictor evictor = new ConnectionEvictor(options.servers(), space, options.secretStore(), ssl);
         LifecycleConnections lifecycleConnections = new LifecycleConnections(options.clock());
         LifecycleRows lifecycleRows = new LifecycleRows(new RowStore(barrier.connection(), StoreNames.bucket("auth", space)));
         this.retirement = new LifecycleRetirement(space, lifecycleRows, ledger, planeCredentials::revokeLifecycle,
-                lifecycleConnections, evictor::kick, options.clock());
+                lifecycleConnections, connections -> evictor.kick(connections.stream()
+                        .map(c -> new ConnectionEvictor.Target(c.serverId(), c.clientId())).toList(), false),
+                options.clock());
         this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections);
-        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing, live);
+        this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
+                new RevokedConnections(live, new ConnectionSweep(options.servers(), space,
+                        options.signer().accountPublicKey(), options.secretStore(), ssl), evictor));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */

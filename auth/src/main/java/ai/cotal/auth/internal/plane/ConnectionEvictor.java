@@ -1,6 +1,5 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.callout.LiveConnection;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.secrets.SecretStore;
@@ -13,7 +12,9 @@ import io.nats.client.Message;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -46,22 +47,32 @@ final class ConnectionEvictor {
         this.ssl = ssl;
     }
 
-    /** Kicks every connection; {@code closed} counts those the broker closed or no longer holds. */
-    HostResult.LiveConnections kick(List<LiveConnection> connections) {
+    /** A connection as the broker names it: the server's id (one server run) and the client id it gave it. */
+    record Target(String serverId, long clientId) {
+        Target {
+            Objects.requireNonNull(serverId, "serverId");
+        }
+    }
+
+    /**
+     * Kicks every connection; {@code closed} counts those the broker closed or no longer holds,
+     * {@code open} the rest; {@code swept} is passed through to the evidence.
+     */
+    HostResult.LiveConnections kick(Collection<Target> connections, boolean swept) {
         if (connections.isEmpty()) {
-            return new HostResult.LiveConnections(0, 0);
+            return new HostResult.LiveConnections(0, 0, swept);
         }
         Optional<String> creds = store.getText(SecretKeys.connectionEvictorCredsKey(space));
         if (creds.isEmpty()) {
             LOG.warn("auth-plane: space {}: {} live service-endpoint connection(s) stay open until their credential"
                     + " expires: the secret store holds no connection-evictor credential", space, connections.size());
-            return new HostResult.LiveConnections(0, connections.size());
+            return new HostResult.LiveConnections(0, connections.size(), swept);
         }
         try (Connection system = NatsConnector.builder().servers(servers).creds(Creds.parse(creds.get()))
                 .label("cotal:plane-evictor:" + space).timeout(ANSWER).maxReconnects(0).sslContext(ssl).build()
                 .connect()) {
             List<CompletableFuture<Message>> answers = new ArrayList<>();
-            for (LiveConnection c : connections) {
+            for (Target c : connections) {
                 answers.add(system.request("$SYS.REQ.SERVER." + c.serverId() + ".KICK",
                         ("{\"cid\":" + c.clientId() + "}").getBytes(StandardCharsets.UTF_8)));
             }
@@ -76,14 +87,14 @@ final class ConnectionEvictor {
                 LOG.warn("auth-plane: space {}: the broker did not close {} live service-endpoint connection(s)", space,
                         connections.size() - closed);
             }
-            return new HostResult.LiveConnections(closed, connections.size() - closed);
+            return new HostResult.LiveConnections(closed, connections.size() - closed, swept);
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
             LOG.warn("auth-plane: space {}: cannot reach the broker to close {} live service-endpoint connection(s) ({})",
                     space, connections.size(), e.getClass().getSimpleName());
-            return new HostResult.LiveConnections(0, connections.size());
+            return new HostResult.LiveConnections(0, connections.size(), swept);
         }
     }
 

@@ -4,7 +4,6 @@ import ai.cotal.auth.callout.EndpointAccess;
 import ai.cotal.auth.callout.LiveConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.servicehost.HostResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,11 +16,12 @@ import java.util.Set;
 
 /**
  * The plane's live-connection register (SPEC §13.16): every connect its callout admits with
- * endpoint access, under the instance it serves or each grant it holds, so a revoke can close
- * them through the broker. It lives in memory only: a plane opened later knows none of its
- * predecessor's connections (they end at their JWT's {@code exp}). A revoke marks its key first;
- * a connect checked before the mark and recorded after it is refused, so none slips between the
- * recheck and the kick. Thread-safe.
+ * endpoint access, under its endpoint keys ({@link EndpointAccess#keys}: the instance it serves or
+ * each grant it holds), so a revoke can close them through the broker. It lives in memory only: a
+ * plane opened later finds its predecessor's connections through the broker ({@link ConnectionSweep}).
+ * A revoke marks its key first; a connect checked before the mark and recorded after it is refused,
+ * so none slips between the recheck and the kick (such a connect is in no broker answer yet).
+ * Thread-safe.
  */
 final class LiveConnectionRegister {
     /** At most this many connections are recorded; past it (after pruning the expired) a connect is refused. */
@@ -30,24 +30,12 @@ final class LiveConnectionRegister {
     static final Duration MARK = Duration.ofMinutes(2);
 
     private final Clock clock;
-    private final ConnectionEvictor evictor;
     private final Map<String, Set<LiveConnection>> byKey = new HashMap<>();
     private final Map<LiveConnection, List<String>> byConnection = new HashMap<>();
     private final Map<String, Instant> marks = new HashMap<>();
 
-    LiveConnectionRegister(Clock clock, ConnectionEvictor evictor) {
+    LiveConnectionRegister(Clock clock) {
         this.clock = clock;
-        this.evictor = evictor;
-    }
-
-    /** The key of an instance's serving connections. */
-    static String serving(String endpoint, String instanceId) {
-        return "serves " + endpoint + " " + instanceId;
-    }
-
-    /** The key of the callers admitted with a grant. */
-    static String grant(String grantId) {
-        return "grant " + grantId;
     }
 
     /**
@@ -55,9 +43,7 @@ final class LiveConnectionRegister {
      * of them was revoked after the connect was checked, {@code resource-exhausted} when full.
      */
     synchronized void admit(LiveConnection connection, EndpointAccess access) {
-        List<String> keys = new ArrayList<>();
-        access.serving().ifPresent(i -> keys.add(serving(i.endpoint(), i.instanceId())));
-        access.grants().forEach(g -> keys.add(grant(g.grantId())));
+        List<String> keys = access.keys();
         if (keys.isEmpty()) {
             return;
         }
@@ -82,25 +68,23 @@ final class LiveConnectionRegister {
     }
 
     /**
-     * Marks {@code key} revoked and closes every live connection recorded under it through the broker.
-     * Returns the evidence a completed revoke carries.
+     * Marks {@code key} (an endpoint key) revoked and takes every live connection recorded under it:
+     * the connections to kick, those past their {@code exp} left out (the broker closed them).
      */
-    HostResult.LiveConnections revoke(String key) {
-        List<LiveConnection> taken = new ArrayList<>();
-        synchronized (this) {
-            Instant now = clock.instant();
-            marks.put(key, now);
-            Set<LiveConnection> held = byKey.remove(key);
-            if (held != null) {
-                for (LiveConnection connection : held) {
-                    forget(connection);
-                    if (connection.expiresAt() > now.getEpochSecond()) {
-                        taken.add(connection);
-                    }
+    synchronized List<ConnectionEvictor.Target> revoke(String key) {
+        List<ConnectionEvictor.Target> taken = new ArrayList<>();
+        Instant now = clock.instant();
+        marks.put(key, now);
+        Set<LiveConnection> held = byKey.remove(key);
+        if (held != null) {
+            for (LiveConnection connection : held) {
+                forget(connection);
+                if (connection.expiresAt() > now.getEpochSecond()) {
+                    taken.add(new ConnectionEvictor.Target(connection.serverId(), connection.clientId()));
                 }
             }
         }
-        return evictor.kick(taken);
+        return taken;
     }
 
     /** How many connections are recorded (tests, monitoring). */

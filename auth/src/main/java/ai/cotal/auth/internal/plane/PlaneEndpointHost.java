@@ -1,7 +1,9 @@
 package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.Granter;
+import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.ServiceEndpointHost;
+import ai.cotal.auth.callout.EndpointAccess;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
 import ai.cotal.servicehost.HostRequest;
@@ -16,9 +18,9 @@ import java.time.Instant;
 final class PlaneEndpointHost implements ServiceEndpointHost {
     private final ServiceEndpointEngine engine;
     private final Runnable refuseIfClosing;
-    private final LiveConnectionRegister live;
+    private final RevokedConnections live;
 
-    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing, LiveConnectionRegister live) {
+    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing, RevokedConnections live) {
         this.engine = engine;
         this.refuseIfClosing = refuseIfClosing;
         this.live = live;
@@ -56,10 +58,11 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
             return result;
         }
         if (request instanceof HostRequest.Revoke r) {
-            return result.withLiveConnections(live.revoke(LiveConnectionRegister.serving(r.endpoint(), r.instanceId())));
+            return result.withLiveConnections(live.close(EndpointAccess.servingKey(new EndpointInstance(r.endpoint(),
+                    r.instanceId()))));
         }
         if (request instanceof HostRequest.CallerRevoke r) {
-            return result.withLiveConnections(live.revoke(LiveConnectionRegister.grant(r.grantId())));
+            return result.withLiveConnections(live.close(EndpointAccess.grantKey(r.grantId())));
         }
         return result;
     }
