@@ -102,9 +102,13 @@ public interface Lifecycles {
         }
     }
 
-    /** A retirement's answer. */
+    /**
+     * A retirement's answer; for {@code RETIRED}, the credential rows deleted, the live connections
+     * the broker closed, and whether the broker was swept to its end for the lifecycle's connections
+     * ({@code swept}; false: only the connections this plane admitted were known).
+     */
     record Retirement(Outcome outcome, String owner, String actor, String lifecycleUid, Optional<String> opId,
-            int credentialsRevoked, int connectionsClosed) {
+            int credentialsRevoked, int connectionsClosed, boolean swept) {
         public Retirement {
             Objects.requireNonNull(outcome, "outcome");
             Objects.requireNonNull(opId, "opId");

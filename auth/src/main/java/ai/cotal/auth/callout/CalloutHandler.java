@@ -120,12 +120,14 @@ final class CalloutHandler {
     }
 
     /**
-     * The admitted user's name, {@code <owner>-<actor>} and then, one space before each, the endpoint
-     * keys it holds: the broker keeps the name (CONNZ's {@code authorized_user}) but not the tags of
-     * a callout user, so a later plane's revoke finds the connection by it (SPEC §13.16).
+     * The admitted user's name, {@code <owner>-<actor>} and then, one space before each, its
+     * lifecycle key and the endpoint keys it holds: the broker keeps the name (CONNZ's
+     * {@code authorized_user}) but not the tags of a callout user, so a later plane's revoke or
+     * retirement finds the connection by it (SPEC §13.16).
      */
     static String userName(ActorRow row, EndpointAccess access) {
-        StringBuilder name = new StringBuilder(row.owner()).append('-').append(row.actor());
+        StringBuilder name = new StringBuilder(row.owner()).append('-').append(row.actor())
+                .append(' ').append(LiveConnection.lifecycleKey(row.lifecycleUid()));
         access.keys().forEach(key -> name.append(' ').append(key));
         return name.toString();
     }

@@ -13,4 +13,13 @@ public record LiveConnection(String serverId, long clientId, String userNkey, lo
         Objects.requireNonNull(serverId, "serverId");
         Objects.requireNonNull(userNkey, "userNkey");
     }
+
+    /**
+     * The key every admitted user's name carries for its lifecycle (SPEC §13.16, §14.1):
+     * {@code life:<lifecycleUid>}. A retirement sweeps the broker for it, so it closes connections
+     * an earlier plane or a callout replica admitted too.
+     */
+    public static String lifecycleKey(String lifecycleUid) {
+        return "life:" + lifecycleUid;
+    }
 }

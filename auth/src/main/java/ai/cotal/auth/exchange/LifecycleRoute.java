@@ -42,6 +42,7 @@ final class LifecycleRoute {
         if (result.outcome() == Lifecycles.Retirement.Outcome.RETIRED) {
             answer.put("credentialsRevoked", result.credentialsRevoked());
             answer.put("connectionsClosed", result.connectionsClosed());
+            answer.put("swept", result.swept());
         }
         return answer;
     }

@@ -99,18 +99,17 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         ConnectionEvictor evictor = new ConnectionEvictor(options.servers(), space, options.secretStore(), ssl);
         LifecycleConnections lifecycleConnections = new LifecycleConnections(options.clock());
         LifecycleRows lifecycleRows = new LifecycleRows(new RowStore(barrier.connection(), StoreNames.bucket("auth", space)));
+        ConnectionSweep sweep = new ConnectionSweep(options.servers(), space, options.signer().accountPublicKey(),
+                options.secretStore(), ssl);
         this.retirement = new LifecycleRetirement(space, lifecycleRows, ledger, planeCredentials::revokeLifecycle,
-                lifecycleConnections, connections -> evictor.kick(connections.stream()
-                        .map(c -> new ConnectionEvictor.Target(c.serverId(), c.clientId())).toList(), false),
-                options.clock());
+                lifecycleConnections, sweep, evictor, options.clock());
         this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
-                new RevokedConnections(live, new ConnectionSweep(options.servers(), space,
-                        options.signer().accountPublicKey(), options.secretStore(), ssl), evictor));
+                new RevokedConnections(live, sweep, evictor));
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */

@@ -64,7 +64,7 @@ final class ConnectionEvictor {
         }
         Optional<String> creds = store.getText(SecretKeys.connectionEvictorCredsKey(space));
         if (creds.isEmpty()) {
-            LOG.warn("auth-plane: space {}: {} live service-endpoint connection(s) stay open until their credential"
+            LOG.warn("auth-plane: space {}: {} live connection(s) stay open until their credential"
                     + " expires: the secret store holds no connection-evictor credential", space, connections.size());
             return new HostResult.LiveConnections(0, connections.size(), swept);
         }
@@ -84,7 +84,7 @@ final class ConnectionEvictor {
                 }
             }
             if (closed < connections.size()) {
-                LOG.warn("auth-plane: space {}: the broker did not close {} live service-endpoint connection(s)", space,
+                LOG.warn("auth-plane: space {}: the broker did not close {} live connection(s)", space,
                         connections.size() - closed);
             }
             return new HostResult.LiveConnections(closed, connections.size() - closed, swept);
@@ -92,7 +92,7 @@ final class ConnectionEvictor {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            LOG.warn("auth-plane: space {}: cannot reach the broker to close {} live service-endpoint connection(s) ({})",
+            LOG.warn("auth-plane: space {}: cannot reach the broker to close {} live connection(s) ({})",
                     space, connections.size(), e.getClass().getSimpleName());
             return new HostResult.LiveConnections(0, connections.size(), swept);
         }

@@ -93,7 +93,7 @@ final class ConnectionSweep {
     Found find(String key) {
         Optional<String> creds = store.getText(SecretKeys.membershipObserverCredsKey(space));
         if (creds.isEmpty()) {
-            LOG.warn("auth-plane: space {}: cannot sweep the broker for live service-endpoint connections: the secret"
+            LOG.warn("auth-plane: space {}: cannot sweep the broker for live connections: the secret"
                     + " store holds no membership-observer credential", space);
             return Found.nothing();
         }
@@ -101,7 +101,7 @@ final class ConnectionSweep {
                 .label("cotal:plane-sweep:" + space).timeout(ANSWER).maxReconnects(0).sslContext(ssl).build().connect()) {
             Found found = sweep(system, key);
             if (!found.complete()) {
-                LOG.warn("auth-plane: space {}: the broker sweep for live service-endpoint connections did not finish;"
+                LOG.warn("auth-plane: space {}: the broker sweep for live connections did not finish;"
                         + " connections it did not list end when their credential expires", space);
             }
             return found;
@@ -109,7 +109,7 @@ final class ConnectionSweep {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            LOG.warn("auth-plane: space {}: cannot sweep the broker for live service-endpoint connections ({})", space,
+            LOG.warn("auth-plane: space {}: cannot sweep the broker for live connections ({})", space,
                     e.getClass().getSimpleName());
             return Found.nothing();
         }

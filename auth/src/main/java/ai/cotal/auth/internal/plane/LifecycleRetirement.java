@@ -14,13 +14,13 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.HostResult;
 import java.time.Clock;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,20 +54,21 @@ final class LifecycleRetirement {
     private final ActorLedger ledger;
     private final CredentialBarrier credentials;
     private final LifecycleConnections connections;
-    private final Function<List<LiveConnection>, HostResult.LiveConnections> evictor;
+    private final ConnectionSweep sweep;
+    private final ConnectionEvictor evictor;
     private final Clock clock;
     private final Set<String> frozen = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, CompletableFuture<Retirement>> flights = new ConcurrentHashMap<>();
     private volatile Hooks hooks = Hooks.NONE;
 
     LifecycleRetirement(String space, LifecycleRows rows, ActorLedger ledger, CredentialBarrier credentials,
-            LifecycleConnections connections, Function<List<LiveConnection>, HostResult.LiveConnections> evictor,
-            Clock clock) {
+            LifecycleConnections connections, ConnectionSweep sweep, ConnectionEvictor evictor, Clock clock) {
         this.space = space;
         this.rows = rows;
         this.ledger = ledger;
         this.credentials = credentials;
         this.connections = connections;
+        this.sweep = sweep;
         this.evictor = evictor;
         this.clock = clock;
     }
@@ -162,7 +163,7 @@ final class LifecycleRetirement {
         Optional<Stored<Head>> head = fence(op);
         hooks.afterFence(op.opId());
         int revoked = credentials.revoke(op.owner(), op.actor(), op.uid());
-        int closed = closeConnections(op);
+        HostResult.LiveConnections closed = closeConnections(op);
         head.ifPresent(h -> retireHead(op, h));
         if (rows.finishOp(op, clock.instant().toString(), stored.revision()).isEmpty()) {
             Op now = rows.op(op.opId()).map(Stored::value).orElse(op);
@@ -173,8 +174,10 @@ final class LifecycleRetirement {
         }
         frozen.remove(op.alias());
         LOG.info("auth-plane: space {}: retired lifecycle {} of {} ({}; {} credential row(s) deleted, {} connection(s)"
-                + " closed)", space, op.uid(), op.alias(), op.opId(), revoked, closed);
-        return new Retirement(Outcome.RETIRED, op.owner(), op.actor(), op.uid(), Optional.of(op.opId()), revoked, closed);
+                + " closed, broker swept: {})", space, op.uid(), op.alias(), op.opId(), revoked, closed.closed(),
+                closed.swept());
+        return new Retirement(Outcome.RETIRED, op.owner(), op.actor(), op.uid(), Optional.of(op.opId()), revoked,
+                closed.closed(), closed.swept());
     }
 
     /**
@@ -208,26 +211,29 @@ final class LifecycleRetirement {
                 + " changed twice while the retirement " + op.opId() + " fenced it; retry");
     }
 
-    /** The connections half of the barrier (step 5): every one this plane admitted at the lifecycle, closed. */
-    private int closeConnections(Op op) {
+    /**
+     * The connections half of the barrier (step 5): the register's mark, then every connection it
+     * recorded at the lifecycle and every one the broker lists under the lifecycle key (an earlier
+     * plane's, a replica's), kicked; each must be closed.
+     */
+    private HostResult.LiveConnections closeConnections(Op op) {
         LifecycleConnections.Marked marked = connections.mark(op.owner(), op.actor(), op.uid());
-        int closed = 0;
-        if (!marked.connections().isEmpty()) {
-            HostResult.LiveConnections kicked = evictor.apply(marked.connections());
-            if (kicked.open() > 0) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "the retirement of " + op.alias() + " at lifecycle "
-                        + op.uid() + " waits for " + kicked.open() + " live connection(s) the broker did not close; retry");
-            }
-            connections.closed(marked.connections());
-            closed = kicked.closed();
-        }
-        long now = clock.instant().getEpochSecond();
-        if (marked.unknownUntil() > now) {
+        Set<ConnectionEvictor.Target> targets = new LinkedHashSet<>();
+        marked.connections().forEach(c -> targets.add(new ConnectionEvictor.Target(c.serverId(), c.clientId())));
+        ConnectionSweep.Found found = sweep.find(LiveConnection.lifecycleKey(op.uid()));
+        targets.addAll(found.connections());
+        if (!found.complete() && marked.unknownUntil() > clock.instant().getEpochSecond()) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the retirement of " + op.alias() + " at lifecycle "
-                    + op.uid() + " waits for connection(s) the register could not keep (until "
-                    + java.time.Instant.ofEpochSecond(marked.unknownUntil()) + "); retry then");
+                    + op.uid() + " waits for connection(s) the register could not keep and the broker did not list"
+                    + " (until " + java.time.Instant.ofEpochSecond(marked.unknownUntil()) + "); retry then");
         }
-        return closed;
+        HostResult.LiveConnections kicked = evictor.kick(targets, found.complete());
+        if (kicked.open() > 0) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the retirement of " + op.alias() + " at lifecycle "
+                    + op.uid() + " waits for " + kicked.open() + " live connection(s) the broker did not close; retry");
+        }
+        connections.closed(marked.connections());
+        return kicked;
     }
 
     /** Step 6. */
@@ -289,6 +295,6 @@ final class LifecycleRetirement {
     }
 
     private static Retirement answer(Outcome outcome, String owner, String actor, String uid, String opId) {
-        return new Retirement(outcome, owner, actor, uid, Optional.ofNullable(opId), 0, 0);
+        return new Retirement(outcome, owner, actor, uid, Optional.ofNullable(opId), 0, 0, false);
     }
 }

@@ -9,7 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.workspace.SecretKeys;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.Nats;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -60,7 +72,8 @@ class LifecycleRetirementBrokerTest {
                 assertEquals("retired", retired.path("outcome").asText(), retired.toString());
                 assertEquals(Lifecycles.interactiveRetirementOpId(uid), retired.path("opId").asText());
                 assertEquals(2, retired.path("credentialsRevoked").asInt(), "both credential rows of the lifecycle");
-                assertEquals(1, retired.path("connectionsClosed").asInt(), retired.toString());
+                assertEquals(1, retired.path("connectionsClosed").asInt(), "recorded and swept: one connection");
+                assertTrue(retired.path("swept").asBoolean(), retired.toString());
                 connected.closed().get(5, TimeUnit.SECONDS); // the broker closed the live connection (KICK)
             }
             ai.cotal.auth.ConnectAttempt attempt = x.plane.bearers().verify(spare).attempt();
@@ -136,6 +149,39 @@ class LifecycleRetirementBrokerTest {
                         () -> x.plane.lifecycles().activateManaged(OWNER, "agent", uid));
                 assertEquals(ErrorCode.FAILED_PRECONDITION, back.code(), "the grant is not at the retired uid");
             }
+        }
+    }
+
+    @Test
+    void aRetirementClosesTheConnectionAnEarlierPlaneAdmitted(NatsBrokers brokers) throws Exception {
+        CalloutFixture f = new CalloutFixture();
+        NatsBroker nats = brokers.start(f::config);
+        f.plane.store.putText(SecretKeys.connectionEvictorCredsKey("alpha"), f.plane.evictor.text());
+        ActorRow row;
+        String bearer;
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        Connection client;
+        try (AuthAuthorityPlane first = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, first)) {
+            row = first.ledger().grantActor(OWNER, "laptop", GRANT);
+            String credential = first.credentials().mint(OWNER, "laptop", row.lifecycleUid());
+            bearer = first.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"), row.lifecycleUid(),
+                    credential, Duration.ofMinutes(5)));
+            client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(OWNER, "laptop"))
+                    .connectionListener((conn, type) -> {
+                        if (type == ConnectionListener.Events.DISCONNECTED || type == ConnectionListener.Events.CLOSED) {
+                            closed.complete(null);
+                        }
+                    }).build());
+        }
+        try (AuthAuthorityPlane second = f.open(nats, stateDir)) {
+            assertEquals(Connection.Status.CONNECTED, client.getStatus(), "the first plane's close left it connected");
+            Lifecycles.Retirement retired = second.lifecycles().retireInteractive(OWNER, "laptop", row.lifecycleUid());
+            assertEquals(Lifecycles.Retirement.Outcome.RETIRED, retired.outcome());
+            assertTrue(retired.swept(), "the broker listed the lifecycle's connections");
+            assertEquals(1, retired.connectionsClosed(), "found by its lifecycle key, not in this plane's register");
+            closed.get(5, TimeUnit.SECONDS);
+        } finally {
+            client.close();
         }
     }
 
