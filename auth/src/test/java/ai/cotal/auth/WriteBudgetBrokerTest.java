@@ -4,6 +4,7 @@ import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,7 +77,10 @@ class WriteBudgetBrokerTest {
             CotalException space = assertThrows(CotalException.class, () -> mint(plane, phone));
             assertEquals(ErrorCode.RESOURCE_EXHAUSTED, space.code());
             assertTrue(space.getMessage().contains("limit 5 per space per minute"), space.getMessage());
-            assertEquals(before + 2, state(admin, AUTH).getLastSequence(), "the space's refusal wrote nothing either");
+            // desk's two credential rows and its lifecycle head (its first mint activates it, SPEC §14.1)
+            assertEquals(before + 3, state(admin, AUTH).getLastSequence(), "the space's refusal wrote nothing either");
+            assertNull(admin.keyValue("cotal_auth_alpha").get("lifecycle.head." + CalloutFixture.OWNER + ".phone"),
+                    "the refused mint activated nothing: the head is written only after the charge");
         }
     }
 
