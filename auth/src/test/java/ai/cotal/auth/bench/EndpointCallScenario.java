@@ -1,0 +1,293 @@
+package ai.cotal.auth.bench;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.EndpointInstance;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.ServiceEndpointHost;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.ResponsePermission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
+import ai.cotal.testbroker.NatsBroker;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Scenario (issue #18): request/reply to an approved service-endpoint instance through
+ * connections the auth callout admitted (the server with an {@code endpoint-server} bearer from
+ * the token exchange, the callers by a caller grant), against the same request/reply between
+ * static-JWT connections whose user JWTs carry the same permissions, minted directly (no callout).
+ * A third path, static JWTs without permission lists, shows what the permissions themselves cost.
+ *
+ * <p>{@code scripts/bench EndpointCallScenario [requestsPerRun] [repeats]} (20000 and 5): at 1
+ * and at 8 caller threads, each thread with its own caller connection looping
+ * {@code request(<stem>.ask, 64 bytes)}; one server connection answers 64 bytes from a queue
+ * subscription on {@code <stem>.>}. Every repetition opens fresh connections for each path (not
+ * measured) and runs the paths in an order that alternates between repetitions, so machine noise
+ * hits them alike. Prints, per thread count, the median run of each path and the ratio of each
+ * repetition's callout run to its static run (median, min, max).
+ */
+public final class EndpointCallScenario {
+    private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+    private static final String SERVICE_TOKEN = "bench-service-secret";
+    private static final int[] THREADS = {1, 8};
+    private static final byte[] PAYLOAD = new byte[64];
+    private static final Duration ANSWER = Duration.ofSeconds(10);
+
+    /** How a path's connections are admitted. */
+    private enum Admission {
+        STATIC("static user JWTs, same permissions (floor)"),
+        CALLOUT("auth callout (serving bearer + granted caller)"),
+        UNRESTRICTED("static user JWTs, no permission lists (reference)");
+
+        final String label;
+
+        Admission(String label) {
+            this.label = label;
+        }
+    }
+
+    private EndpointCallScenario() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int perRun = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        Clock clock = Clock.systemUTC();
+        SpaceAuth auth = SpaceAuth.create("alpha", clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        InMemorySecretStore store = BenchSpace.store(auth);
+        Path stateDir = Files.createTempDirectory("endpoint-call-scenario");
+        try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(BenchSpace.unbudgeted(AuthPlaneOptions.builder()
+                     .server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store).signer(auth.strip())
+                     .serviceEndpoints(true)).build());
+             AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
+                     .plane(plane.calloutAuthority()).signer(auth.strip()).build());
+             TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                     .build())) {
+            Space space = new Space(nats, auth.strip(), callout, plane, exchange, stateDir);
+            EndpointInstance instance = space.approvedAndGranted();
+            Map<Admission, Map<Integer, List<Concurrent.Result>>> runs = new LinkedHashMap<>();
+            for (Admission admission : Admission.values()) {
+                runs.put(admission, new LinkedHashMap<>());
+                try (Endpoint warm = space.open(admission, instance)) {
+                    for (int threads : THREADS) {
+                        warm.run(threads, perRun / 4);
+                        runs.get(admission).put(threads, new ArrayList<>());
+                    }
+                }
+            }
+            for (int rep = 0; rep < repeats; rep++) {
+                List<Admission> order = new ArrayList<>(List.of(Admission.values()));
+                if (rep % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
+                for (Admission admission : order) {
+                    try (Endpoint endpoint = space.open(admission, instance)) {
+                        for (int threads : THREADS) {
+                            runs.get(admission).get(threads).add(endpoint.run(threads, perRun));
+                        }
+                    }
+                }
+            }
+            print(runs, repeats);
+        }
+    }
+
+    private static void print(Map<Admission, Map<Integer, List<Concurrent.Result>>> runs, int repeats) {
+        for (int threads : THREADS) {
+            System.out.println("\n| path (" + threads + (threads == 1 ? " thread" : " threads") + ", median of " + repeats
+                    + " interleaved runs) | requests/s | p50 ms | p99 ms | ratio to floor |");
+            System.out.println("|---|---|---|---|---|");
+            Concurrent.Result floor = Concurrent.median(runs.get(Admission.STATIC).get(threads));
+            for (Admission admission : Admission.values()) {
+                System.out.println(Concurrent.median(runs.get(admission).get(threads)).row(admission.label, floor));
+            }
+            double[] paired = new double[repeats];
+            for (int rep = 0; rep < repeats; rep++) {
+                paired[rep] = runs.get(Admission.CALLOUT).get(threads).get(rep).rate()
+                        / runs.get(Admission.STATIC).get(threads).get(rep).rate();
+            }
+            Arrays.sort(paired);
+            System.out.printf("%ncallout / static per repetition at %d thread(s): median %.2fx, min %.2fx, max %.2fx (%s)%n",
+                    threads, paired[repeats / 2], paired[0], paired[repeats - 1], Arrays.toString(
+                            Arrays.stream(paired).mapToObj(r -> String.format("%.2f", r)).toArray()));
+        }
+    }
+
+    /** The space, its plane, responder and exchange; opens each path's connections. */
+    private record Space(NatsBroker nats, SpaceSigner signer, CalloutAuth callout, AuthAuthorityPlane plane,
+            TokenExchange exchange, Path stateDir) {
+        /** Registers and approves an instance of {@code bench}, and grants the owner's {@code caller} its {@code ask}. */
+        EndpointInstance approvedAndGranted() {
+            plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(OWNER, "benchsvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+                    ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
+            plane.ledger().grantActor(OWNER, "caller", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
+            Granter owner = new Granter.Owner(OWNER, "laptop");
+            EndpointInstance instance = new EndpointInstance("bench", "benchinstance0000000000001");
+            expect(host.admit(owner, new HostRequest.Register("bench-register-0001", instance.endpoint(),
+                    instance.instanceId(), "sha256:" + "c".repeat(64), List.of("ask"))), HostResult.Status.PENDING);
+            expect(host.serve(owner, new HostRequest.Decide("bench-approve-00001", instance.endpoint(), instance.instanceId(),
+                    HostRequest.Decision.APPROVE)), HostResult.Status.COMPLETED);
+            expect(host.serve(owner, new HostRequest.CallerGrant("bench-grant-000001", instance.endpoint(),
+                    instance.instanceId(), new HostRequest.Grantee(OWNER, "caller"), List.of("ask"))), HostResult.Status.GRANTED);
+            return instance;
+        }
+
+        private static void expect(HostResult result, HostResult.Status status) {
+            if (result.status() != status) {
+                throw new IllegalStateException("the host answered " + result.status().wire() + ": " + result.reason());
+            }
+        }
+
+        /** The server and 8 callers of {@code admission}, the server already answering. */
+        Endpoint open(Admission admission, EndpointInstance instance) throws Exception {
+            String stem = instance.subjectStem(SpaceName.subjectPrefix("alpha"));
+            int callers = Arrays.stream(THREADS).max().orElseThrow();
+            List<Connection> opened = new ArrayList<>();
+            try {
+                Connection server = admission == Admission.CALLOUT ? viaCallout("benchsvc", servingBearer(instance))
+                        : statically("benchsvc", admission, stem, true);
+                opened.add(server);
+                Dispatcher answering = server.createDispatcher(m -> server.publish(m.getReplyTo(), PAYLOAD));
+                answering.subscribe(stem + ".>", "bench-workers");
+                server.flush(ANSWER);
+                String bearer = admission == Admission.CALLOUT ? callerBearer() : null;
+                for (int i = 0; i < callers; i++) {
+                    opened.add(admission == Admission.CALLOUT ? viaCallout("caller", bearer) : statically("caller", admission, stem, false));
+                }
+                return new Endpoint(stem + ".ask", opened);
+            } catch (Exception e) {
+                new Endpoint(stem, opened).close();
+                throw e;
+            }
+        }
+
+        private Connection viaCallout(String actor, String bearer) throws Exception {
+            String nonce = InboxNonce.forPrincipal(OWNER, actor);
+            return Nats.connect(base().authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
+                    .connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build());
+        }
+
+        /**
+         * A connection with a user JWT minted here, signed by the space's signing key: for
+         * {@link Admission#STATIC} the permissions the callout derives (SPEC §13.16: the server
+         * subscribes the stem and its inbox and publishes replies only; the caller publishes the
+         * granted subject and subscribes its inbox), for {@link Admission#UNRESTRICTED} none.
+         */
+        private Connection statically(String actor, Admission admission, String stem, boolean serving) throws Exception {
+            String nonce = InboxNonce.forPrincipal(OWNER, actor);
+            String inbox = InboxNonce.inboxPrefix(nonce);
+            List<String> tags = List.of("owner:" + OWNER, "actor:" + actor, "principal:" + OWNER + "." + actor);
+            String account = signer.accountPublicKey();
+            UserClaim claim;
+            if (admission == Admission.UNRESTRICTED) {
+                claim = UserClaim.of(null, null, account, tags);
+            } else if (serving) {
+                claim = new UserClaim(Permission.none(), Permission.allow(List.of(stem + ".>", inbox + ".>")),
+                        new ResponsePermission(1, 0), null, null, null, -1L, -1L, -1L, null, null, null, account, tags);
+            } else {
+                claim = UserClaim.of(Permission.allow(List.of(stem + ".ask")), Permission.allow(List.of(inbox + ".>")),
+                        account, tags);
+            }
+            Identity identity = Identity.create();
+            Creds creds = new Creds(NatsJwt.encode(ClaimSet.of(identity.id(), OWNER + "-" + actor, claim, Instant.now())
+                    .withExp(Instant.now().plus(BearerIssuer.MAX_TTL).getEpochSecond()), signer.signing()), identity);
+            return Nats.connect(base().authHandler(creds.authHandler()).connectionName(nonce).inboxPrefix(inbox).build());
+        }
+
+        private Options.Builder base() {
+            return new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(ANSWER)
+                    .maxControlLine(ServerConfig.MAX_CONTROL_LINE)
+                    .errorListener(new ai.cotal.core.internal.connect.LoggingErrorListener());
+        }
+
+        /** The service's serving bearer, exchanged on the loopback face with its actor token (SPEC §13.17). */
+        private String servingBearer(EndpointInstance instance) throws Exception {
+            ObjectMapper json = new ObjectMapper();
+            String capability = json.readTree(stateDir.resolve(TokenExchange.DISCOVERY_FILE).toFile()).path("capability")
+                    .asText();
+            String body = "{\"owner\":\"" + OWNER + "\",\"actor\":\"benchsvc\",\"actorToken\":\"" + SERVICE_TOKEN
+                    + "\",\"view\":\"" + EndpointInstance.SERVING_VIEW + "\",\"endpoint\":\"" + instance.endpoint()
+                    + "\",\"instanceId\":\"" + instance.instanceId() + "\"}";
+            HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(exchange.loopbackUrl() + "/exchange")).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + capability).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200) {
+                throw new IllegalStateException("the exchange answered " + answer.statusCode() + ": " + answer.body());
+            }
+            return json.readTree(answer.body()).path("token").asText();
+        }
+
+        /** A plain bearer of the granted caller: its connect gets the grant's subject. */
+        private String callerBearer() {
+            ActorRow row = plane.ledger().find(OWNER, "caller").orElseThrow();
+            String credential = plane.credentials().mint(OWNER, "caller", row.lifecycleUid());
+            return plane.bearers().issue(BearerIssuer.Request.of(OWNER, "caller", List.of("chat"), row.lifecycleUid(),
+                    credential, BearerIssuer.MAX_TTL));
+        }
+    }
+
+    /** One path's open connections: the answering server first, then the callers. */
+    private record Endpoint(String subject, List<Connection> connections) implements AutoCloseable {
+        /** {@code requests} request/reply round trips split across {@code threads} callers. */
+        Concurrent.Result run(int threads, int requests) throws Exception {
+            return Concurrent.run(threads, requests / threads, (t, i) -> {
+                Message reply = connections.get(1 + t).request(subject, PAYLOAD, ANSWER);
+                if (reply == null) {
+                    throw new IllegalStateException("no reply within " + ANSWER);
+                }
+            });
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            for (Connection connection : connections) {
+                connection.close();
+            }
+        }
+    }
+}
