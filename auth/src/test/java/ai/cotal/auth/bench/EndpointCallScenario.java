@@ -62,9 +62,11 @@ import java.util.Map;
  * and at 8 caller threads, each thread with its own caller connection looping
  * {@code request(<stem>.ask, 64 bytes)}; one server connection answers 64 bytes from a queue
  * subscription on {@code <stem>.>}. Every repetition opens fresh connections for each path (not
- * measured) and runs the paths in an order that alternates between repetitions, so machine noise
- * hits them alike. Prints, per thread count, the median run of each path and the ratio of each
- * repetition's callout run to its static run (median, min, max).
+ * measured) and runs each path in {@value #SLICES} slices, the paths' order reversed from one
+ * slice to the next, so machine noise hits them alike; each path has its own approved instance.
+ * Prints, per thread count, the median run of each path, the ratio of each repetition's
+ * callout run to its static run (median, min, max) and the ratio of each callout slice to the
+ * static slice next to it in time (median and quartiles).
  */
 public final class EndpointCallScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -72,6 +74,7 @@ public final class EndpointCallScenario {
     private static final int[] THREADS = {1, 8};
     private static final byte[] PAYLOAD = new byte[64];
     private static final Duration ANSWER = Duration.ofSeconds(10);
+    private static final int SLICES = 10;
 
     /** How a path's connections are admitted. */
     private enum Admission {
@@ -106,35 +109,71 @@ public final class EndpointCallScenario {
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .build())) {
             Space space = new Space(nats, auth.strip(), callout, plane, exchange, stateDir);
-            EndpointInstance instance = space.approvedAndGranted();
+            Map<Admission, EndpointInstance> instances = space.approved();
             Map<Admission, Map<Integer, List<Concurrent.Result>>> runs = new LinkedHashMap<>();
             for (Admission admission : Admission.values()) {
                 runs.put(admission, new LinkedHashMap<>());
-                try (Endpoint warm = space.open(admission, instance)) {
-                    for (int threads : THREADS) {
-                        warm.run(threads, perRun / 4);
-                        runs.get(admission).put(threads, new ArrayList<>());
-                    }
+                for (int threads : THREADS) {
+                    runs.get(admission).put(threads, new ArrayList<>());
                 }
             }
-            for (int rep = 0; rep < repeats; rep++) {
-                List<Admission> order = new ArrayList<>(List.of(Admission.values()));
-                if (rep % 2 == 1) {
-                    java.util.Collections.reverse(order);
-                }
-                for (Admission admission : order) {
-                    try (Endpoint endpoint = space.open(admission, instance)) {
-                        for (int threads : THREADS) {
-                            runs.get(admission).get(threads).add(endpoint.run(threads, perRun));
+            Map<Integer, List<Double>> sliceRatios = new LinkedHashMap<>();
+            Arrays.stream(THREADS).forEach(threads -> sliceRatios.put(threads, new ArrayList<>()));
+            for (int rep = -1; rep < repeats; rep++) { // repetition -1 warms up and is not counted
+                Map<Admission, Endpoint> open = new LinkedHashMap<>();
+                try {
+                    for (Admission admission : Admission.values()) {
+                        open.put(admission, space.open(admission, instances.get(admission)));
+                    }
+                    for (int threads : THREADS) {
+                        Map<Admission, List<Concurrent.Result>> slices = slices(open, threads, perRun / SLICES, rep);
+                        if (rep >= 0) {
+                            slices.forEach((admission, run) -> runs.get(admission).get(threads).add(merged(run)));
+                            for (int i = 0; i < SLICES; i++) {
+                                sliceRatios.get(threads).add(slices.get(Admission.CALLOUT).get(i).rate()
+                                        / slices.get(Admission.STATIC).get(i).rate());
+                            }
                         }
                     }
+                } finally {
+                    for (Endpoint endpoint : open.values()) {
+                        endpoint.close();
+                    }
                 }
             }
-            print(runs, repeats);
+            print(runs, sliceRatios, repeats);
         }
     }
 
-    private static void print(Map<Admission, Map<Integer, List<Concurrent.Result>>> runs, int repeats) {
+    /**
+     * {@value #SLICES} slices of {@code requests} round trips per path, the paths' order reversed
+     * from one slice to the next (ABC CBA ...), so a burst of load elsewhere on the machine falls
+     * on all of them.
+     */
+    private static Map<Admission, List<Concurrent.Result>> slices(Map<Admission, Endpoint> open, int threads,
+            int requests, int rep) throws Exception {
+        Map<Admission, List<Concurrent.Result>> slices = new LinkedHashMap<>();
+        open.keySet().forEach(admission -> slices.put(admission, new ArrayList<>()));
+        for (int slice = 0; slice < SLICES; slice++) {
+            List<Admission> order = new ArrayList<>(open.keySet());
+            if ((slice + rep) % 2 == 1) {
+                java.util.Collections.reverse(order);
+            }
+            for (Admission admission : order) {
+                slices.get(admission).add(open.get(admission).run(threads, requests));
+            }
+        }
+        return slices;
+    }
+
+    /** The slices of one repetition as one run: all their latencies over the sum of their wall times. */
+    private static Concurrent.Result merged(List<Concurrent.Result> slices) {
+        long wall = slices.stream().mapToLong(Concurrent.Result::wallNanos).sum();
+        return new Concurrent.Result(slices.stream().flatMapToLong(r -> Arrays.stream(r.times())).toArray(), wall);
+    }
+
+    private static void print(Map<Admission, Map<Integer, List<Concurrent.Result>>> runs,
+            Map<Integer, List<Double>> sliceRatios, int repeats) {
         for (int threads : THREADS) {
             System.out.println("\n| path (" + threads + (threads == 1 ? " thread" : " threads") + ", median of " + repeats
                     + " interleaved runs) | requests/s | p50 ms | p99 ms | ratio to floor |");
@@ -152,28 +191,41 @@ public final class EndpointCallScenario {
             System.out.printf("%ncallout / static per repetition at %d thread(s): median %.2fx, min %.2fx, max %.2fx (%s)%n",
                     threads, paired[repeats / 2], paired[0], paired[repeats - 1], Arrays.toString(
                             Arrays.stream(paired).mapToObj(r -> String.format("%.2f", r)).toArray()));
+            double[] slices = sliceRatios.get(threads).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            System.out.printf("callout / static per adjacent slice (%d slices): median %.2fx, quartiles %.2fx-%.2fx%n",
+                    slices.length, slices[slices.length / 2], slices[slices.length / 4], slices[slices.length * 3 / 4]);
         }
     }
 
     /** The space, its plane, responder and exchange; opens each path's connections. */
     private record Space(NatsBroker nats, SpaceSigner signer, CalloutAuth callout, AuthAuthorityPlane plane,
             TokenExchange exchange, Path stateDir) {
-        /** Registers and approves an instance of {@code bench}, and grants the owner's {@code caller} its {@code ask}. */
-        EndpointInstance approvedAndGranted() {
+        /**
+         * One approved instance of {@code bench} per path, so the paths' servers never answer each
+         * other's callers; the owner's {@code caller} is granted {@code ask} on the callout path's
+         * instance only.
+         */
+        Map<Admission, EndpointInstance> approved() {
             plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             plane.ledger().grantManagedActor(OWNER, "benchsvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                     ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
             plane.ledger().grantActor(OWNER, "caller", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             Granter owner = new Granter.Owner(OWNER, "laptop");
-            EndpointInstance instance = new EndpointInstance("bench", "benchinstance0000000000001");
-            expect(host.admit(owner, new HostRequest.Register("bench-register-0001", instance.endpoint(),
-                    instance.instanceId(), "sha256:" + "c".repeat(64), List.of("ask"))), HostResult.Status.PENDING);
-            expect(host.serve(owner, new HostRequest.Decide("bench-approve-00001", instance.endpoint(), instance.instanceId(),
-                    HostRequest.Decision.APPROVE)), HostResult.Status.COMPLETED);
-            expect(host.serve(owner, new HostRequest.CallerGrant("bench-grant-000001", instance.endpoint(),
-                    instance.instanceId(), new HostRequest.Grantee(OWNER, "caller"), List.of("ask"))), HostResult.Status.GRANTED);
-            return instance;
+            Map<Admission, EndpointInstance> instances = new LinkedHashMap<>();
+            for (Admission admission : Admission.values()) {
+                int n = admission.ordinal();
+                EndpointInstance instance = new EndpointInstance("bench", "benchinstance000000000000" + n);
+                expect(host.admit(owner, new HostRequest.Register("bench-register-000" + n, instance.endpoint(),
+                        instance.instanceId(), "sha256:" + "c".repeat(64), List.of("ask"))), HostResult.Status.PENDING);
+                expect(host.serve(owner, new HostRequest.Decide("bench-approve-0000" + n, instance.endpoint(),
+                        instance.instanceId(), HostRequest.Decision.APPROVE)), HostResult.Status.COMPLETED);
+                instances.put(admission, instance);
+            }
+            EndpointInstance granted = instances.get(Admission.CALLOUT);
+            expect(host.serve(owner, new HostRequest.CallerGrant("bench-grant-000001", granted.endpoint(),
+                    granted.instanceId(), new HostRequest.Grantee(OWNER, "caller"), List.of("ask"))), HostResult.Status.GRANTED);
+            return instances;
         }
 
         private static void expect(HostResult result, HostResult.Status status) {
