@@ -64,9 +64,11 @@ import java.util.Map;
  * subscription on {@code <stem>.>}. Every repetition opens fresh connections for each path (not
  * measured) and runs each path in {@value #SLICES} slices, the paths' order reversed from one
  * slice to the next, so machine noise hits them alike; each path has its own approved instance.
- * Prints, per thread count, the median run of each path, the ratio of each repetition's
- * callout run to its static run (median, min, max) and the ratio of each callout slice to the
- * static slice next to it in time (median and quartiles).
+ * Prints, per thread count, the median run of each path with the broker's and this JVM's CPU
+ * time per request over all repetitions (CPU time, unlike the rate, does not grow when other
+ * processes take the cores), the ratio of each repetition's callout run to its static run
+ * (median, min, max) and the ratio of each callout slice to the static slice next to it in time
+ * (median and quartiles).
  */
 public final class EndpointCallScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
@@ -110,15 +112,8 @@ public final class EndpointCallScenario {
                      .build())) {
             Space space = new Space(nats, auth.strip(), callout, plane, exchange, stateDir);
             Map<Admission, EndpointInstance> instances = space.approved();
-            Map<Admission, Map<Integer, List<Concurrent.Result>>> runs = new LinkedHashMap<>();
-            for (Admission admission : Admission.values()) {
-                runs.put(admission, new LinkedHashMap<>());
-                for (int threads : THREADS) {
-                    runs.get(admission).put(threads, new ArrayList<>());
-                }
-            }
-            Map<Integer, List<Double>> sliceRatios = new LinkedHashMap<>();
-            Arrays.stream(THREADS).forEach(threads -> sliceRatios.put(threads, new ArrayList<>()));
+            ProcessCpu cpu = ProcessCpu.ofBroker();
+            Map<Integer, Map<Admission, List<List<Run>>>> runs = new LinkedHashMap<>();
             for (int rep = -1; rep < repeats; rep++) { // repetition -1 warms up and is not counted
                 Map<Admission, Endpoint> open = new LinkedHashMap<>();
                 try {
@@ -126,13 +121,12 @@ public final class EndpointCallScenario {
                         open.put(admission, space.open(admission, instances.get(admission)));
                     }
                     for (int threads : THREADS) {
-                        Map<Admission, List<Concurrent.Result>> slices = slices(open, threads, perRun / SLICES, rep);
+                        Map<Admission, List<Run>> slices = slices(open, cpu, threads, perRun / SLICES, rep);
                         if (rep >= 0) {
-                            slices.forEach((admission, run) -> runs.get(admission).get(threads).add(merged(run)));
-                            for (int i = 0; i < SLICES; i++) {
-                                sliceRatios.get(threads).add(slices.get(Admission.CALLOUT).get(i).rate()
-                                        / slices.get(Admission.STATIC).get(i).rate());
-                            }
+                            Map<Admission, List<List<Run>>> byAdmission = runs.computeIfAbsent(threads,
+                                    t -> new LinkedHashMap<>());
+                            slices.forEach((admission, run) -> byAdmission.computeIfAbsent(admission,
+                                    a -> new ArrayList<>()).add(run));
                         }
                     }
                 } finally {
@@ -141,7 +135,22 @@ public final class EndpointCallScenario {
                     }
                 }
             }
-            print(runs, sliceRatios, repeats);
+            runs.forEach(EndpointCallScenario::print);
+        }
+    }
+
+    /** One measured stretch: its round trips, and the CPU ticks the broker and this JVM spent in it. */
+    private record Run(Concurrent.Result result, long brokerTicks, long jvmTicks) {
+        /** The slices of one repetition as one run: all their latencies over the sum of their wall times. */
+        static Run merged(List<Run> slices) {
+            long wall = slices.stream().mapToLong(r -> r.result.wallNanos()).sum();
+            return new Run(new Concurrent.Result(slices.stream().flatMapToLong(r -> Arrays.stream(r.result.times()))
+                    .toArray(), wall), slices.stream().mapToLong(Run::brokerTicks).sum(),
+                    slices.stream().mapToLong(Run::jvmTicks).sum());
+        }
+
+        double rate() {
+            return result.rate();
         }
     }
 
@@ -150,9 +159,9 @@ public final class EndpointCallScenario {
      * from one slice to the next (ABC CBA ...), so a burst of load elsewhere on the machine falls
      * on all of them.
      */
-    private static Map<Admission, List<Concurrent.Result>> slices(Map<Admission, Endpoint> open, int threads,
+    private static Map<Admission, List<Run>> slices(Map<Admission, Endpoint> open, ProcessCpu cpu, int threads,
             int requests, int rep) throws Exception {
-        Map<Admission, List<Concurrent.Result>> slices = new LinkedHashMap<>();
+        Map<Admission, List<Run>> slices = new LinkedHashMap<>();
         open.keySet().forEach(admission -> slices.put(admission, new ArrayList<>()));
         for (int slice = 0; slice < SLICES; slice++) {
             List<Admission> order = new ArrayList<>(open.keySet());
@@ -160,41 +169,58 @@ public final class EndpointCallScenario {
                 java.util.Collections.reverse(order);
             }
             for (Admission admission : order) {
-                slices.get(admission).add(open.get(admission).run(threads, requests));
+                long broker = cpu.brokerTicks();
+                long jvm = cpu.jvmTicks();
+                Concurrent.Result result = open.get(admission).run(threads, requests);
+                slices.get(admission).add(new Run(result, cpu.brokerTicks() - broker, cpu.jvmTicks() - jvm));
             }
         }
         return slices;
     }
 
-    /** The slices of one repetition as one run: all their latencies over the sum of their wall times. */
-    private static Concurrent.Result merged(List<Concurrent.Result> slices) {
-        long wall = slices.stream().mapToLong(Concurrent.Result::wallNanos).sum();
-        return new Concurrent.Result(slices.stream().flatMapToLong(r -> Arrays.stream(r.times())).toArray(), wall);
+    /**
+     * The table at {@code threads}: each path's median repetition, then the callout/static
+     * ratios per repetition and per pair of adjacent slices, then CPU per request over all
+     * repetitions.
+     */
+    private static void print(int threads, Map<Admission, List<List<Run>>> slices) {
+        Map<Admission, List<Run>> reps = new LinkedHashMap<>();
+        slices.forEach((admission, r) -> reps.put(admission, r.stream().map(Run::merged).toList()));
+        int repeats = reps.get(Admission.STATIC).size();
+        System.out.println("\n| path (" + threads + (threads == 1 ? " thread" : " threads") + ", median of " + repeats
+                + " interleaved runs) | requests/s | p50 ms | p99 ms | ratio to floor | broker CPU µs/request"
+                + " | JVM CPU µs/request |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        Concurrent.Result floor = Concurrent.median(reps.get(Admission.STATIC).stream().map(Run::result).toList());
+        for (Admission admission : Admission.values()) {
+            Concurrent.Result median = Concurrent.median(reps.get(admission).stream().map(Run::result).toList());
+            long requests = reps.get(admission).stream().mapToLong(r -> r.result.times().length).sum();
+            System.out.printf("%s %.1f | %.1f |%n", median.row(admission.label, floor),
+                    micros(reps.get(admission).stream().mapToLong(Run::brokerTicks).sum(), requests),
+                    micros(reps.get(admission).stream().mapToLong(Run::jvmTicks).sum(), requests));
+        }
+        double[] paired = new double[repeats];
+        for (int rep = 0; rep < repeats; rep++) {
+            paired[rep] = reps.get(Admission.CALLOUT).get(rep).rate() / reps.get(Admission.STATIC).get(rep).rate();
+        }
+        Arrays.sort(paired);
+        System.out.printf("%ncallout / static per repetition at %d thread(s): median %.2fx, min %.2fx, max %.2fx (%s)%n",
+                threads, paired[repeats / 2], paired[0], paired[repeats - 1], Arrays.toString(
+                        Arrays.stream(paired).mapToObj(r -> String.format("%.2f", r)).toArray()));
+        List<Double> adjacent = new ArrayList<>();
+        for (int rep = 0; rep < repeats; rep++) {
+            for (int i = 0; i < SLICES; i++) {
+                adjacent.add(slices.get(Admission.CALLOUT).get(rep).get(i).rate()
+                        / slices.get(Admission.STATIC).get(rep).get(i).rate());
+            }
+        }
+        double[] sorted = adjacent.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        System.out.printf("callout / static per adjacent slice (%d pairs): median %.2fx, quartiles %.2fx-%.2fx%n",
+                sorted.length, sorted[sorted.length / 2], sorted[sorted.length / 4], sorted[sorted.length * 3 / 4]);
     }
 
-    private static void print(Map<Admission, Map<Integer, List<Concurrent.Result>>> runs,
-            Map<Integer, List<Double>> sliceRatios, int repeats) {
-        for (int threads : THREADS) {
-            System.out.println("\n| path (" + threads + (threads == 1 ? " thread" : " threads") + ", median of " + repeats
-                    + " interleaved runs) | requests/s | p50 ms | p99 ms | ratio to floor |");
-            System.out.println("|---|---|---|---|---|");
-            Concurrent.Result floor = Concurrent.median(runs.get(Admission.STATIC).get(threads));
-            for (Admission admission : Admission.values()) {
-                System.out.println(Concurrent.median(runs.get(admission).get(threads)).row(admission.label, floor));
-            }
-            double[] paired = new double[repeats];
-            for (int rep = 0; rep < repeats; rep++) {
-                paired[rep] = runs.get(Admission.CALLOUT).get(threads).get(rep).rate()
-                        / runs.get(Admission.STATIC).get(threads).get(rep).rate();
-            }
-            Arrays.sort(paired);
-            System.out.printf("%ncallout / static per repetition at %d thread(s): median %.2fx, min %.2fx, max %.2fx (%s)%n",
-                    threads, paired[repeats / 2], paired[0], paired[repeats - 1], Arrays.toString(
-                            Arrays.stream(paired).mapToObj(r -> String.format("%.2f", r)).toArray()));
-            double[] slices = sliceRatios.get(threads).stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf("callout / static per adjacent slice (%d slices): median %.2fx, quartiles %.2fx-%.2fx%n",
-                    slices.length, slices[slices.length / 2], slices[slices.length / 4], slices[slices.length * 3 / 4]);
-        }
+    private static double micros(long ticks, long requests) {
+        return ticks < 0 ? Double.NaN : ticks * 1e6 / ProcessCpu.TICKS_PER_SECOND / requests;
     }
 
     /** The space, its plane, responder and exchange; opens each path's connections. */
