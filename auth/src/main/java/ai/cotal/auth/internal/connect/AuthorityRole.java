@@ -23,13 +23,18 @@ public enum AuthorityRole {
     RECORDS_SCANNER("records-scan"),
     /** Read-only discovery for service-endpoint invocations. */
     DISCOVERY("ep-discovery"),
-    /** Writes issued-authority evidence and accepted rows for issued callers. */
+    /**
+     * Writes issued-authority evidence and accepted rows for issued callers; reads the other
+     * authority stores' rows for core's source check.
+     */
     ISSUER("auth-issuer");
 
     private static final String JS = "$JS.API.";
     /** The one consumer name each scanner may create. */
     public static final String LEDGER_CONSUMER = "cotal-ledger-scan";
     public static final String RECORDS_CONSUMER = "cotal-records-scan";
+    /** The authority stores, beyond its own two, whose rows the issuer reads as issuance sources. */
+    public static final List<String> SOURCE_STORES = List.of("auth", "records", "admission", "channels");
 
     private final String label;
 
@@ -86,6 +91,16 @@ public enum AuthorityRole {
                     pub.add(JS + "STREAM.MSG.GET.KV_" + bucket);
                     pub.add(JS + "DIRECT.GET.KV_" + bucket);
                     pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
+                }
+                // core's source check reads the other authority stores' rows (SPEC §13.15); no writes
+                for (String kind : SOURCE_STORES) {
+                    String stream = StoreNames.bucketStream(kind, space);
+                    pub.add(JS + "STREAM.INFO." + stream);
+                    pub.add(JS + "STREAM.MSG.GET." + stream);
+                    if (kind.equals("records") || kind.equals("channels")) { // the stores with direct gets (SPEC §6)
+                        pub.add(JS + "DIRECT.GET." + stream);
+                        pub.add(JS + "DIRECT.GET." + stream + ".>");
+                    }
                 }
             }
             case LEDGER_SCANNER -> pub.addAll(scan(auth, LEDGER_CONSUMER));
