@@ -153,8 +153,8 @@ public final class PlaneSettings {
     @Override
     public String toString() {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
-                + identityRoot() + ", standingTtl="
-                + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", " + writeBudgets + "]";
+                + identityRoot() + ", standingTtl=" + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
+                + writeBudgets + "]";
     }
 
     /**
@@ -193,8 +193,7 @@ public final class PlaneSettings {
         /** Every shared setting at once, e.g. a service's for the plane it opens. */
         public B settings(PlaneSettings settings) {
             servers(settings.servers).space(settings.space).stateDir(settings.stateDir).identityRoot(settings.identityRoot)
-                    .secretStore(settings.secretStore)
-                    .clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
+                    .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).serviceEndpoints(settings.serviceEndpoints.orElse(null));
             return writeBudgets(settings.writeBudgets);
         }
