@@ -17,6 +17,7 @@ import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.Owners;
 import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
@@ -27,7 +28,9 @@ import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -60,9 +63,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final ServiceEndpointEngine endpoints;
     private final ServiceEndpointHost host;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
-    private volatile boolean closed;
 
     private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
@@ -303,12 +306,29 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
 
     @Override
     public CompletableFuture<String> fenced() {
-        return fenced;
+        return fenced.copy();
+    }
+
+    @Override
+    public CompletableFuture<Void> closed() {
+        return closed.copy();
+    }
+
+    @Override
+    public List<PlaneConnection> connections() {
+        List<PlaneConnection> views = new ArrayList<>();
+        for (AuthorityConnection connection : new AuthorityConnection[] {writer, reader, barrier, issuerConnection,
+                discovery, ledgerScanner, recordsScanner}) {
+            if (connection != null) {
+                views.add(connection.view());
+            }
+        }
+        return List.copyOf(views);
     }
 
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (closed.isDone()) {
             return;
         }
         closing = true;
@@ -339,7 +359,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         issuerConnection.close();
         writer.close();
         scheduler.shutdownNow();
-        closed = true;
         LOG.info("auth-plane: space {} closed", space);
+        closed.complete(null);
     }
 }
