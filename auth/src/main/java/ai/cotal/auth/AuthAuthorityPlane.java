@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
  * operation, on the plane or on a facet it handed out, refuses with {@code unavailable}; the
- * service-endpoint host's own rule is on {@link ServiceEndpointHost}.
+ * service-endpoint host's own rule is on {@link ServiceEndpointHost}. {@link #space()},
+ * {@link #claim()}, {@link #fenced()}, {@link #closed()} and {@link #connections()} never refuse.
  */
 public interface AuthAuthorityPlane extends AutoCloseable {
 
@@ -91,13 +93,36 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The owner token of an IdP subject (the owner secret comes from the secret store). */
     String deriveOwner(String issuer, String subject);
 
-    /** Completes with the operator message when the plane fences itself after losing a scanner. */
+    /**
+     * Completes with the operator message when the plane fences itself after losing a scanner;
+     * never on a deliberate {@link #close()}. Each call returns a new dependent future: completing
+     * or cancelling it does not touch the plane.
+     */
     CompletableFuture<String> fenced();
 
     /**
+     * Completes when {@link #close()} has finished: every connection of the plane is closed and
+     * the claim released (or found no longer this plane's). It never completes on a fence alone,
+     * nor while a {@code release-unreachable} close keeps the barrier and the claim for a retry.
+     * Each call returns a new dependent future: completing or cancelling it does not touch the
+     * plane.
+     */
+    CompletableFuture<Void> closed();
+
+    /**
+     * The plane's own authority connections as they stand now (SPEC §13.12), in boot order:
+     * writer, reader, barrier, issuer, discovery (only with service endpoints), ledger scanner,
+     * records scanner. Each shows its role, connection name, status and, while connected, the
+     * server id and cid; no secret. A read-only snapshot that never refuses: it answers on a
+     * fenced plane (showing which connection was lost) and after close (every one closed).
+     */
+    List<PlaneConnection> connections();
+
+    /**
      * Refuses new calls, closes the reader and scanners, releases the claim, then the barrier and
-     * the writer. When the release cannot reach the broker it throws {@code release-unreachable}
-     * and keeps the barrier and the claim: call {@code close()} again once the broker is back.
+     * the writer; {@link #closed()} completes once that is done. When the release cannot reach the
+     * broker it throws {@code release-unreachable} and keeps the barrier and the claim: call
+     * {@code close()} again once the broker is back.
      */
     @Override
     void close();

@@ -9,9 +9,10 @@ import javax.net.ssl.SSLContext;
 
 /**
  * Options of {@link AuthAuthorityPlane#open}, immutable and validated in {@link Builder#build()}:
- * the {@link PlaneSettings} (broker URLs, space, state directory, {@link SecretStore}, clock,
- * liveness oracle, standing credential lifetime, service endpoints, the write budgets of SPEC
- * §13.20), the data account's signer ({@code {pub, signingSeed}}) and an optional TLS context.
+ * the {@link PlaneSettings} (broker URLs, space, state directory, identity root,
+ * {@link SecretStore}, clock, liveness oracle, standing credential lifetime, service endpoints,
+ * the write budgets of SPEC §13.20), the data account's signer ({@code {pub, signingSeed}}) and
+ * an optional TLS context.
  * Thread-safe; {@code toString()} shows the signer's public key only.
  */
 public final class AuthPlaneOptions implements PlaneSettings.Holder {

@@ -22,8 +22,10 @@ public interface IssuedCallers {
     Ceiling issue(BearerClaims bearer, String connId, Ceiling ceiling);
 
     /**
-     * Resolves an issued caller's accepted row ({@code resolveIssued}), answering actor-ledger
-     * sources from the plane's ledger.
+     * Resolves an issued caller's accepted row ({@code resolveIssued}) with the plane's composed
+     * source check (SPEC §13.15): actor-ledger sources from the plane's ledger, the space's other
+     * authority rows through core's check on the issuer connection; a source of another space or
+     * of another bucket is not live ({@code permission-denied}).
      */
     IssuedAuthority.Resolved resolve(String token);
 }

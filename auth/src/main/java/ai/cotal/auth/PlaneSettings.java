@@ -4,6 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.SpaceName;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.Optional;
 
 /**
  * The settings an authority plane and the stock service that opens one share: the broker URLs,
- * the space, its state directory (actor ledger, IdP pin), the {@link SecretStore}, the clock, the
+ * the space, its state directory (actor ledger, IdP pin), the identity root (where the plane's
+ * restart identity lives; default the state directory), the {@link SecretStore}, the clock, the
  * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
  * 24 h, default 15 min), the service-endpoint setting (off by default) and the {@link WriteBudgets}
  * of SPEC §13.20. Held by {@link AuthPlaneOptions} and {@code AuthServiceOptions}, whose builders
@@ -23,6 +25,7 @@ public final class PlaneSettings {
     private final List<String> servers;
     private final String space;
     private final Path stateDir;
+    private final Path identityRoot; // null: the state directory
     private final SecretStore secretStore;
     private final Clock clock;
     private final Optional<LivenessOracle> livenessOracle;
@@ -34,6 +37,7 @@ public final class PlaneSettings {
         this.servers = List.copyOf(b.servers);
         this.space = b.space;
         this.stateDir = b.stateDir.toAbsolutePath().normalize();
+        this.identityRoot = b.identityRoot == null ? null : b.identityRoot.toAbsolutePath().normalize();
         this.secretStore = b.secretStore;
         this.clock = b.clock;
         this.livenessOracle = Optional.ofNullable(b.livenessOracle);
@@ -53,6 +57,15 @@ public final class PlaneSettings {
     /** Absolute and normalized. */
     public Path stateDir() {
         return stateDir;
+    }
+
+    /**
+     * Where the plane's restart identity lives ({@code identityRoot}): the directory its
+     * registration as service endpoint {@code auth} (issue #19, part 2) keeps its identity under.
+     * Absolute and normalized; the {@link #stateDir()} unless set.
+     */
+    public Path identityRoot() {
+        return identityRoot == null ? stateDir : identityRoot;
     }
 
     public SecretStore secretStore() {
@@ -104,6 +117,11 @@ public final class PlaneSettings {
             return settings().stateDir();
         }
 
+        /** Where the plane's restart identity lives; absolute and normalized, the state directory unless set. */
+        default Path identityRoot() {
+            return settings().identityRoot();
+        }
+
         default SecretStore secretStore() {
             return settings().secretStore();
         }
@@ -134,8 +152,9 @@ public final class PlaneSettings {
 
     @Override
     public String toString() {
-        return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", standingTtl="
-                + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", " + writeBudgets + "]";
+        return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
+                + identityRoot() + ", standingTtl=" + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
+                + writeBudgets + "]";
     }
 
     /**
@@ -149,6 +168,7 @@ public final class PlaneSettings {
         private List<String> servers = List.of();
         private String space;
         private Path stateDir;
+        private Path identityRoot;
         private SecretStore secretStore;
         private Clock clock = Clock.systemUTC();
         private LivenessOracle livenessOracle;
@@ -172,8 +192,8 @@ public final class PlaneSettings {
 
         /** Every shared setting at once, e.g. a service's for the plane it opens. */
         public B settings(PlaneSettings settings) {
-            servers(settings.servers).space(settings.space).stateDir(settings.stateDir).secretStore(settings.secretStore)
-                    .clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
+            servers(settings.servers).space(settings.space).stateDir(settings.stateDir).identityRoot(settings.identityRoot)
+                    .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).serviceEndpoints(settings.serviceEndpoints.orElse(null));
             return writeBudgets(settings.writeBudgets);
         }
@@ -195,6 +215,19 @@ public final class PlaneSettings {
         /** The space's state directory, e.g. {@code CotalRoot.userAuthStateDir(root, space)}. */
         public B stateDir(Path stateDir) {
             this.stateDir = stateDir;
+            return self();
+        }
+
+        /**
+         * Where the plane's restart identity lives: the directory under which its registration as
+         * service endpoint {@code auth} (issue #19, part 2) keeps {@code {instanceId, serveIdentity}}
+         * so that a restarted plane is the same instance (in the original, the CLI passes the
+         * workspace root and a hosted context its state directory). Unset (or null), it is the
+         * {@link #stateDir state directory}, which follows a later {@code stateDir} call. Must not
+         * be empty, and must be a directory when it exists (it may be missing).
+         */
+        public B identityRoot(Path identityRoot) {
+            this.identityRoot = identityRoot;
             return self();
         }
 
@@ -295,6 +328,12 @@ public final class PlaneSettings {
             SpaceName.check(space, "space");
             if (stateDir == null) {
                 throw CotalException.badRequest("stateDir", "the space's state directory is required");
+            }
+            if (identityRoot != null && identityRoot.toString().isEmpty()) {
+                throw CotalException.badRequest("identityRoot", "must name a directory (the path is empty)");
+            }
+            if (identityRoot != null && Files.exists(identityRoot) && !Files.isDirectory(identityRoot)) {
+                throw CotalException.badRequest("identityRoot", "exists and is not a directory");
             }
             if (secretStore == null) {
                 throw CotalException.badRequest("secretStore", "is required");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -20,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The issued manager-caller view: one generation per nonce, a changed ceiling needs a new nonce. */
+/**
+ * The issued manager-caller view: one generation per nonce, a changed ceiling needs a new nonce, a
+ * revoked issuance is never confirmed again.
+ */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class IssuedCallerBrokerTest {
@@ -75,6 +79,34 @@ class IssuedCallerBrokerTest {
             assertEquals(ai.cotal.core.ErrorCode.PERMISSION_DENIED, org.junit.jupiter.api.Assertions.assertThrows(
                     ai.cotal.core.CotalException.class, () -> plane.issuedCallers().resolve(token)).code(),
                     "issued resolution answers the actor-ledger source from the plane's ledger");
+        }
+    }
+
+    @Test
+    void aRevokedIssuanceIsRefusedOnAReconnectUnderTheSameNonce(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        long mark = nats.log().mark();
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
+             Connection admin = f.plane.admin(nats)) {
+            ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
+            String caller = bearer(plane, row, credential, List.of("chat"));
+            String nonce = CalloutFixture.nonce("laptop", "revoked-000001");
+            try (CalloutFixture.Client first = f.connect(nats, caller, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, first.connection().getStatus());
+            }
+            IssuedRef ref = plane.issuedCallers().resolve(IssuedAuthority.acceptedToken(nonce)).ref();
+            IssuedAuthority.bind(admin, "alpha", source -> true, f.plane.clock).revoke(ref);
+
+            Exception refused = f.refused(nats, caller, nonce);
+            assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
+            assertTrue(nats.log().containsSince(mark, "issuance " + ref.key() + " was revoked"),
+                    "the broker logs the callout's reason:\n" + String.join("\n", nats.log().tail(50)));
+            try (CalloutFixture.Client fresh = f.connect(nats, caller, CalloutFixture.nonce("laptop", "revoked-000002"))) {
+                assertEquals(Connection.Status.CONNECTED, fresh.connection().getStatus(),
+                        "the principal is still granted: a new nonce is a new issuance");
+            }
         }
     }
 }

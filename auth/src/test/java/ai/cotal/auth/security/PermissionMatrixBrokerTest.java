@@ -158,7 +158,7 @@ class PermissionMatrixBrokerTest {
                         "read-auth-stream");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
-                case ISSUER -> except(s, "issued-row");
+                case ISSUER -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
             });
         }

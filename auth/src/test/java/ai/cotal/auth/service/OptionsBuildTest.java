@@ -67,6 +67,37 @@ class OptionsBuildTest {
     }
 
     @Test
+    void theIdentityRootIsTheStateDirUnlessSetAndMustBeADirectory() throws Exception {
+        SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
+        AuthServiceOptions unset = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .secretStore(store).build();
+        assertEquals(unset.stateDir(), unset.identityRoot(), "default: the state directory");
+        AuthPlaneOptions moved = AuthPlaneOptions.builder().settings(unset.settings()).stateDir(dir.resolve("other"))
+                .signer(signer).build();
+        assertEquals(dir.resolve("other").toAbsolutePath(), moved.identityRoot(), "an unset root follows the state dir");
+
+        AuthServiceOptions set = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .identityRoot(dir.resolve("x/../workspace")).secretStore(store).build();
+        assertEquals(dir.resolve("workspace").toAbsolutePath(), set.identityRoot(), "absolute and normalized");
+        AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(set.settings()).stateDir(dir.resolve("other"))
+                .signer(signer).build();
+        assertEquals(set.identityRoot(), plane.identityRoot(), "a set root is handed to the plane as it is");
+        assertTrue(plane.toString().contains("identityRoot=" + set.identityRoot()), plane.toString());
+
+        java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
+        Map<String, Supplier<Object>> bad = Map.of(
+                "empty", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .identityRoot(Path.of("")).secretStore(store).signer(signer).build(),
+                "a file", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .identityRoot(dir.resolve("a-file")).secretStore(store).build());
+        bad.forEach((why, build) -> {
+            CotalException e = assertThrows(CotalException.class, build::get, why);
+            assertEquals(ErrorCode.BAD_REQUEST, e.code(), why);
+            assertTrue(e.getMessage().startsWith("identityRoot"), why + ": " + e.getMessage());
+        });
+    }
+
+    @Test
     void everyBuilderRefusesNamingTheOption() {
         Map<String, Supplier<Object>> bad = Map.of(
                 "servers", () -> AuthServiceOptions.builder().servers(List.of(" ")).space("alpha").stateDir(dir)

@@ -29,7 +29,7 @@ import java.util.Optional;
  * {@code cotal_accepted_<token>} (write-once). An issuance is {@link #stage staged} (evidence,
  * source index, attempt {@code prepared}), {@link #release released} (attempt CAS to
  * {@code active} at the staged revision, then the accepted row), later {@link #confirm confirmed}
- * for a byte-identical ceiling and {@link #resolve resolved} while its sources are live or its
+ * for a byte-identical ceiling while it is not {@link #revoke revoked}, and {@link #resolve resolved} while its sources are live or its
  * {@code expiresAt} has not passed. Every step can be replayed with the same input and finishes
  * what an interrupted call left.
  *
@@ -134,9 +134,24 @@ public final class IssuedAuthority {
                 "accepted row " + token + " names another issuance");
     }
 
-    /** Confirms a renewal: allowed only for a ceiling byte-identical to the issued one. */
+    /**
+     * Confirms a renewal: allowed only while the attempt is {@code active} and for a ceiling
+     * byte-identical to the issued one. A revoked issuance is never confirmed again
+     * ({@code permission-denied}); a changed ceiling needs a new generation ({@code conflict}).
+     */
     public IssuedRef confirm(String token, Ceiling permissions) {
         IssuedRef ref = acceptedRef(token);
+        String attemptKey = IssuedRows.attemptKey(ref);
+        Attempt attempt = IssuedRows.read(issued.last(attemptKey).orElseThrow(() -> IssuedRows.corrupt(attemptKey,
+                "missing for an accepted row")).data(), Attempt.class, attemptKey);
+        if (attempt.state() == State.revoked) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "issuance " + ref.key() + " was revoked: it is never"
+                    + " confirmed again; a new connection id needs a new issuance");
+        }
+        if (attempt.state() != State.active) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "issuance " + ref.key() + " is " + attempt.state()
+                    + ", not active: it cannot be confirmed");
+        }
         Evidence evidence = evidence(ref);
         if (!Arrays.equals(IssuedRows.write(evidence.permissions()), IssuedRows.write(permissions))) {
             throw new CotalException(ErrorCode.CONFLICT, "the ceiling differs from the issued one: a changed ceiling"

@@ -99,6 +99,21 @@ class IssuedAuthorityBrokerTest {
     }
 
     @Test
+    void aRevokedIssuanceIsNeverConfirmedAgain() {
+        IssuedAuthority authority = bind(source -> true);
+        IssuedRef ref = ref();
+        String token = IssuedAuthority.acceptedToken("conn-confirm-revoked-1");
+        authority.release(authority.stage(ref, List.of(new Source("alpha", "cotal_auth_alpha", "actor.o1.a1")), ceiling,
+                Optional.empty()), token);
+        assertEquals(ref, authority.confirm(token, ceiling), "an active issuance confirms");
+        authority.revoke(ref);
+        CotalException e = assertThrows(CotalException.class, () -> authority.confirm(token, ceiling));
+        assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
+        assertEquals("issuance " + ref.key() + " was revoked: it is never confirmed again; a new connection id needs a"
+                + " new issuance", e.getMessage());
+    }
+
+    @Test
     void aReusedGenerationIsRefused() {
         IssuedAuthority authority = bind(source -> true);
         IssuedRef ref = ref();

@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.connect;
 
+import ai.cotal.auth.PlaneConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
@@ -13,9 +14,12 @@ import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.Connection;
+import io.nats.client.api.ServerInfo;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -135,6 +139,25 @@ public final class AuthorityConnection implements AutoCloseable {
     public Tuple tuple() {
         return new Tuple(connection.getServerInfo().getServerId(), connection.getServerInfo().getClientId(),
                 identity.publicKey());
+    }
+
+    /**
+     * Where this connection stands now, with no secret in it: role, name, status and, while
+     * connected, the server id and cid of the broker's INFO.
+     */
+    public PlaneConnection view() {
+        PlaneConnection.Status status = switch (connection.getStatus()) {
+            case CONNECTED -> PlaneConnection.Status.CONNECTED;
+            case CONNECTING, RECONNECTING -> PlaneConnection.Status.RECONNECTING;
+            case DISCONNECTED -> PlaneConnection.Status.DISCONNECTED;
+            case CLOSED -> PlaneConnection.Status.CLOSED;
+        };
+        ServerInfo info = connection.getServerInfo();
+        boolean known = status == PlaneConnection.Status.CONNECTED && info != null && info.getServerId() != null
+                && info.getClientId() > 0;
+        return new PlaneConnection(role.view(), role.connectionName(space), status,
+                known ? Optional.of(info.getServerId()) : Optional.empty(),
+                known ? OptionalLong.of(info.getClientId()) : OptionalLong.empty());
     }
 
     /** Completes with a reason when the connection is lost (for candidates: closed or disconnected). */

@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.connect;
 
+import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -12,34 +13,44 @@ import java.util.List;
  */
 public enum AuthorityRole {
     /** Creates, verifies and bounds the stores, writes credential rows, reads the stores' pressure. */
-    WRITER("auth-mint"),
+    WRITER(PlaneConnection.Role.WRITER),
     /** The only role that writes the {@code plane} key and the lifecycle records. */
-    BARRIER("auth-barrier"),
+    BARRIER(PlaneConnection.Role.BARRIER),
     /** Leader reads of the auth and records stores. */
-    READER("auth-reader"),
+    READER(PlaneConnection.Role.READER),
     /** The ledger scanner: one literal consumer on the auth store. A plane candidate. */
-    LEDGER_SCANNER("auth-scan"),
+    LEDGER_SCANNER(PlaneConnection.Role.LEDGER_SCANNER),
     /** The records scanner: one literal consumer on the records store. A plane candidate. */
-    RECORDS_SCANNER("records-scan"),
+    RECORDS_SCANNER(PlaneConnection.Role.RECORDS_SCANNER),
     /** Read-only discovery for service-endpoint invocations. */
-    DISCOVERY("ep-discovery"),
-    /** Writes issued-authority evidence and accepted rows for issued callers. */
-    ISSUER("auth-issuer");
+    DISCOVERY(PlaneConnection.Role.DISCOVERY),
+    /**
+     * Writes issued-authority evidence and accepted rows for issued callers; reads the other
+     * authority stores' rows for core's source check.
+     */
+    ISSUER(PlaneConnection.Role.ISSUER);
 
     private static final String JS = "$JS.API.";
     /** The one consumer name each scanner may create. */
     public static final String LEDGER_CONSUMER = "cotal-ledger-scan";
     public static final String RECORDS_CONSUMER = "cotal-records-scan";
+    /** The authority stores, beyond its own two, whose rows the issuer reads as issuance sources. */
+    public static final List<String> SOURCE_STORES = List.of("auth", "records", "admission", "channels");
 
-    private final String label;
+    private final PlaneConnection.Role view;
 
-    AuthorityRole(String label) {
-        this.label = label;
+    AuthorityRole(PlaneConnection.Role view) {
+        this.view = view;
     }
 
     /** The connection name: {@code cotal:<label>:<space>}. */
     public String connectionName(String space) {
-        return "cotal:" + label + ":" + space;
+        return "cotal:" + view.label() + ":" + space;
+    }
+
+    /** This role as {@link ai.cotal.auth.AuthAuthorityPlane#connections()} shows it; it holds the label. */
+    public PlaneConnection.Role view() {
+        return view;
     }
 
     /** True for the two scanners: no expiry, never reconnect; their death fences the plane. */
@@ -87,6 +98,16 @@ public enum AuthorityRole {
                     pub.add(JS + "STREAM.MSG.GET.KV_" + bucket);
                     pub.add(JS + "DIRECT.GET.KV_" + bucket);
                     pub.add(JS + "DIRECT.GET.KV_" + bucket + ".>");
+                }
+                // core's source check reads the other authority stores' rows (SPEC §13.15); no writes
+                for (String kind : SOURCE_STORES) {
+                    String stream = StoreNames.bucketStream(kind, space);
+                    pub.add(JS + "STREAM.INFO." + stream);
+                    pub.add(JS + "STREAM.MSG.GET." + stream);
+                    if (kind.equals("records") || kind.equals("channels")) { // the stores with direct gets (SPEC §6)
+                        pub.add(JS + "DIRECT.GET." + stream);
+                        pub.add(JS + "DIRECT.GET." + stream + ".>");
+                    }
                 }
             }
             case LEDGER_SCANNER -> pub.addAll(scan(auth, LEDGER_CONSUMER));

@@ -17,6 +17,7 @@ import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.Owners;
 import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
@@ -27,7 +28,9 @@ import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -51,7 +54,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
     private final ActorLedger ledger;
-    private final ConnectCredentials credentials;
+    private final PlaneCredentials credentials;
     private final Bearers bearers;
     private final IssuedCallers issuedCallers;
     private final CalloutAuthority calloutAuthority;
@@ -62,9 +65,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final PlaneLifecycles lifecycles;
     private final LifecycleRetirement retirement;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
-    private volatile boolean closed;
 
     private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
@@ -224,15 +227,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         }
     }
 
-    /** The boot crash-resume (SPEC §14.1), over a sealed scan of the retirement ops (the claim's guard around it). */
+    /** The boot crash-resume (SPEC §14.1), over a sealed scan of the retirement ops. */
     private void resumeRetirements() {
-        lifecycles.resumed(retirement.resumeAtOpen(() -> {
-            claim.assertHeld();
-            java.util.Map<String, byte[]> ops = SealedScan.rows(ledgerScanner.connection(), StoreNames.bucket("auth", space),
-                    LifecycleRows.OP, AuthorityRole.LEDGER_CONSUMER);
-            claim.assertHeld();
-            return ops;
-        }));
+        lifecycles.resumed(retirement.resumeAtOpen(() -> credentials.scan(LifecycleRows.OP)));
     }
 
     /** The retirement executor, for tests in this package (its step hooks). */
@@ -341,12 +338,29 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
 
     @Override
     public CompletableFuture<String> fenced() {
-        return fenced;
+        return fenced.copy();
+    }
+
+    @Override
+    public CompletableFuture<Void> closed() {
+        return closed.copy();
+    }
+
+    @Override
+    public List<PlaneConnection> connections() {
+        List<PlaneConnection> views = new ArrayList<>();
+        for (AuthorityConnection connection : new AuthorityConnection[] {writer, reader, barrier, issuerConnection,
+                discovery, ledgerScanner, recordsScanner}) {
+            if (connection != null) {
+                views.add(connection.view());
+            }
+        }
+        return List.copyOf(views);
     }
 
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (closed.isDone()) {
             return;
         }
         closing = true;
@@ -377,7 +391,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         issuerConnection.close();
         writer.close();
         scheduler.shutdownNow();
-        closed = true;
         LOG.info("auth-plane: space {} closed", space);
+        closed.complete(null);
     }
 }

@@ -8,21 +8,19 @@ import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.core.issued.Source;
-import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The issued-caller path (SPEC §13.15) over one issuer connection, with actor-ledger sources
- * answered from a ledger: shared by the authority plane and a callout replica. A new issuance is
- * charged to the {@link WriteBudget} (SPEC §13.20) before anything is written; a confirm writes
- * nothing and is not charged. Thread-safe.
+ * The issued-caller path (SPEC §13.15) over one issuer connection, resolving sources with the
+ * plane's composed check ({@link PlaneSourceLiveness}): shared by the authority plane and a
+ * callout replica. A new issuance is charged to the {@link WriteBudget} (SPEC §13.20) before
+ * anything is written; a confirm writes nothing and is not charged. Thread-safe.
  */
 public final class IssuedCallerRows {
     private final String space;
-    private final ActorLedger ledger;
     private final IssuedAuthority issued;
     private final WriteBudget budget;
 
@@ -30,23 +28,9 @@ public final class IssuedCallerRows {
     public IssuedCallerRows(String space, Connection issuerConnection, ActorLedger ledger, Clock clock,
             WriteBudget budget) {
         this.space = space;
-        this.ledger = ledger;
         this.budget = java.util.Objects.requireNonNull(budget, "budget");
-        this.issued = IssuedAuthority.bind(issuerConnection, space, this::sourceIsLive, clock);
-    }
-
-    /** The bucket name actor-ledger sources carry: {@code cotal_actors_<token>}. */
-    private String actorsBucket() {
-        return "cotal_actors_" + SpaceName.token(space);
-    }
-
-    /** Actor-ledger sources are answered from the ledger; every other source is not live. */
-    private boolean sourceIsLive(Source source) {
-        if (!source.space().equals(space) || !source.bucket().equals(actorsBucket())) {
-            return false;
-        }
-        String[] parts = source.key().split("\\.");
-        return parts.length == 4 && parts[0].equals("actor") && ledger.actorSourceIsLive(parts[1], parts[2], parts[3]);
+        this.issued = IssuedAuthority.bind(issuerConnection, space, new PlaneSourceLiveness(space, ledger,
+                issuerConnection), clock);
     }
 
     /**
@@ -61,7 +45,7 @@ public final class IssuedCallerRows {
             budget.charge(WriteBudget.Kind.ISSUANCE, bearer.owner(), bearer.actor());
             IssuedRef ref = new IssuedRef(space, bearer.owner(), bearer.actor(), bearer.lifecycleUid(),
                     IssuedAuthority.newGeneration());
-            Source source = new Source(space, actorsBucket(), "actor." + bearer.owner() + "." + bearer.actor() + "."
+            Source source = new Source(space, PlaneSourceLiveness.actorsBucket(space), "actor." + bearer.owner() + "." + bearer.actor() + "."
                     + bearer.lifecycleUid());
             issued.release(issued.stage(ref, List.of(source), ceiling, Optional.empty()), token);
             return ceiling;

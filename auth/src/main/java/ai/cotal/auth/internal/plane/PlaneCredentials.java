@@ -70,11 +70,16 @@ final class PlaneCredentials implements ConnectCredentials {
 
     /** The retirement barrier's credential half (SPEC §14.1): a sealed scan of {@code cred.}, the lifecycle's rows deleted. */
     int revokeLifecycle(String owner, String actor, String uid) {
+        return rows.revokeLifecycle(scan("cred."), owner, actor, uid);
+    }
+
+    /** The live rows under {@code prefix} of the auth store, key to bytes: a sealed scan, the claim's guard around it. */
+    java.util.Map<String, byte[]> scan(String prefix) {
         claim.assertHeld();
         java.util.Map<String, byte[]> scanned = SealedScan.rows(ledgerScanner.connection(), StoreNames.bucket("auth", space),
-                "cred.", AuthorityRole.LEDGER_CONSUMER);
+                prefix, AuthorityRole.LEDGER_CONSUMER);
         claim.assertHeld();
-        return rows.revokeLifecycle(scanned, owner, actor, uid);
+        return scanned;
     }
 
     @Override
