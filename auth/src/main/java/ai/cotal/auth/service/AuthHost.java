@@ -2,13 +2,9 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -173,7 +169,7 @@ public final class AuthHost implements AutoCloseable {
 
     /** The path of the applied copy: {@code <manifest>.applied}. */
     public Path appliedFile() {
-        return options.manifest().resolveSibling(options.manifest().getFileName() + ".applied");
+        return AuthHostManifest.appliedFile(options.manifest());
     }
 
     /**
@@ -182,14 +178,9 @@ public final class AuthHost implements AutoCloseable {
      * applied file is then not rewritten.
      */
     public synchronized void apply() {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(options.manifest());
-        } catch (IOException e) {
-            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read the host manifest "
-                    + options.manifest(), e);
-        }
-        AuthHostManifest manifest = AuthHostManifest.parse(new String(bytes, StandardCharsets.UTF_8));
+        AuthHostManifest.OnDisk onDisk = AuthHostManifest.read(options.manifest(), "host");
+        byte[] bytes = onDisk.bytes();
+        AuthHostManifest manifest = onDisk.manifest();
         Map<String, AuthHostManifest.Entry> wanted = new LinkedHashMap<>();
         manifest.spaces().forEach(e -> wanted.put(e.space(), e));
         RuntimeException failure = null;

@@ -1,9 +1,13 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.trust.SpaceName;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +25,30 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
 
     /** One lane. */
     public record Entry(String space, boolean serviceEndpoints) {
+    }
+
+    /** A manifest as it is on disk now: the exact bytes a host applies and what they parse to. */
+    record OnDisk(byte[] bytes, AuthHostManifest manifest) {
+    }
+
+    /**
+     * Reads and parses {@code file} for {@code host} (its name in the refusal): a file that cannot
+     * be read is {@code failed-precondition} naming the kind of failure, not the path.
+     */
+    static OnDisk read(Path file, String host) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read the " + host + " manifest ("
+                    + e.getClass().getSimpleName() + ")");
+        }
+        return new OnDisk(bytes, parse(new String(bytes, StandardCharsets.UTF_8)));
+    }
+
+    /** Where a host writes the copy it applied: {@code <manifest>.applied}. */
+    static Path appliedFile(Path manifest) {
+        return manifest.resolveSibling(manifest.getFileName() + ".applied");
     }
 
     private record Document(Integer ver, List<EntryDocument> spaces) {

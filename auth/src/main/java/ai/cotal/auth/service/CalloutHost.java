@@ -1,14 +1,10 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import ai.cotal.workspace.SecretKeys;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -211,7 +207,7 @@ public final class CalloutHost implements AutoCloseable {
 
     /** The path of the applied copy: {@code <manifest>.applied}. */
     public Path appliedFile() {
-        return options.manifest().resolveSibling(options.manifest().getFileName() + ".applied");
+        return AuthHostManifest.appliedFile(options.manifest());
     }
 
     /**
@@ -222,14 +218,9 @@ public final class CalloutHost implements AutoCloseable {
      * {@code <manifest>.applied} is written (the exact bytes applied, 0600, atomic).
      */
     public synchronized void apply() {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(options.manifest());
-        } catch (IOException e) {
-            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read the callout host manifest "
-                    + options.manifest(), e);
-        }
-        AuthHostManifest manifest = AuthHostManifest.parse(new String(bytes, StandardCharsets.UTF_8));
+        AuthHostManifest.OnDisk onDisk = AuthHostManifest.read(options.manifest(), "callout host");
+        byte[] bytes = onDisk.bytes();
+        AuthHostManifest manifest = onDisk.manifest();
         Set<String> wanted = new LinkedHashSet<>();
         for (int i = 0; i < manifest.spaces().size(); i++) {
             AuthHostManifest.Entry entry = manifest.spaces().get(i);
