@@ -204,8 +204,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
-                    wiring.assertClaimHeld().run();
-                    effect = EffectConnection.open(dial, pools, keys, wiring.clock().instant(), inv.deadline);
+                    effect = openChecked(keys, inv);
                 } else if (!effect.scope().containsAll(keys)) {
                     return unfinished(inv, plan, "scope-mismatch");
                 }
@@ -227,6 +226,41 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 retire(effect);
             }
         }
+    }
+
+    /**
+     * The first pass's effect connection for {@code keys}, opened on the caller's thread while the
+     * plane claim is checked on the pool (SPEC §13.1 (d)). No step is written before the check
+     * passed: a refused check closes the connection unused and is the answer, even when the
+     * connection could not open either.
+     */
+    private EffectConnection openChecked(Set<String> keys, Invocation inv) {
+        java.util.concurrent.CompletableFuture<Void> claim;
+        try {
+            claim = java.util.concurrent.CompletableFuture.runAsync(wiring.assertClaimHeld(), pools.executor());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            wiring.assertClaimHeld().run();
+            claim = java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        EffectConnection effect = null;
+        RuntimeException notOpened = null;
+        try {
+            effect = EffectConnection.open(dial, pools, keys, wiring.clock().instant(), inv.deadline);
+        } catch (RuntimeException e) {
+            notOpened = e;
+        }
+        try {
+            claim.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (effect != null) {
+                retire(effect);
+            }
+            throw e.getCause() instanceof RuntimeException refused ? refused : e;
+        }
+        if (notOpened != null) {
+            throw notOpened;
+        }
+        return effect;
     }
 
     /**
