@@ -44,6 +44,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private final EffectConnection.Pools pools;
     /** Where effect connections open; their user key is generated per engine (one per call costs a scalar multiplication). */
     private final EffectConnection.Dial dial;
+    private final EffectOpening opening;
     /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
     private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
@@ -63,6 +64,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         this.pools = EffectConnection.Pools.create(wiring.signer().space());
         this.dial = new EffectConnection.Dial(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(),
                 ai.cotal.core.keys.NKeyPair.create(ai.cotal.core.keys.KeyType.USER));
+        this.opening = new EffectOpening(dial, pools, wiring.assertClaimHeld(), wiring.clock(), this::retire);
     }
 
     private Hooks hooks() {
@@ -183,6 +185,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     }
 
     private HostResult run(Invocation inv) {
+        EffectOpening.Early early = opening.early(inv);
         EffectConnection effect = null;
         Plan plan = null;
         try {
@@ -204,7 +207,9 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
-                    effect = openChecked(keys, inv);
+                    EffectOpening.Early mine = early;
+                    early = null; // from here the first pass owns it (opening.open closes it when unused)
+                    effect = opening.open(keys, inv, mine);
                 } else if (!effect.scope().containsAll(keys)) {
                     return unfinished(inv, plan, "scope-mismatch");
                 }
@@ -222,45 +227,11 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             }
             return unfinished(inv, plan, e.code() == ErrorCode.UNAVAILABLE ? "unavailable" : "failed: " + e.getMessage());
         } finally {
+            opening.discard(early);
             if (effect != null) {
                 retire(effect);
             }
         }
-    }
-
-    /**
-     * The first pass's effect connection for {@code keys}, opened on the caller's thread while the
-     * plane claim is checked on the pool (SPEC §13.1 (d)). No step is written before the check
-     * passed: a refused check closes the connection unused and is the answer, even when the
-     * connection could not open either.
-     */
-    private EffectConnection openChecked(Set<String> keys, Invocation inv) {
-        java.util.concurrent.CompletableFuture<Void> claim;
-        try {
-            claim = java.util.concurrent.CompletableFuture.runAsync(wiring.assertClaimHeld(), pools.executor());
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            wiring.assertClaimHeld().run();
-            claim = java.util.concurrent.CompletableFuture.completedFuture(null);
-        }
-        EffectConnection effect = null;
-        RuntimeException notOpened = null;
-        try {
-            effect = EffectConnection.open(dial, pools, keys, wiring.clock().instant(), inv.deadline);
-        } catch (RuntimeException e) {
-            notOpened = e;
-        }
-        try {
-            claim.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (effect != null) {
-                retire(effect);
-            }
-            throw e.getCause() instanceof RuntimeException refused ? refused : e;
-        }
-        if (notOpened != null) {
-            throw notOpened;
-        }
-        return effect;
     }
 
     /**
