@@ -5,20 +5,27 @@ import ai.cotal.core.ErrorCode;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Message;
+import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Reads of the service-endpoint keys on the read-only discovery connection (its credential has no
  * publish on any {@code $KV.} subject). A key reads as absent, a row with its revision, or a
  * tombstone (a delete or purge marker is history: create-only keys stay closed over it).
- * Thread-safe.
+ * {@link #send} puts a read on the wire without waiting for it, so a pass sends together the reads
+ * whose order none of its decisions depends on and waits once for their answers. Thread-safe.
  */
 final class Discovery {
     private static final int NO_MESSAGE = 10037;
@@ -39,10 +46,27 @@ final class Discovery {
         }
     }
 
+    /** A read put on the wire by {@link #send}, with when it was sent and the connection's turnover mark then. */
+    static final class Sent {
+        private final CompletableFuture<Message> reply;
+        private final long sentAt;
+        private final long mark;
+
+        private Sent(CompletableFuture<Message> reply, long sentAt, long mark) {
+            this.reply = reply;
+            this.sentAt = sentAt;
+            this.mark = mark;
+        }
+    }
+
     private final String bucket;
     private final ai.cotal.auth.internal.connect.AuthorityConnection standing;
     private final Connection connection;
     private final JetStreamManagement jsm;
+    /** {@code STREAM.MSG.GET} of the bucket's stream, as {@link #jsm} sends it (a leader-served get, never direct). */
+    private final String msgGet;
+    /** How long {@link #jsm} waits for an answer. */
+    private final Duration timeout;
     private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
     Discovery(ai.cotal.auth.internal.connect.AuthorityConnection standing, String bucket) {
@@ -54,6 +78,10 @@ final class Discovery {
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot open discovery", e);
         }
+        JetStreamOptions defaults = JetStreamOptions.defaultOptions();
+        this.msgGet = defaults.getPrefix() + "STREAM.MSG.GET.KV_" + bucket;
+        this.timeout = defaults.getRequestTimeout() != null ? defaults.getRequestTimeout()
+                : connection.getOptions().getConnectionTimeout();
     }
 
     String bucket() {
@@ -91,12 +119,7 @@ final class Discovery {
         reads.incrementAndGet();
         requireConnected();
         try {
-            MessageInfo info = standing.online().run(() -> jsm.getLastMessage("KV_" + bucket, subject(key)));
-            Headers headers = info.getHeaders();
-            if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
-                return new Seen(key, true, null, info.getSeq());
-            }
-            return new Seen(key, false, info.getData() == null ? new byte[0] : info.getData(), info.getSeq());
+            return seen(key, standing.online().run(() -> jsm.getLastMessage("KV_" + bucket, subject(key))));
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == NO_MESSAGE) {
                 return Seen.absent(key);
@@ -107,6 +130,71 @@ final class Discovery {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key
                     + " (the broker did not answer); nothing was written", e);
         }
+    }
+
+    private static Seen seen(String key, MessageInfo info) {
+        Headers headers = info.getHeaders();
+        if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
+            return new Seen(key, true, null, info.getSeq());
+        }
+        return new Seen(key, false, info.getData() == null ? new byte[0] : info.getData(), info.getSeq());
+    }
+
+    /**
+     * Sends the read of {@code key} without waiting for its answer ({@link #await} takes it); null
+     * when the connection is not connected now (the key is then read by {@link #read}, which waits
+     * for it to come back).
+     */
+    Sent send(String key) {
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            return null;
+        }
+        reads.incrementAndGet();
+        long mark = standing.online().mark();
+        long sentAt = System.nanoTime();
+        try {
+            return new Sent(connection.requestWithTimeout(msgGet, MessageGetRequest.lastForSubject(subject(key)).serialize(),
+                    timeout), sentAt, mark);
+        } catch (RuntimeException e) { // not sent (e.g. the connection closed meanwhile): read it the usual way
+            return null;
+        }
+    }
+
+    /**
+     * The answer to {@link #send} of {@code key}, with the outcomes of {@link #read}: no answer
+     * within the timeout while the connection stayed up fails as {@link #read}'s would; any other
+     * reply that is not a clean answer (a status, a request failed early or lost to a reconnect,
+     * an API error other than "no message") reads the key again with {@link #read}, which waits
+     * out a reconnect and maps the failure.
+     */
+    Seen await(String key, Sent sent) {
+        Message reply;
+        try {
+            reply = sent.reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: interrupted while reading " + key
+                    + "; nothing was written", e);
+        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            if (!standing.online().turnedOver(sent.mark) && System.nanoTime() - sent.sentAt >= timeout.toNanos()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key
+                        + " (the broker did not answer); nothing was written", e);
+            }
+            return read(key);
+        }
+        if (reply == null || reply.isStatusMessage()) {
+            return read(key);
+        }
+        MessageInfo info;
+        try {
+            info = new MessageInfo(reply, "KV_" + bucket, false);
+        } catch (RuntimeException e) { // an answer jnats cannot parse: let the usual read report it
+            return read(key);
+        }
+        if (info.hasError()) {
+            return info.getApiErrorCode() == NO_MESSAGE ? Seen.absent(key) : read(key);
+        }
+        return seen(key, info);
     }
 
     /** The keys under {@code prefix} (e.g. {@code svc.asg.<owner>.}), sorted, from the stream's subject index. */

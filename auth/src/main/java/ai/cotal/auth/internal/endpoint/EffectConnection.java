@@ -12,11 +12,12 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceSigner;
 import io.nats.client.Connection;
-import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamOptions;
-import io.nats.client.PublishOptions;
+import io.nats.client.Message;
+import io.nats.client.NUID;
+import io.nats.client.Subscription;
 import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,10 +31,14 @@ import javax.net.ssl.SSLContext;
  * One invocation's effect registry connection (SPEC §13.1 step e): a user JWT that may publish only
  * {@code $KV.<bucket>.<key>} for the keys in scope and subscribe only its inbox, with
  * {@code exp = ceil(deadline_ms / 1000)}. It never renews or reconnects: once it is lost the
- * invocation is fenced and no later step writes. Thread-safe.
+ * invocation is fenced and no later step writes. Its writes run one at a time, each awaiting its
+ * JetStream acknowledgement on one inbox subscription of its own (the reader hands the ack to the
+ * writing thread directly, with no reply dispatcher in between). Thread-safe.
  */
 public final class EffectConnection implements AutoCloseable {
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** The JetStream publish header of a compare-and-set (0: no message at all on the subject). */
+    private static final String EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
     /** Records are small (a few hundred bytes): a short-lived connection needs no 64 KiB buffers. */
     private static final int BUFFER = 8 * 1024;
 
@@ -47,16 +52,23 @@ public final class EffectConnection implements AutoCloseable {
     }
 
     private final Connection connection;
-    private final JetStream js;
+    /** Where this connection's write acknowledgements arrive, one write at a time. */
+    private final Subscription acks;
+    private final String ackInbox;
+    /** How long a write waits for its acknowledgement: the invocation's time left when the connection opened. */
+    private final Duration ackWait;
     private final String bucket;
     private final Set<String> scope;
     private final long exp;
     private volatile String lost;
     private final java.util.concurrent.CompletableFuture<String> gone = new java.util.concurrent.CompletableFuture<>();
 
-    private EffectConnection(Connection connection, JetStream js, String bucket, Set<String> scope, long exp) {
+    private EffectConnection(Connection connection, Subscription acks, String ackInbox, Duration ackWait, String bucket,
+            Set<String> scope, long exp) {
         this.connection = connection;
-        this.js = js;
+        this.acks = acks;
+        this.ackInbox = ackInbox;
+        this.ackWait = ackWait;
         this.bucket = bucket;
         this.scope = scope;
         this.exp = exp;
@@ -137,14 +149,16 @@ public final class EffectConnection implements AutoCloseable {
         } catch (CotalException e) { // the invocation is fenced: it writes nothing without its connection
             throw new Lost("the effect connection could not open (" + e.getMessage() + ")");
         }
-        JetStream js;
+        String ackInbox = "_INBOX_" + identity.publicKey() + "." + NUID.nextGlobal();
+        Subscription acks;
         try {
-            js = connection.jetStream(JetStreamOptions.builder().requestTimeout(remaining).build());
-        } catch (IOException e) {
+            acks = connection.subscribe(ackInbox);
+        } catch (RuntimeException e) { // closed meanwhile
             closeQuietly(connection);
-            throw new Lost("the effect connection has no JetStream context");
+            throw new Lost("the effect connection closed before it could take acknowledgements");
         }
-        EffectConnection effect = new EffectConnection(connection, js, dial.bucket(), Set.copyOf(scope), expiry(deadline));
+        EffectConnection effect = new EffectConnection(connection, acks, ackInbox, remaining, dial.bucket(), Set.copyOf(scope),
+                expiry(deadline));
         holder.owner = effect;
         if (connection.getStatus() != Connection.Status.CONNECTED) {
             effect.lost = "the effect connection was lost while opening";
@@ -182,10 +196,22 @@ public final class EffectConnection implements AutoCloseable {
         if (lost()) {
             throw new Lost(lost == null ? "the effect connection is gone" : lost);
         }
+        Message reply;
         try {
-            PublishAck ack = js.publish("$KV." + bucket + "." + key, data,
-                    PublishOptions.builder().expectedLastSubjectSequence(expected).build());
-            return java.util.Optional.of(ack.getSeqno());
+            connection.publish("$KV." + bucket + "." + key, ackInbox,
+                    new Headers().put(EXPECTED_LAST_SUBJECT_SEQUENCE, Long.toString(expected)), data);
+            reply = acks.nextMessage(ackWait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unknown("interrupted");
+        } catch (IllegalStateException e) { // the connection closed under the write
+            throw unknown(e.getMessage());
+        }
+        if (reply == null || reply.isStatusMessage()) {
+            throw unknown(reply == null ? "no acknowledgement in time" : "status " + reply.getStatus().getCode());
+        }
+        try {
+            return java.util.Optional.of(new PublishAck(reply).getSeqno());
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
                 return java.util.Optional.empty();
@@ -193,9 +219,14 @@ public final class EffectConnection implements AutoCloseable {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "service endpoints: the broker refused a write to "
                     + key + " (" + e.getApiErrorCode() + ")", e);
         } catch (IOException e) {
-            lost = "a write's outcome is unknown (" + e.getMessage() + ")";
-            throw new Lost(lost);
+            throw unknown(e.getMessage());
         }
+    }
+
+    /** A write whose outcome cannot be known: the connection counts as lost, and nothing more is written on it. */
+    private Lost unknown(String why) {
+        lost = "a write's outcome is unknown (" + why + ")";
+        return new Lost(lost);
     }
 
     @Override

@@ -28,8 +28,20 @@ final class InstancePlans {
     /** The instance as discovered: its gate and the proposal the gate names. */
     record Target(Discovery.Seen gateSeen, Rows.Gate gate, Discovery.Seen propSeen, Rows.Proposal prop) {
         static Target read(Snapshot s, String endpoint, String instanceId) {
+            return read(s, endpoint, instanceId, false);
+        }
+
+        /**
+         * The instance; {@code decision}: the pass goes on to read the register operation the gate
+         * names and the approval (a decide), so their reads are sent with the proposal's, once the
+         * gate is read: an open gate implies its approval, created before it.
+         */
+        static Target read(Snapshot s, String endpoint, String instanceId, boolean decision) {
             Discovery.Seen gateSeen = s.seen(Rows.gate(endpoint, instanceId));
             Rows.Gate gate = s.row(gateSeen.key(), Rows.Gate.class);
+            if (gate != null && decision) {
+                s.send(Rows.prop(gate.operationId()), Rows.op(gate.operationId()), Rows.appr(endpoint, instanceId));
+            }
             Discovery.Seen propSeen = gate == null ? null : Planner.live(s, Rows.prop(gate.operationId()));
             Rows.Proposal prop = gate == null ? null : s.row(propSeen.key(), Rows.Proposal.class);
             return new Target(gateSeen, gate, propSeen, prop);
@@ -168,7 +180,7 @@ final class InstancePlans {
     }
 
     Plan decide(Pass x, HostRequest.Decide r) {
-        Target t = Target.read(x.snapshot(), r.endpoint(), r.instanceId());
+        Target t = Target.read(x.snapshot(), r.endpoint(), r.instanceId(), true);
         String regOpId = t.gate() == null ? null : t.gate().operationId();
         boolean approve = r.decision() == HostRequest.Decision.APPROVE;
         if (x.bound().terminal()) {

@@ -41,6 +41,7 @@ final class Planner {
 
     Plan plan(Invocation inv, Snapshot s) {
         HostRequest.Mutating r = inv.request;
+        s.send(firstReads(inv));
         Discovery.Seen bindingSeen = s.seen(Rows.req(r.requestId()));
         if (bindingSeen.tombstone()) {
             return Plan.answer(null, false, Answers.denied("the request id is closed: mint a new one"));
@@ -71,6 +72,42 @@ final class Planner {
             return policies.callerRevoke(pass(inv, s, bound, new Pass.Slot(revoke.endpoint(), revoke.instanceId())), revoke);
         }
         throw new IllegalArgumentException("not a mutating kind: " + r.kind());
+    }
+
+    /**
+     * The keys a pass of the request's kind reads first, known from the request alone: sent
+     * together, so one round trip answers them. Only keys whose reading order no decision depends
+     * on go together; the write order makes a key written later (the gate) imply the ones written
+     * before it (the approval), so an approval is read only after the gate ({@link
+     * InstancePlans.Target#read(Snapshot, String, String, boolean)}). Each stale answer still
+     * meets its create-only or compare-and-set write, which then starts a new pass.
+     */
+    private static String[] firstReads(Invocation inv) {
+        HostRequest.Mutating r = inv.request;
+        String req = Rows.req(r.requestId());
+        if (r instanceof HostRequest.Register reg) {
+            return instanceReads(req, null, reg.endpoint(), reg.instanceId());
+        } else if (r instanceof HostRequest.Decide d) {
+            return instanceReads(req, inv.owner(), d.endpoint(), d.instanceId());
+        } else if (r instanceof HostRequest.Revoke v) {
+            return instanceReads(req, inv.owner(), v.endpoint(), v.instanceId());
+        } else if (r instanceof HostRequest.CallerGrant g) {
+            return instanceReads(req, inv.owner(), g.endpoint(), g.instanceId());
+        } else if (r instanceof HostRequest.CallerRevoke v) {
+            return new String[] {req, Rows.grant(v.endpoint(), v.instanceId(), v.grantId()),
+                Rows.gate(v.endpoint(), v.instanceId()), Rows.cap(v.endpoint(), v.instanceId())};
+        } else if (r instanceof HostRequest.NameBind n) {
+            return new String[] {req, Rows.name(n.name())};
+        }
+        return new String[] {req};
+    }
+
+    /** The binding, the instance's gate and capacity, and {@code owner}'s assignment of it (null: none). */
+    private static String[] instanceReads(String req, String owner, String endpoint, String instanceId) {
+        String gate = Rows.gate(endpoint, instanceId);
+        String cap = Rows.cap(endpoint, instanceId);
+        return owner == null ? new String[] {req, gate, cap}
+                : new String[] {req, gate, cap, Rows.asg(owner, endpoint, instanceId)};
     }
 
     private Pass pass(Invocation inv, Snapshot s, Bound bound, Pass.Slot slot) {

@@ -44,6 +44,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private final EffectConnection.Pools pools;
     /** Where effect connections open; their user key is generated per engine (one per call costs a scalar multiplication). */
     private final EffectConnection.Dial dial;
+    private final EffectOpening opening;
     /** Effect connections whose close has not finished (closed after the answer, off the caller's thread). */
     private final Set<EffectConnection> closing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Hooks hooks = Hooks.NONE;
@@ -64,6 +65,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         this.pools = EffectConnection.Pools.create(wiring.signer().space());
         this.dial = new EffectConnection.Dial(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(),
                 ai.cotal.core.keys.NKeyPair.create(ai.cotal.core.keys.KeyType.USER));
+        this.opening = new EffectOpening(dial, pools, wiring.assertClaimHeld(), wiring.clock(), this::retire);
     }
 
     private Hooks hooks() {
@@ -195,6 +197,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     }
 
     private HostResult run(Invocation inv) {
+        EffectOpening.Early early = opening.early(inv);
         EffectConnection effect = null;
         Plan plan = null;
         try {
@@ -216,8 +219,9 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                 }
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);
-                    wiring.assertClaimHeld().run();
-                    effect = EffectConnection.open(dial, pools, keys, wiring.clock().instant(), inv.deadline);
+                    EffectOpening.Early mine = early;
+                    early = null; // from here the first pass owns it (opening.open closes it when unused)
+                    effect = opening.open(keys, inv, mine);
                 } else if (!effect.scope().containsAll(keys)) {
                     return unfinished(inv, plan, "scope-mismatch");
                 }
@@ -235,6 +239,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             }
             return unfinished(inv, plan, e.code() == ErrorCode.UNAVAILABLE ? "unavailable" : "failed: " + e.getMessage());
         } finally {
+            opening.discard(early);
             if (effect != null) {
                 retire(effect);
             }
