@@ -97,7 +97,7 @@ public final class EndpointScenario {
                     }));
             paths.put("register's I/O alone (same reads, connect and writes; no host logic)",
                     () -> Concurrent.run(threads, perThread, (t, i) -> io.register()));
-            paths.put("host decide approve (8 reads, own effect connection, 10 writes)",
+            paths.put("host decide approve (8 reads, own effect connection, 8 writes)",
                     () -> Concurrent.run(threads, perThread, (t, i) -> invoke(plane, granter,
                             new HostRequest.Decide(requestId(ids), "bench", instances[t][i], HostRequest.Decision.APPROVE))));
             paths.put("decide's I/O alone (same reads, connect and writes; no host logic)",

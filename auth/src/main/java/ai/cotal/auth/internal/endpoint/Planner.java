@@ -120,8 +120,8 @@ final class Planner {
     }
 
     /**
-     * Bind, admit (instance kinds) and intend. When the instance is full the plan ends with the
-     * operation created terminal {@code refused} and {@link Plan#answer} set.
+     * Bind, admit (instance kinds) and, for a register, intend. When the instance is full the plan
+     * ends with the operation created terminal {@code refused} and {@link Plan#answer} set.
      */
     Plan begin(Pass x) {
         Bound b = x.bound();
@@ -136,7 +136,11 @@ final class Planner {
             if (x.slot().endpoint() != null && !admit(p, x)) {
                 return p;
             }
-            p.create(Rows.op(b.operationId()), opened(x), Tag.INTEND);
+            // only a register's operation stays open past its pass; every other kind settles in the
+            // pass that applies it, and its operation is created terminal there (settle)
+            if (x.inv().request instanceof HostRequest.Register) {
+                p.create(Rows.op(b.operationId()), opened(x), Tag.INTEND);
+            }
         }
         return p;
     }
@@ -146,7 +150,9 @@ final class Planner {
      * settles and releases it. An instance holding {@link Rows#CAPACITY} ids admits no new one: the
      * plan then creates the operation terminal {@code refused}, answers with the held ids as
      * {@code debt} (what must settle before it admits again; a register, which precedes any owner
-     * of the instance, is not told them), and this returns false.
+     * of the instance, is not told them), and this returns false. A decide is not admitted: it
+     * rides its register's slot, which the instance holds until it is decided, and a full instance
+     * never blocks the decision that releases a slot.
      */
     private boolean admit(Plan p, Pass x) {
         Pass.Slot slot = x.slot();
@@ -156,6 +162,9 @@ final class Planner {
         String rid = x.requestId();
         if (held.contains(rid)) {
             return true;
+        }
+        if (x.inv().request instanceof HostRequest.Decide) {
+            return true; // a decide rides its register's slot, held until the instance is decided
         }
         // the operator's revoke is never refused for capacity: an owner cannot make an instance unrevocable
         boolean exempt = x.inv().request instanceof HostRequest.Revoke && x.owner() == null;
@@ -204,8 +213,9 @@ final class Planner {
     }
 
     /**
-     * Settle: CAS the open operation (stored or created by this plan) {@code to} its terminal state,
-     * its debt = the releases it owes, then CAS the capacity to release them.
+     * Settle: write the operation {@code to} its terminal state, its debt = the releases it owes (a
+     * CAS of a register's stored or intended operation; for every other kind, whose operation is
+     * never stored open, a create at the discovered revision), then CAS the capacity to release them.
      */
     void settle(Plan p, Pass x, OperationState to, String reason, List<String> releases) {
         p.cas(x.bound().opSeen(), open(x).settle(to, releases, reason, x.now()), Tag.SETTLE);

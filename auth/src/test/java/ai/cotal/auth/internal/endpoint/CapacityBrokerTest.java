@@ -1,7 +1,9 @@
 package ai.cotal.auth.internal.endpoint;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
@@ -9,7 +11,6 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Status;
-import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
@@ -80,8 +81,10 @@ class CapacityBrokerTest {
                 HostResult held = x.call(x.owner, g);
                 assertEquals(Status.HELD, held.status(), "grant " + i + ": " + held.reason());
                 assertNotNull(held.operationId(), "a held grant names its bound operation");
-                assertEquals(Views.OperationState.OPEN, x.call(x.owner, new HostRequest.OperationRead(held.operationId()))
-                        .operation().state());
+                // held before its settle: the binding is its only record (a grant's operation is created terminal)
+                HostResult read = x.call(x.owner, new HostRequest.OperationRead(held.operationId()));
+                assertNull(read.operation(), "no operation row before the settle: " + read.status());
+                assertTrue(x.get(Rows.cap("weather", iid)).contains(g.requestId()), "the instance holds the request");
                 inFlight.add(g);
             }
             List<String> held = inFlight.stream().map(HostRequest.CallerGrant::requestId).toList();
@@ -127,6 +130,29 @@ class CapacityBrokerTest {
             x.engine.hooks(Hooks.NONE);
             HostResult revoked = x.call(x.operator, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
             assertEquals(HostResult.Completion.APPLIED, revoked.completion(), "an owner cannot make an instance unrevocable");
+        }
+    }
+
+    @Test
+    void aDecideIsNotAdmittedSoAFullPendingInstanceIsStillDecided(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = fixture(brokers)) {
+            String iid = EndpointFixture.iid();
+            HostRequest.Register register = x.register("weather", iid);
+            assertEquals(Status.PENDING, x.call(x.owner, register).status(), "the register holds a slot");
+            List<String> held = new ArrayList<>(List.of(register.requestId()));
+            while (held.size() < Rows.CAPACITY) { // the instance fills up with other requests in flight
+                held.add(EndpointFixture.rid());
+            }
+            String cap = Rows.cap("weather", iid);
+            x.put(cap, "{\"v\":1,\"held\":[\"" + String.join("\",\"", held) + "\"]}");
+
+            HostResult approved = x.call(x.owner, x.approve("weather", iid));
+            assertEquals(Status.COMPLETED, approved.status(), "a full instance never blocks its decision: " + approved.reason());
+            assertEquals(HostResult.Completion.APPLIED, approved.completion());
+            String after = x.get(cap);
+            assertFalse(after.contains(approved.requestId()), "the decide held no slot: " + after);
+            assertFalse(after.contains(register.requestId()), "the register's slot was released: " + after);
+            assertEquals(Rows.CAPACITY - 1, after.split("\"req-").length - 1, "only the register's slot was released: " + after);
         }
     }
 }

@@ -41,7 +41,9 @@ class ClaimLossBrokerTest {
     private AuthAuthorityPlane successor(EndpointFixture x) {
         AuthAuthorityPlane next = AuthAuthorityPlane.open(x.f.options(x.nats, stateDir.resolve("successor"))
                 .livenessOracle(PlaneFixture.operatorSaysGone()).serviceEndpoints(true).build());
-        next.ledger().grantActor(EndpointFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        for (String owner : List.of(EndpointFixture.OWNER, EndpointFixture.OTHER)) { // the successor's own ledger
+            next.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        }
         return next;
     }
 
@@ -88,7 +90,7 @@ class ClaimLossBrokerTest {
     void aClaimLostBetweenPassesHoldsTheInvocationNamingItsOperation(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir.resolve("first"))) {
             String iid = EndpointFixture.iid();
-            assertEquals(Status.PENDING, x.call(x.owner, x.register("weather", iid)).status());
+            x.approved(x.owner, "weather", iid);
             AuthAuthorityPlane[] next = new AuthAuthorityPlane[1];
             long[] afterLoss = new long[1];
             x.engine.hooks(new Hooks() {
@@ -102,9 +104,11 @@ class ClaimLossBrokerTest {
                     }
                 }
             });
-            HostRequest.Decide approve = x.approve("weather", iid);
+            // a caller grant is admitted to its instance's capacity right after its binding
+            HostRequest.CallerGrant grant = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
+                    new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
             try {
-                HostResult held = x.call(x.owner, approve);
+                HostResult held = x.call(x.owner, grant);
                 assertNotNull(next[0], "the hook ran");
                 assertEquals(Status.HELD, held.status(), String.valueOf(held.reason()));
                 assertEquals("claim", held.reason(), "the next pass checked the claim again");
@@ -112,8 +116,8 @@ class ClaimLossBrokerTest {
                 assertEquals(afterLoss[0], x.lastSequence(), "nothing was written after the claim was lost");
                 x.engine.hooks(Hooks.NONE);
 
-                HostResult replay = next[0].serviceEndpoints().orElseThrow().serve(x.owner, approve);
-                assertEquals(Status.COMPLETED, replay.status(), String.valueOf(replay.reason()));
+                HostResult replay = next[0].serviceEndpoints().orElseThrow().serve(x.owner, grant);
+                assertEquals(Status.GRANTED, replay.status(), String.valueOf(replay.reason()));
                 assertEquals(held.operationId(), replay.operationId(), "the successor finished the same operation");
                 assertEquals(PlaneClaimRefusal.Reason.LOST, assertThrows(PlaneClaimRefusal.class, x.plane::close).reason());
             } finally {

@@ -43,9 +43,9 @@ public final class EndpointIo implements AutoCloseable {
         run(new int[] {3}, true, 5);
     }
 
-    /** A decide's I/O: four reads, then three, the claim's read while the connect opens, ten writes. */
+    /** A decide's I/O: four reads, then three, the claim's read while the connect opens, eight writes (SPEC §13.1: bind, approval, gate, assignment, proposal, register operation, its own operation, release). */
     public void decide() {
-        run(new int[] {4, 3}, false, 10);
+        run(new int[] {4, 3}, false, 8);
     }
 
     private void run(int[] rounds, boolean connectDuringReads, int writes) {
