@@ -54,6 +54,17 @@ public final class TestManager implements AutoCloseable {
         return manager;
     }
 
+    /**
+     * Grants {@code owner}'s actor {@code mgr} and registers a candidate manager for it (an instance
+     * id derived from the owner): what a manager-caller connect of that owner needs (SPEC §14.4).
+     */
+    public static TestManager forOwner(AuthAuthorityPlane plane, NatsBroker nats, String owner) throws Exception {
+        plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        String instanceId = ManagerRecords.digest(owner.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .substring("sha256:".length(), "sha256:".length() + 26);
+        return candidate(plane, nats, owner, "mgr", instanceId);
+    }
+
     /** Writes a manager cluster (root, then manifest) and answers the manifest's digest. */
     public String managerCluster() throws Exception {
         return cluster(ManagerRecords.MANAGER_URN);
