@@ -84,6 +84,28 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      */
     Lifecycles lifecycles();
 
+    /**
+     * The manager gate of this space (SPEC §14.3, §14.4): managers' registrar credentials, their
+     * gates, the candidate verdict and the checks of a {@code manager-caller} connect.
+     */
+    ManagerAuthority managers();
+
+    /**
+     * This plane's registration as the serving instance of endpoint {@code auth} (SPEC §14.2), as
+     * its open made it. Never refuses.
+     */
+    PlaneRegistration registration();
+
+    /**
+     * Re-reads this plane's serving gate: open at this plane's process epoch and registration
+     * revision → the registration. Anything else means a later plane of the same restart identity
+     * registered: this plane fences itself ({@link #fenced()} completes) and the call refuses.
+     *
+     * @throws ai.cotal.core.CotalException {@code failed-precondition} when fenced by a later epoch,
+     *     {@code unavailable} when already fenced or closing
+     */
+    PlaneRegistration observeRegistration();
+
     /** The ledger of this space: grants and revocations ({@link ActorLedger#actorSourceIsLive} among them). */
     ActorLedger ledger();
 

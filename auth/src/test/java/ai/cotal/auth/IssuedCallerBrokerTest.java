@@ -47,6 +47,7 @@ class IssuedCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
+            TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
                     ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
             String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
@@ -88,6 +89,7 @@ class IssuedCallerBrokerTest {
         long mark = nats.log().mark();
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
+            TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());

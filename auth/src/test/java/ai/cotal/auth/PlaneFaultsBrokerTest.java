@@ -103,6 +103,7 @@ class PlaneFaultsBrokerTest {
         String nonce = CalloutFixture.nonce("laptop", "caller-fault01");
         String bearer;
         AuthAuthorityPlane first = f.open(nats, stateDir);
+        TestManager.forOwner(first, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
         ActorRow row = first.ledger().grantActor(CalloutFixture.OWNER, "laptop",
                 ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
         String credential = first.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
@@ -123,6 +124,11 @@ class PlaneFaultsBrokerTest {
             @Override
             public ActorRow authorizeConnect(ConnectAttempt attempt) {
                 return first.credentials().authorize(attempt);
+            }
+
+            @Override
+            public String authorizeManagerCaller(BearerClaims claims) {
+                return first.calloutAuthority().authorizeManagerCaller(claims);
             }
 
             @Override

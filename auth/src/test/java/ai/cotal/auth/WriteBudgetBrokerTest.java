@@ -96,6 +96,7 @@ class WriteBudgetBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.plane.options(nats, stateDir)
                 .issuancesPerPrincipalPerMinute(2).build()); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
+            TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             String flooder = managerBearer(plane, grant(plane, "laptop"));
             String other = managerBearer(plane, grant(plane, "desk"));
             f.connect(nats, flooder, InboxNonce.of(CalloutFixture.OWNER, "laptop", "flood-000001")).close();

@@ -22,9 +22,10 @@ import java.util.List;
  * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish} and {@code P.svc.ep.<tok>.<i>.<cap>} per
  * capability of each active caller grant, subscribe {@code _INBOX_<nonce>.>} and
  * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
- * instance's request subjects and publishes replies only. The {@code manager-caller} view (interactive
- * rows only) is issued: its ceiling is recorded through the plane's issued authority and the user
- * may read its own accepted row. The caller has already checked that the nonce is the row's
+ * instance's request subjects and publishes replies only. The {@code manager-caller} view is
+ * admitted only while the owner has a candidate manager (SPEC §14.4); an interactive row's is
+ * issued (its ceiling recorded through the plane's issued authority, and the user may read its own
+ * accepted row), a managed row's is the plain mint. The caller has already checked that the nonce is the row's
  * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
  * principal's alone.
  */
@@ -56,11 +57,13 @@ final class CallerPermissions {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: unknown view '"
                     + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }
-        if (row.kind() != ActorRow.Kind.INTERACTIVE) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, "the manager-caller view is issued to interactive actors only");
-        }
+        options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
         List<String> calls = new ArrayList<>();
         bearer.scope().forEach(scope -> calls.add(p + ".svc.manager." + row.owner() + "." + scope));
+        if (row.kind() != ActorRow.Kind.INTERACTIVE) { // a managed row: the plain mint, nothing recorded
+            return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),
+                    Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")), account, tags);
+        }
         Ceiling ceiling = new Ceiling(calls.isEmpty() ? Ceiling.Side.none() : Ceiling.Side.patterns(calls, List.of()),
                 Ceiling.Side.patterns(List.of(InboxNonce.inboxPrefix(nonce) + ".>"), List.of()));
         Ceiling granted = options.plane().issueUserCaller(bearer, nonce, ceiling);

@@ -27,6 +27,16 @@ public interface CalloutAuthority {
     Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling);
 
     /**
+     * The manager gate of a {@code manager-caller} connect (SPEC §14.4): the owner's candidate
+     * manager instance, selected and authorized now; {@code permission-denied} (or
+     * {@code failed-precondition} when several are candidates) otherwise. This default is a callout
+     * replica's (SPEC §13.19): it cannot read the manager gate and refuses.
+     */
+    default String authorizeManagerCaller(BearerClaims bearer) {
+        throw new CotalException(ErrorCode.PERMISSION_DENIED, "a callout replica cannot check the manager gate");
+    }
+
+    /**
      * The service-endpoint access of a connect, read now (SPEC §13.16): a serving bearer's instance
      * once its gate and assignment admit it ({@code permission-denied} with the reason otherwise),
      * a plain connect's active caller grants. This default is a callout replica's (SPEC §13.19): it

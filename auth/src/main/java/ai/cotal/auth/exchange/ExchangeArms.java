@@ -117,8 +117,7 @@ final class ExchangeArms {
         byte[] expected = found.flatMap(ActorRow::tokenHash).map(h -> h.getBytes(StandardCharsets.US_ASCII))
                 .orElse(new byte[64]);
         boolean match = MessageDigest.isEqual(presented, expected);
-        boolean viewAllowed = request.view() == null || request.view().equals(EndpointInstance.SERVING_VIEW);
-        if (found.isEmpty() || found.get().kind() != ActorRow.Kind.MANAGED || !match || !viewAllowed) {
+        if (found.isEmpty() || found.get().kind() != ActorRow.Kind.MANAGED || !match) {
             throw refused(AGENT_REFUSAL);
         }
         long ttl = Math.min(request.ttlSec() == null ? AGENT_TTL.toSeconds() : request.ttlSec(), AGENT_TTL.toSeconds());

@@ -121,6 +121,8 @@ public final class FloodScenario {
                     ai.cotal.auth.exchange.TokenExchange.DISCOVERY_FILE).toFile()).path("capability").asText();
             String flooderBearer = setUp(service, FLOODER);
             String victimBearer = setUp(service, VICTIM);
+            ai.cotal.auth.TestManager.forOwner(service.plane(), nats, FLOODER).close(); // manager-callers need one (SPEC §14.4)
+            ai.cotal.auth.TestManager.forOwner(service.plane(), nats, VICTIM).close();
             Granter victim = new Granter.Owner(VICTIM, "laptop");
             Granter flooder = new Granter.Owner(FLOODER, "laptop");
             HttpClient http = HttpClient.newHttpClient();

@@ -116,6 +116,8 @@ class InboxNonceBrokerTest {
     void theIssuedViewsAcceptedRowIsBoundThroughTheNonce(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            ai.cotal.auth.TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // candidates (SPEC §14.4)
+            ai.cotal.auth.TestManager.forOwner(plane, nats, OTHER_OWNER).close();
             String victim = caller(plane, CalloutFixture.OWNER);
             String attacker = caller(plane, OTHER_OWNER);
             String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");

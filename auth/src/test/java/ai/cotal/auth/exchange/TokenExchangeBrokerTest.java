@@ -133,6 +133,11 @@ class TokenExchangeBrokerTest {
             assertEquals(200, agent.statusCode(), agent.body());
             var agentClaims = plane.bearers().verify(json(agent).path("token").asText());
             assertEquals(300, agentClaims.expiresAt() - agentClaims.issuedAt(), "agent bearers live at most 300 s");
+            HttpResponse<String> managedCaller = loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\","
+                    + "\"actor\":\"agent1\",\"actorToken\":\"agent-secret\",\"view\":\"manager-caller\"}");
+            assertEquals(200, managedCaller.statusCode(), managedCaller.body());
+            assertEquals(java.util.Optional.of("manager-caller"), plane.bearers().verify(json(managedCaller).path("token")
+                    .asText()).view(), "the agent arm issues the manager-caller view (SPEC §13.17, §14.4)");
 
             String wrong = json(loopback(exchange, "{\"owner\":\"u_abcdefghijklmnopqrstuvwxyz\",\"actor\":\"agent1\","
                     + "\"actorToken\":\"nope\"}")).path("error").asText();

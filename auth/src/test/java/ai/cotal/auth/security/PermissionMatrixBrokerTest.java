@@ -47,6 +47,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(NatsBrokerExtension.class)
 class PermissionMatrixBrokerTest {
     private static final String SENTINEL = "cotal.permission-matrix.never-granted";
+    private static final String IID = "mgr0000000000000000000000001";
+    private static final String OTHER_IID = "mgr0000000000000000000000002";
+
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path stateDir;
     private final PlaneFixture f = new PlaneFixture();
     private final SpaceAuth auth = new SpaceAuth(f.broker, f.space);
 
@@ -58,6 +63,11 @@ class PermissionMatrixBrokerTest {
         s.put("plane", "$KV." + auth + ".plane");
         s.put("credential-row", "$KV." + auth + ".cred.x");
         s.put("lifecycle-record", "$KV." + auth + ".lifecycle.head.o.a"); // SPEC §14.1: the barrier's only
+        String records = StoreNames.bucket("records", "alpha");
+        s.put("serving-gate", "$KV." + auth + ".gate.manager." + IID); // SPEC §14.2: the writer's only
+        s.put("own-auth-spec", "$KV." + records + ".svc.auth." + IID + ".spec");
+        s.put("manager-own-record", "$KV." + records + ".svc.manager." + IID + ".spec"); // the registrar's own
+        s.put("manager-other-record", "$KV." + records + ".svc.manager." + OTHER_IID + ".spec");
         s.put("endpoint-key", "$KV." + auth + ".svc.name.other");
         s.put("endpoint-scoped-key", "$KV." + auth + ".svc.name.mine");
         s.put("issued-row", "$KV." + issued + ".x");
@@ -154,8 +164,8 @@ class PermissionMatrixBrokerTest {
         for (AuthorityRole role : AuthorityRole.values()) {
             creds.put("role " + role.name(), role(role));
             expected.put("role " + role.name(), switch (role) {
-                case WRITER -> except(s, "credential-row", "admission-marker", "create-auth-stream", "update-auth-stream",
-                        "read-auth-stream");
+                case WRITER -> except(s, "credential-row", "serving-gate", "own-auth-spec", "admission-marker",
+                        "create-auth-stream", "update-auth-stream", "read-auth-stream");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");
@@ -169,6 +179,13 @@ class PermissionMatrixBrokerTest {
                 Instant.now().plusSeconds(30)),
                 Identity.fromSeed(effectUser.seed())));
         expected.put("effect connection", except(s, "endpoint-scoped-key"));
+        try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "mgr", ai.cotal.auth.ActorLedger.Grant.of(
+                    List.of("chat"), List.of(), List.of()));
+            creds.put("manager registrar", plane.managers().registrarCredential("u_abcdefghijklmnopqrstuvwxyz", "mgr", IID,
+                    Duration.ofMinutes(5)));
+        }
+        expected.put("manager registrar", except(s, "manager-own-record")); // SPEC §14.4: no gate, no other instance
 
         Map<String, Set<String>> actual = new LinkedHashMap<>();
         for (Map.Entry<String, Creds> c : creds.entrySet()) {

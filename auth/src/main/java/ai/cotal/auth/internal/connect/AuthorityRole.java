@@ -74,7 +74,8 @@ public enum AuthorityRole {
                 }
                 pub.add(JS + "STREAM.MSG.GET." + auth);
                 pub.add("$KV." + authBucket + ".cred.>");
-                pub.add("$KV." + authBucket + ".gate.>");
+                pub.add("$KV." + authBucket + ".gate.>"); // serving gates: their only writer (SPEC §14.2)
+                pub.add("$KV." + StoreNames.bucket("records", space) + ".svc.auth.>"); // the plane's own spec
                 pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ServiceEndpointAdmissionKey.KEY);
             }
             case BARRIER -> {

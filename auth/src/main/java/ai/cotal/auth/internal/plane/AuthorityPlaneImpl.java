@@ -3,6 +3,9 @@ package ai.cotal.auth.internal.plane;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
+import ai.cotal.auth.internal.manager.ManagerGates;
+import ai.cotal.auth.internal.manager.PlaneRegistrar;
+import ai.cotal.auth.internal.manager.ServingRecords;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -64,6 +67,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final ServiceEndpointHost host;
     private final PlaneLifecycles lifecycles;
     private final LifecycleRetirement retirement;
+    private final ServingRecords serving;
+    private final ManagerGates managers;
+    private volatile PlaneRegistrar registrar; // set by the open's registration step (SPEC §14.2)
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -109,8 +115,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
+        this.serving = new ServingRecords(space, writer.connection(), reader.connection());
+        this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
+                this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
-                endpoints == null ? null : endpoints.connects(), live, lifecycleConnections);
+                endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
                 new RevokedConnections(live, sweep, evictor));
     }
@@ -170,6 +179,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                         + "\" lost a scanner while opening; retry");
             }
             try {
+                // after the claim: an open refused live-peer must not advance the epoch (SPEC §14.2)
+                plane.registrar = PlaneRegistrar.register(space, options.identityRoot(), plane.serving, options.clock(),
+                        plane::fence);
                 plane.resumeRetirements(); // last, before anything is served: a corrupt intent store fails the open
             } catch (RuntimeException e) {
                 plane.closing = true; // the unwind closes the scanners: that is no fault to fence on
@@ -311,6 +323,22 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public ai.cotal.auth.Lifecycles lifecycles() {
         return lifecycles;
+    }
+
+    @Override
+    public ai.cotal.auth.ManagerAuthority managers() {
+        return managers;
+    }
+
+    @Override
+    public ai.cotal.auth.PlaneRegistration registration() {
+        return registrar.registration();
+    }
+
+    @Override
+    public ai.cotal.auth.PlaneRegistration observeRegistration() {
+        refuseIfUnavailable();
+        return registrar.observe();
     }
 
     @Override

@@ -19,7 +19,8 @@ import ai.cotal.core.issued.Ceiling;
  * when the plane hosts no service endpoints (then it issues no serving connection and no grant).
  */
 record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials credentials, IssuedCallers issued,
-        ConnectChecks connects, LiveConnectionRegister live, LifecycleConnections lifecycles) implements CalloutAuthority {
+        ConnectChecks connects, LiveConnectionRegister live, LifecycleConnections lifecycles,
+        ai.cotal.auth.ManagerAuthority managers) implements CalloutAuthority {
     @Override
     public BearerClaims verifyBearer(String token) {
         return bearers.verify(token);
@@ -33,6 +34,14 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
     @Override
     public Ceiling issueUserCaller(BearerClaims bearer, String connId, Ceiling ceiling) {
         return issued.issue(bearer, connId, ceiling);
+    }
+
+    /** {@code selectManagerInstance} then {@code authorizeManagerCaller} (SPEC §14.4), at every connect. */
+    @Override
+    public String authorizeManagerCaller(BearerClaims bearer) {
+        String instanceId = managers.selectInstance(bearer.owner(), java.util.Optional.empty());
+        managers.authorizeCaller(bearer.owner(), instanceId);
+        return instanceId;
     }
 
     @Override

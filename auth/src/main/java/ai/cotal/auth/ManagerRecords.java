@@ -1,0 +1,91 @@
+package ai.cotal.auth;
+
+import ai.cotal.auth.internal.manager.ServingDocuments;
+import ai.cotal.auth.internal.manager.ServingRecords;
+import ai.cotal.core.CotalException;
+import java.util.List;
+
+/**
+ * The records a manager writes with its registrar credential (SPEC §14.2, §14.3), in their one
+ * canonical form: its service spec, its status, and its contract artifacts (a cluster manifest
+ * and the cluster root it names), with their keys in the space's records store
+ * ({@code cotal_records_<token>}) and the content digests the reader verifies. Every builder
+ * refuses bad input with {@code bad-request} naming the field. Stateless.
+ */
+public final class ManagerRecords {
+    /** The urn of the manager cluster's root document. */
+    public static final String MANAGER_URN = "ai.cotal.manager";
+
+    private ManagerRecords() {
+    }
+
+    /** {@code svc.manager.<instanceId>.spec}. */
+    public static String specKey(String instanceId) {
+        return ServingRecords.specKey("manager", instance(instanceId));
+    }
+
+    /** {@code svc.manager.<instanceId>.status}. */
+    public static String statusKey(String instanceId) {
+        return ServingRecords.statusKey(instance(instanceId));
+    }
+
+    /** {@code svc.manager.<instanceId>.artifact.<hex>}: where the artifact of {@code digest} is stored. */
+    public static String artifactKey(String instanceId, String digest) {
+        ServingDocuments.requireDigests(List.of(String.valueOf(digest)), 1, 1, "digest");
+        return ServingRecords.artifactKey(instance(instanceId), digest);
+    }
+
+    /** {@code sha256:} + the lowercase hex SHA-256 of an artifact's bytes: its key and its proof. */
+    public static String digest(byte[] artifact) {
+        return ServingDocuments.digest(artifact);
+    }
+
+    /**
+     * The spec {@code {v: 1, endpoint: "manager", instanceId, owner, actor, clusterDigests}}; its KV
+     * revision is the registration revision the plane opens the gate at.
+     */
+    public static byte[] spec(String owner, String actor, String instanceId, List<String> clusterDigests) {
+        if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
+            throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
+        }
+        if (actor == null || !ServingDocuments.ACTOR.matcher(actor).matches()) {
+            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
+        }
+        ServingDocuments.requireDigests(clusterDigests, 1, 16, "clusterDigests");
+        return ServingDocuments.write(new ServingDocuments.ManagerSpec(1, "manager", instance(instanceId), owner, actor,
+                List.copyOf(clusterDigests)));
+    }
+
+    /** The status {@code {v: 1, instanceId, observedSpecRevision, epoch}} a manager publishes once its gate opened. */
+    public static byte[] status(String instanceId, long observedSpecRevision, long epoch) {
+        if (!ServingDocuments.counter(observedSpecRevision)) {
+            throw CotalException.badRequest("observedSpecRevision", "must be 1 to 2^53-1");
+        }
+        if (!ServingDocuments.counter(epoch)) {
+            throw CotalException.badRequest("epoch", "must be 1 to 2^53-1");
+        }
+        return ServingDocuments.write(new ServingDocuments.ManagerStatus(1, instance(instanceId), observedSpecRevision,
+                epoch));
+    }
+
+    /** A cluster manifest {@code {v: 1, kind: "cluster-manifest", root, artifacts}}. */
+    public static byte[] manifest(String rootDigest, List<String> artifacts) {
+        ServingDocuments.requireDigests(List.of(String.valueOf(rootDigest)), 1, 1, "root");
+        ServingDocuments.requireDigests(artifacts, 0, 64, "artifacts");
+        return ServingDocuments.write(new ServingDocuments.Manifest(1, "cluster-manifest", rootDigest,
+                List.copyOf(artifacts)));
+    }
+
+    /** A cluster root {@code {v: 1, kind: "cluster-root", urn, commands}}. */
+    public static byte[] root(String urn, List<String> commands) {
+        ServingDocuments.requireRoot(urn, commands);
+        return ServingDocuments.write(new ServingDocuments.Root(1, "cluster-root", urn, List.copyOf(commands)));
+    }
+
+    private static String instance(String instanceId) {
+        if (instanceId == null || !ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
+            throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");
+        }
+        return instanceId;
+    }
+}

@@ -1,0 +1,162 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ManagerAuthority.Verdict;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The manager gate (SPEC §14.3, §14.4) against the broker: a test-side manager registers through
+ * its own registrar credential, the plane opens and freezes its gate, the verdict follows the gate,
+ * the spec and the status; {@code registeredManagerCluster} refuses what does not verify.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class ManagerGateBrokerTest {
+    static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+    static final String OTHER = "u_zyxwvutsrqponmlkjihgfedcba";
+    static final String IID = "mgr0000000000000000000000001";
+    private final PlaneFixture f = new PlaneFixture();
+
+    @TempDir
+    Path stateDir;
+
+    private static CotalException refused(ErrorCode code, String message, Executable call) {
+        CotalException e = assertThrows(CotalException.class, call);
+        assertEquals(code, e.code(), e.getMessage());
+        assertEquals(message, e.getMessage());
+        return e;
+    }
+
+    @Test
+    void theVerdictFollowsTheGateTheSpecAndTheStatus(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ManagerAuthority managers = plane.managers();
+            try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
+                assertEquals(Verdict.NO_GATE, managers.verdict(OWNER, IID));
+                refused(ErrorCode.FAILED_PRECONDITION, "found no manager service spec for instance " + IID,
+                        () -> managers.openGate(OWNER, "mgr", IID));
+                long spec = manager.spec(List.of(manager.managerCluster()));
+                ServingGate gate = managers.openGate(OWNER, "mgr", IID);
+                assertEquals(1, gate.processEpoch());
+                assertEquals(spec, gate.registrationRevision());
+                assertEquals(OWNER + ".mgr", gate.principal());
+                assertEquals(Verdict.UNOBSERVED, managers.verdict(OWNER, IID), "no status yet");
+                refused(ErrorCode.PERMISSION_DENIED, "manager-caller: " + OWNER + " has no candidate manager instance",
+                        () -> managers.selectInstance(OWNER, Optional.empty()));
+                manager.status(spec, 1);
+                assertEquals(Verdict.CANDIDATE, managers.verdict(OWNER, IID));
+                assertEquals(IID, managers.selectInstance(OWNER, Optional.empty()));
+                managers.authorizeCaller(OWNER, IID);
+                assertEquals(Verdict.OTHER_OWNER, managers.verdict(OTHER, IID));
+                refused(ErrorCode.PERMISSION_DENIED, "manager-caller: " + OTHER + " has no candidate manager instance",
+                        () -> managers.selectInstance(OTHER, Optional.empty()));
+
+                long respec = manager.spec(List.of(manager.managerCluster()));
+                assertEquals(Verdict.STALE_REGISTRATION, managers.verdict(OWNER, IID), "a new spec needs a new opening");
+                ServingGate reopened = managers.openGate(OWNER, "mgr", IID);
+                assertEquals(2, reopened.processEpoch(), "a re-opening advances the epoch");
+                assertEquals(respec, reopened.registrationRevision());
+                assertEquals(Verdict.UNOBSERVED, managers.verdict(OWNER, IID));
+                manager.status(respec, 1);
+                assertEquals(Verdict.OTHER_EPOCH, managers.verdict(OWNER, IID), "the predecessor's epoch is fenced");
+                manager.status(respec, 2);
+                assertEquals(Verdict.CANDIDATE, managers.verdict(OWNER, IID));
+
+                ServingGate frozen = managers.freezeGate(IID);
+                assertEquals(ServingGate.State.FROZEN, frozen.state());
+                assertEquals(2, frozen.processEpoch());
+                assertEquals(frozen, managers.freezeGate(IID), "freezing a frozen gate writes nothing");
+                assertEquals(Verdict.FROZEN, managers.verdict(OWNER, IID));
+                refused(ErrorCode.PERMISSION_DENIED, "manager-caller: manager instance " + IID + " of " + OWNER
+                        + " is not a candidate (frozen)", () -> managers.authorizeCaller(OWNER, IID));
+                refused(ErrorCode.FAILED_PRECONDITION, "the manager gate of " + IID + " is frozen; register a new instance",
+                        () -> managers.openGate(OWNER, "mgr", IID));
+            }
+        }
+    }
+
+    @Test
+    void selectionNeedsExactlyOneCandidateAndAGrantedPrincipal(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class, () -> plane.managers()
+                    .registrarCredential(OWNER, "mgr", IID, java.time.Duration.ofMinutes(1))).code(), "not granted");
+            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            try (TestManager one = TestManager.candidate(plane, nats, OWNER, "mgr", IID);
+                 TestManager two = TestManager.candidate(plane, nats, OWNER, "mgr", "mgr0000000000000000000000002")) {
+                refused(ErrorCode.FAILED_PRECONDITION, "manager-caller: " + OWNER
+                        + " has 2 candidate manager instances; name one", () -> plane.managers().selectInstance(OWNER,
+                                Optional.empty()));
+                assertEquals(two.instanceId, plane.managers().selectInstance(OWNER, Optional.of(two.instanceId)));
+                plane.managers().freezeGate(one.instanceId);
+                assertEquals(two.instanceId, plane.managers().selectInstance(OWNER, Optional.empty()));
+            }
+            assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class,
+                    () -> plane.managers().openGate(OWNER, "mgr", "NOT-AN-ID")).code());
+        }
+    }
+
+    @Test
+    void registeredManagerClusterRefusesWhatDoesNotVerify(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ManagerAuthority managers = plane.managers();
+            try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
+                refused(ErrorCode.FAILED_PRECONDITION, "found no manager service spec at the gate's registration revision",
+                        () -> managers.registeredCluster(OWNER, IID, 1));
+                long spec = manager.spec(List.of(manager.managerCluster()));
+                ManagerAuthority.ManagerCluster cluster = managers.registeredCluster(OWNER, IID, spec);
+                assertEquals(ManagerRecords.MANAGER_URN, cluster.urn());
+                assertEquals(List.of("spawn", "status"), cluster.commands());
+                refused(ErrorCode.FAILED_PRECONDITION, "found no manager service spec at the gate's registration revision",
+                        () -> managers.registeredCluster(OWNER, IID, spec + 1));
+
+                long foreign = manager.specOf(OTHER, List.of(manager.managerCluster()));
+                refused(ErrorCode.PERMISSION_DENIED, "the manager service spec belongs to another owner",
+                        () -> managers.registeredCluster(OWNER, IID, foreign));
+                refused(ErrorCode.PERMISSION_DENIED, "the manager service spec belongs to another owner",
+                        () -> managers.openGate(OWNER, "mgr", IID));
+
+                String missing = ManagerRecords.digest("never stored".getBytes(StandardCharsets.UTF_8));
+                long unreadable = manager.spec(List.of(missing));
+                refused(ErrorCode.FAILED_PRECONDITION, "cannot read registered manager contract artifact " + missing,
+                        () -> managers.registeredCluster(OWNER, IID, unreadable));
+
+                long noManager = manager.spec(List.of(manager.cluster("ai.cotal.weather")));
+                refused(ErrorCode.FAILED_PRECONDITION, "the manager service spec registers no manager cluster",
+                        () -> managers.registeredCluster(OWNER, IID, noManager));
+                refused(ErrorCode.FAILED_PRECONDITION, "the manager service spec registers no manager cluster",
+                        () -> managers.openGate(OWNER, "mgr", IID));
+
+                // a tampered root: other bytes under the key of the digest the manifest names
+                String root = ManagerRecords.digest(ManagerRecords.root("ai.cotal.manager", List.of("evict")));
+                manager.artifactAt(root, ManagerRecords.root("ai.cotal.manager", List.of("evict", "everything")));
+                long tampered = manager.spec(List.of(manager.artifact(ManagerRecords.manifest(root, List.of()))));
+                refused(ErrorCode.FAILED_PRECONDITION, "registered manager contract artifact " + root
+                        + " does not match its digest", () -> managers.registeredCluster(OWNER, IID, tampered));
+                refused(ErrorCode.FAILED_PRECONDITION, "registered manager contract artifact " + root
+                        + " does not match its digest", () -> managers.openGate(OWNER, "mgr", IID));
+                assertEquals(Optional.empty(), managers.gate(IID), "no refusal wrote a gate");
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package ai.cotal.auth.callout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.ServingGate;
+import ai.cotal.auth.TestManager;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The callout's manager gate (SPEC §14.4): a {@code manager-caller} connect is admitted only while
+ * the owner has a candidate manager (open gate, spec at its registration revision, status observed
+ * at its epoch); an interactive row's is issued, a managed row's is the plain mint.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class ManagerCallerBrokerTest {
+    private static final String IID = "mgr0000000000000000000000001";
+    private final CalloutFixture f = new CalloutFixture();
+
+    @TempDir
+    Path stateDir;
+
+    private static String caller(AuthAuthorityPlane plane, ActorRow row) {
+        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+                credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+    }
+
+    private static long accepted(Connection admin) throws Exception {
+        return admin.jetStreamManagement().getStreamInfo("KV_cotal_accepted_alpha").getStreamState().getMsgCount();
+    }
+
+    @Test
+    void aManagerCallerConnectsOnlyWhileItsOwnerHasACandidateManager(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        long mark = nats.log().mark();
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            String bearer = caller(plane, laptop);
+
+            Exception none = f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000001"));
+            assertTrue(none.getMessage().contains("Authorization Violation"), none.getMessage());
+            assertTrue(nats.log().containsSince(mark, "has no candidate manager instance"),
+                    "the broker logs the callout's reason:\n" + String.join("\n", nats.log().tail(30)));
+
+            try (TestManager manager = TestManager.of(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
+                long spec = manager.spec(List.of(manager.managerCluster()));
+                ServingGate gate = plane.managers().openGate(CalloutFixture.OWNER, "mgr", IID);
+                f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000002")); // open, not yet observed
+                manager.status(spec, gate.processEpoch());
+                try (CalloutFixture.Client client = f.connect(nats, bearer, CalloutFixture.nonce("laptop", "caller-000003"))) {
+                    assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(),
+                            "registered, open and observed at the gate's epoch: admitted");
+                }
+                plane.managers().freezeGate(IID);
+                long frozen = nats.log().mark();
+                f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000004"));
+                assertTrue(nats.log().containsSince(frozen, "has no candidate manager instance"),
+                        String.join("\n", nats.log().tail(30)));
+            }
+        }
+    }
+
+    @Test
+    void aManagedRowGetsThePlainMint(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
+             Connection admin = f.plane.admin(nats)) {
+            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ActorRow agent = plane.ledger().grantManagedActor(CalloutFixture.OWNER, "worker",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()), "0".repeat(64), "workerlifecycle00000000001");
+            String bearer = caller(plane, agent);
+            f.refused(nats, bearer, CalloutFixture.nonce("worker", "plain-000001"));
+            try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
+                long before = accepted(admin);
+                String nonce = CalloutFixture.nonce("worker", "plain-000002");
+                try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
+                    assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+                    client.connection().publish("cotal.alpha.svc.manager." + CalloutFixture.OWNER + ".chat", new byte[0]);
+                    client.connection().publish("$JS.API.DIRECT.GET.KV_cotal_accepted_alpha.$KV.cotal_accepted_alpha"
+                            + ".accepted.v1." + ai.cotal.core.issued.IssuedAuthority.acceptedToken(nonce), new byte[0]);
+                    client.connection().flush(Duration.ofSeconds(5));
+                    String violation = client.violation().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    assertTrue(violation.contains("accepted"), "the plain mint carries no read of an accepted row: "
+                            + violation);
+                }
+                assertEquals(before, accepted(admin), "the plain mint records nothing");
+            }
+        }
+    }
+}
