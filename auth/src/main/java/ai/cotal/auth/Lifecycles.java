@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.core.CotalException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -53,6 +54,31 @@ public interface Lifecycles {
 
     /** What the plane's boot crash-resume did when it opened. */
     Resume resumedAtOpen();
+
+    /**
+     * Refuses an alias out of grammar, as every method here does before it reads anything:
+     * {@code bad-request} naming {@code owner} or {@code actor}, each 1 to 64 of {@code [A-Za-z0-9_]}.
+     */
+    static void checkAlias(String owner, String actor) {
+        if (owner == null || !owner.matches("[A-Za-z0-9_]{1,64}")) {
+            throw CotalException.badRequest("owner", "must be 1 to 64 of [A-Za-z0-9_]");
+        }
+        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
+            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
+        }
+    }
+
+    /**
+     * {@link #checkAlias}, then the lifecycle uid: {@code bad-request} naming {@code lifecycleUid}
+     * unless it is 26 to 32 of {@code [a-z0-9]}. A client (the {@code cotal-auth lifecycle retire}
+     * command) checks its arguments with it before it sends them.
+     */
+    static void checkLifecycle(String owner, String actor, String lifecycleUid) {
+        checkAlias(owner, actor);
+        if (lifecycleUid == null || !lifecycleUid.matches("[a-z0-9]{26,32}")) {
+            throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
+        }
+    }
 
     /** The operation id of an interactive retirement: hex SHA-256 of {@code "interactive-retire:" + uid}, first 26. */
     static String interactiveRetirementOpId(String lifecycleUid) {

@@ -4,8 +4,9 @@ import java.io.PrintStream;
 
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
- * {@code serve}, {@code callout-host}, {@code service-endpoint}. Exit codes: 0 done, 1 failed (or a denied or held
- * answer), 2 usage.
+ * {@code serve}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire}. Exit
+ * codes: 0 done, 1 failed (or a denied or held answer, or a retirement that retired nothing), 2
+ * usage.
  */
 public final class CotalAuth {
     private CotalAuth() {
@@ -41,6 +42,9 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("service-endpoint")) {
             return ServiceEndpointCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
+        if (args.length >= 1 && args[0].equals("lifecycle")) {
+            return LifecycleCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
+        }
         if (args.length >= 1 && args[0].equals("callout-host")) {
             return CalloutHostCommand.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
         }
@@ -57,7 +61,7 @@ public final class CotalAuth {
             }
         }
         err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth callout-host ..."
-                + " | cotal-auth service-endpoint ...");
+                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
@@ -66,6 +70,8 @@ public final class CotalAuth {
         err.println("         --root DIR; re-applied when the manifest changes, stops on SIGINT or SIGTERM");
         err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");
         err.println("         send one host request as the signed-in user and print the result");
+        err.println("  lifecycle retire (--interactive | --managed) --space NAME --state DIR --owner OWNER --actor ACTOR");
+        err.println("         --lifecycle-uid UID: retire one lifecycle through the running service's loopback face");
         return 2;
     }
 }

@@ -5,7 +5,6 @@ import ai.cotal.servicehost.HostJson;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -15,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code cotal-auth service-endpoint}: sends one host request as the signed-in user (an IdP token
@@ -74,15 +74,13 @@ final class ServiceEndpointCommand {
         try {
             String capability = null;
             if (state != null) {
-                Path file = Path.of(state).resolve("auth-service.json");
-                if (!Files.exists(file)) {
-                    err.println("cotal-auth service-endpoint: no auth-service.json in the state directory: the service"
-                            + " is not running (it removes the file when it stops)");
+                Optional<LoopbackFace> face = LoopbackFace.read(Path.of(state));
+                if (face.isEmpty()) {
+                    err.println("cotal-auth service-endpoint: " + LoopbackFace.NOT_RUNNING);
                     return 1;
                 }
-                JsonNode discovery = HostJson.tree(Files.readAllBytes(file), "auth-service.json");
-                url = discovery.path("url").asText();
-                capability = discovery.path("capability").asText();
+                url = face.get().url().toString();
+                capability = face.get().capability();
             }
             if (!safeTransport(URI.create(url))) {
                 err.println("cotal-auth service-endpoint: --url must be https (http only on a loopback address): the"

@@ -11,20 +11,10 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
-import ai.cotal.core.creds.CredentialProfile;
-import ai.cotal.core.creds.Creds;
-import ai.cotal.core.creds.Identity;
-import ai.cotal.core.creds.MintOptions;
-import ai.cotal.core.trust.CalloutAuth;
-import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
-import ai.cotal.workspace.FileSecretStore;
 import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
@@ -95,20 +85,13 @@ class CalloutHostCommandBrokerTest {
 
     @Test
     void calloutHostAnswersTheManifestsSpacesAndReappliesItWhenItChanges(NatsBrokers brokers) throws Exception {
-        SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        FileSecretStore secrets = new FileSecretStore(root);
-        ServiceMaterial.store(secrets, auth.space(), callout);
-        secrets.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
-        NatsBroker nats = brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
-                ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .extraAccounts(List.of(callout.jwt())).build()));
+        ProvisionedSpace alpha = new ProvisionedSpace(root, clock);
+        NatsBroker nats = brokers.start(alpha::config);
         String bearer;
         // the plane ran once where serve --spaces keeps alpha's lane: the ledger the callout host reads
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
-                .stateDir(root.resolve(".cotal/auth-host").resolve(SecretKeys.spaceSegment("alpha"))).secretStore(secrets)
-                .signer(auth.strip()).clock(clock).build())) {
+                .stateDir(root.resolve(".cotal/auth-host").resolve(SecretKeys.spaceSegment("alpha"))).secretStore(alpha.secrets)
+                .signer(alpha.auth.strip()).clock(clock).build())) {
             ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
             bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"), row.lifecycleUid(),
@@ -129,7 +112,7 @@ class CalloutHostCommandBrokerTest {
             String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
             try (Connection client = Nats.connect(new Options.Builder().server(nats.url()).noReconnect()
                     .connectionTimeout(Duration.ofSeconds(5)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
-                    .authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray()).connectionName(nonce)
+                    .authHandler(alpha.callout.sentinelCreds().authHandler()).token(bearer.toCharArray()).connectionName(nonce)
                     .inboxPrefix(InboxNonce.inboxPrefix(nonce)).build())) {
                 assertEquals(Connection.Status.CONNECTED, client.getStatus(), "the command's lane answers alpha's callout");
             }

@@ -4,21 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.IdpPin;
-import ai.cotal.auth.service.ServiceMaterial;
-import ai.cotal.core.config.ServerConfig;
-import ai.cotal.core.config.ServerConfigOptions;
-import ai.cotal.core.config.Transport;
-import ai.cotal.core.creds.CredentialProfile;
-import ai.cotal.core.creds.Creds;
-import ai.cotal.core.creds.Identity;
-import ai.cotal.core.creds.MintOptions;
-import ai.cotal.core.trust.CalloutAuth;
-import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.CotalRoot;
-import ai.cotal.workspace.FileSecretStore;
-import ai.cotal.workspace.SecretKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -60,16 +48,8 @@ class CotalAuthTest {
     void serveRunsAProvisionedSpaceUntilStoppedAndRefusesAMixedSetting(@TempDir Path root) throws Exception {
         assertEquals(2, run("serve", "--spaces", "m.json", "--service-endpoints", "--server", "nats://x", "--root", "r"));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("manifest entry"));
-        Clock clock = Clock.systemUTC();
-        SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        FileSecretStore secrets = new FileSecretStore(root);
-        ServiceMaterial.store(secrets, auth.space(), callout);
-        secrets.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
-        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
-                        .extraAccounts(List.of(callout.jwt())).build()))) {
+        ProvisionedSpace alpha = new ProvisionedSpace(root, Clock.systemUTC());
+        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), alpha::config)) {
             CompletableFuture<String> serving = new CompletableFuture<>();
             PrintStream lines = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8) {
                 @Override

@@ -2,11 +2,9 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,27 +26,18 @@ public final class AuthHost implements AutoCloseable {
      * file, the root under which each lane keeps its state, the secret store and the clock.
      * Immutable; {@code toString()} never shows the store.
      */
-    public static final class Options {
-        private final List<String> servers;
+    public static final class Options extends HostOptions {
         private final Path manifest;
         private final Path stateRoot;
-        private final SecretStore secretStore;
-        private final Clock clock;
 
         private Options(Builder b) {
-            this.servers = List.copyOf(b.servers);
+            super(b);
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
-            this.secretStore = b.secretStore;
-            this.clock = b.clock;
         }
 
         public static Builder builder() {
             return new Builder();
-        }
-
-        public List<String> servers() {
-            return servers;
         }
 
         public Path manifest() {
@@ -60,36 +49,25 @@ public final class AuthHost implements AutoCloseable {
         }
 
         public SecretStore secretStore() {
-            return secretStore;
-        }
-
-        public Clock clock() {
-            return clock;
+            return store();
         }
 
         @Override
         public String toString() {
-            return "AuthHost.Options[servers=" + servers + ", manifest=" + manifest + ", stateRoot=" + stateRoot + "]";
+            return "AuthHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
-        public static final class Builder {
-            private List<String> servers = List.of();
+        public static final class Builder extends HostOptions.Builder<Builder> {
             private Path manifest;
             private Path stateRoot;
-            private SecretStore secretStore;
-            private Clock clock = Clock.systemUTC();
 
             private Builder() {
             }
 
-            public Builder servers(List<String> urls) {
-                this.servers = urls;
+            @Override
+            Builder self() {
                 return this;
-            }
-
-            public Builder server(String url) {
-                return servers(List.of(url));
             }
 
             /** The manifest file ({@code {"ver": 1, "spaces": [...]}}) that {@link AuthHost#apply()} reads. */
@@ -105,29 +83,20 @@ public final class AuthHost implements AutoCloseable {
             }
 
             public Builder secretStore(SecretStore store) {
-                this.secretStore = store;
-                return this;
-            }
-
-            public Builder clock(Clock clock) {
-                this.clock = clock;
+                this.store = store;
                 return this;
             }
 
             public Options build() {
-                NatsConnector.checkServers(servers);
+                checkServers();
                 if (manifest == null) {
                     throw CotalException.badRequest("manifest", "is required");
                 }
                 if (stateRoot == null) {
                     throw CotalException.badRequest("stateRoot", "is required");
                 }
-                if (secretStore == null) {
-                    throw CotalException.badRequest("secretStore", "is required");
-                }
-                if (clock == null) {
-                    throw CotalException.badRequest("clock", "is required");
-                }
+                checkStore("secretStore");
+                checkClock();
                 return new Options(this);
             }
         }

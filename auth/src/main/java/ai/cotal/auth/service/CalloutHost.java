@@ -1,18 +1,14 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import ai.cotal.workspace.SecretKeys;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiConsumer;
 
 /**
  * A callout host (SPEC §13.19): the callout replicas of the spaces a manifest lists, read with the
@@ -32,33 +28,18 @@ public final class CalloutHost implements AutoCloseable {
      * default 5 s), the clock and a listener hearing every refusal (space, reason). Immutable;
      * {@code toString()} never shows the store.
      */
-    public static final class Options {
-        private final List<String> servers;
+    public static final class Options extends ReplicaLaneOptions {
         private final Path manifest;
         private final Path stateRoot;
-        private final SecretStore secretStore;
-        private final Duration ttl;
-        private final Duration retry;
-        private final Clock clock;
-        private final BiConsumer<String, String> onRefusal;
 
         private Options(Builder b) {
-            this.servers = List.copyOf(b.servers);
+            super(b);
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
-            this.secretStore = b.secretStore;
-            this.ttl = b.ttl;
-            this.retry = b.retry;
-            this.clock = b.clock;
-            this.onRefusal = b.onRefusal;
         }
 
         public static Builder builder() {
             return new Builder();
-        }
-
-        public List<String> servers() {
-            return servers;
         }
 
         public Path manifest() {
@@ -70,52 +51,26 @@ public final class CalloutHost implements AutoCloseable {
         }
 
         public SecretStore secretStore() {
-            return secretStore;
-        }
-
-        public Duration ttl() {
-            return ttl;
-        }
-
-        public Duration retry() {
-            return retry;
-        }
-
-        public Clock clock() {
-            return clock;
-        }
-
-        public BiConsumer<String, String> onRefusal() {
-            return onRefusal;
+            return store();
         }
 
         @Override
         public String toString() {
-            return "CalloutHost.Options[servers=" + servers + ", manifest=" + manifest + ", stateRoot=" + stateRoot
-                    + ", ttl=" + ttl + ", retry=" + retry + "]";
+            return "CalloutHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot
+                    + ", ttl=" + ttl() + ", retry=" + retry() + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
-        public static final class Builder {
-            private List<String> servers = List.of();
+        public static final class Builder extends ReplicaLaneOptions.Builder<Builder> {
             private Path manifest;
             private Path stateRoot;
-            private SecretStore secretStore;
-            private Duration ttl = Duration.ofMinutes(15);
-            private Duration retry = Duration.ofSeconds(5);
-            private Clock clock = Clock.systemUTC();
-            private BiConsumer<String, String> onRefusal = (space, why) -> { };
 
             private Builder() {
             }
 
-            public Builder servers(List<String> urls) {
-                this.servers = urls;
+            @Override
+            Builder self() {
                 return this;
-            }
-
-            public Builder server(String url) {
-                return servers(List.of(url));
             }
 
             /** The manifest file ({@code {"ver": 1, "spaces": [...]}}) that {@link CalloutHost#apply()} reads. */
@@ -131,53 +86,20 @@ public final class CalloutHost implements AutoCloseable {
             }
 
             public Builder secretStore(SecretStore store) {
-                this.secretStore = store;
-                return this;
-            }
-
-            public Builder ttl(Duration ttl) {
-                this.ttl = ttl;
-                return this;
-            }
-
-            public Builder retry(Duration every) {
-                this.retry = every;
-                return this;
-            }
-
-            public Builder clock(Clock clock) {
-                this.clock = clock;
-                return this;
-            }
-
-            public Builder onRefusal(BiConsumer<String, String> listener) {
-                this.onRefusal = listener;
+                this.store = store;
                 return this;
             }
 
             public Options build() {
-                NatsConnector.checkServers(servers);
+                checkServers();
                 if (manifest == null) {
                     throw CotalException.badRequest("manifest", "is required");
                 }
                 if (stateRoot == null) {
                     throw CotalException.badRequest("stateRoot", "is required");
                 }
-                if (secretStore == null) {
-                    throw CotalException.badRequest("secretStore", "is required");
-                }
-                if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-                    throw CotalException.badRequest("ttl", "must be positive");
-                }
-                if (retry == null || retry.isNegative() || retry.isZero()) {
-                    throw CotalException.badRequest("retry", "must be positive");
-                }
-                if (clock == null) {
-                    throw CotalException.badRequest("clock", "is required");
-                }
-                if (onRefusal == null) {
-                    throw CotalException.badRequest("onRefusal", "is required");
-                }
+                checkStore("secretStore");
+                checkLanes();
                 return new Options(this);
             }
         }
@@ -189,8 +111,7 @@ public final class CalloutHost implements AutoCloseable {
 
     private CalloutHost(Options options) {
         this.options = options;
-        this.lanes = new ReplicaLanes(options.servers(), options.secretStore(), options.ttl(), options.retry(),
-                options.clock(), options.onRefusal());
+        this.lanes = options.newLanes();
     }
 
     /** Applies the manifest once; a manifest that cannot be read or applied closes the host and throws. */

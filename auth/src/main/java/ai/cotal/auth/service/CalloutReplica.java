@@ -2,15 +2,10 @@ package ai.cotal.auth.service;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 
 /**
  * Callout replicas (SPEC §13.19): extra auth-callout responders, in the space's queue group, that
@@ -30,31 +25,16 @@ public final class CalloutReplica implements AutoCloseable {
      * refused space is tried again (default 5 s); {@code onRefusal} hears every refusal (space,
      * reason). Immutable; {@code toString()} never shows the store.
      */
-    public static final class Options {
-        private final List<String> servers;
+    public static final class Options extends ReplicaLaneOptions {
         private final Map<String, Path> stateDirs;
-        private final SecretStore secrets;
-        private final Duration ttl;
-        private final Duration retry;
-        private final Clock clock;
-        private final BiConsumer<String, String> onRefusal;
 
         private Options(Builder b) {
-            this.servers = List.copyOf(b.servers);
+            super(b);
             this.stateDirs = Map.copyOf(new LinkedHashMap<>(b.stateDirs));
-            this.secrets = b.secrets;
-            this.ttl = b.ttl;
-            this.retry = b.retry;
-            this.clock = b.clock;
-            this.onRefusal = b.onRefusal;
         }
 
         public static Builder builder() {
             return new Builder();
-        }
-
-        public List<String> servers() {
-            return servers;
         }
 
         public Map<String, Path> stateDirs() {
@@ -62,51 +42,25 @@ public final class CalloutReplica implements AutoCloseable {
         }
 
         public SecretStore secrets() {
-            return secrets;
-        }
-
-        public Duration ttl() {
-            return ttl;
-        }
-
-        public Duration retry() {
-            return retry;
-        }
-
-        public Clock clock() {
-            return clock;
-        }
-
-        public BiConsumer<String, String> onRefusal() {
-            return onRefusal;
+            return store();
         }
 
         @Override
         public String toString() {
-            return "CalloutReplica.Options[servers=" + servers + ", stateDirs=" + stateDirs + ", ttl=" + ttl + ", retry="
-                    + retry + "]";
+            return "CalloutReplica.Options[servers=" + servers() + ", stateDirs=" + stateDirs + ", ttl=" + ttl()
+                    + ", retry=" + retry() + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
-        public static final class Builder {
-            private List<String> servers = List.of();
+        public static final class Builder extends ReplicaLaneOptions.Builder<Builder> {
             private Map<String, Path> stateDirs = Map.of();
-            private SecretStore secrets;
-            private Duration ttl = Duration.ofMinutes(15);
-            private Duration retry = Duration.ofSeconds(5);
-            private Clock clock = Clock.systemUTC();
-            private BiConsumer<String, String> onRefusal = (space, why) -> { };
 
             private Builder() {
             }
 
-            public Builder servers(List<String> urls) {
-                this.servers = urls;
+            @Override
+            Builder self() {
                 return this;
-            }
-
-            public Builder server(String url) {
-                return servers(List.of(url));
             }
 
             /** Each space answered for, with the state directory holding its ledger. */
@@ -116,53 +70,20 @@ public final class CalloutReplica implements AutoCloseable {
             }
 
             public Builder secrets(SecretStore store) {
-                this.secrets = store;
-                return this;
-            }
-
-            public Builder ttl(Duration ttl) {
-                this.ttl = ttl;
-                return this;
-            }
-
-            public Builder retry(Duration every) {
-                this.retry = every;
-                return this;
-            }
-
-            public Builder clock(Clock clock) {
-                this.clock = clock;
-                return this;
-            }
-
-            public Builder onRefusal(BiConsumer<String, String> listener) {
-                this.onRefusal = listener;
+                this.store = store;
                 return this;
             }
 
             public Options build() {
-                NatsConnector.checkServers(servers);
+                checkServers();
                 if (stateDirs == null || stateDirs.isEmpty()) {
                     throw CotalException.badRequest("stateDirs", "name at least one space");
                 }
                 if (stateDirs.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
                     throw CotalException.badRequest("stateDirs", "a space and its state directory are both required");
                 }
-                if (secrets == null) {
-                    throw CotalException.badRequest("secrets", "is required");
-                }
-                if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-                    throw CotalException.badRequest("ttl", "must be positive");
-                }
-                if (retry == null || retry.isNegative() || retry.isZero()) {
-                    throw CotalException.badRequest("retry", "must be positive");
-                }
-                if (clock == null) {
-                    throw CotalException.badRequest("clock", "is required");
-                }
-                if (onRefusal == null) {
-                    throw CotalException.badRequest("onRefusal", "is required");
-                }
+                checkStore("secrets");
+                checkLanes();
                 return new Options(this);
             }
         }
@@ -171,8 +92,7 @@ public final class CalloutReplica implements AutoCloseable {
     private final ReplicaLanes lanes;
 
     private CalloutReplica(Options options) {
-        this.lanes = new ReplicaLanes(options.servers(), options.secrets(), options.ttl(), options.retry(),
-                options.clock(), options.onRefusal());
+        this.lanes = options.newLanes();
     }
 
     /** Starts a lane per space; see the class comment for refused spaces. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
@@ -36,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Hostile HTTP bodies (issue #11 part 1) through the exchange's real routes on loopback, with the
  * capability, against an open plane: the token exchange, both service-endpoint routes and the
- * interactive retire route. Each mutated body must get a JSON answer with a status the route documents; a 500, a non-JSON body or
- * a slow answer is a failure.
+ * interactive and managed retire routes. Each mutated body must get a JSON answer with a status
+ * the route documents; a 500, a non-JSON body or a slow answer is a failure.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -129,6 +130,17 @@ class HttpBodiesFuzzTest {
                 String uid = plane.ledger().find(owner, "laptop").orElseThrow().lifecycleUid();
                 fuzz("http-retire", route(url + "/interactive-lifecycle/retire", capability),
                         "{\"owner\":\"" + owner + "\",\"actor\":\"laptop\",\"lifecycleUid\":\"" + uid + "\"}",
+                        "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");
+                // agent2's first lifecycle was activated and its grant moved on (SPEC §14.1: a managed retire needs
+                // that): the seed retires it, its replays answer alreadyRetired
+                String first = ActorTokens.newLifecycleUid();
+                plane.ledger().grantManagedActor(AGENT_OWNER, "agent2", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                        ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
+                plane.lifecycles().activateManaged(AGENT_OWNER, "agent2", first);
+                plane.ledger().grantManagedActor(AGENT_OWNER, "agent2", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                        ActorTokens.tokenHash(ActorTokens.newActorToken()), ActorTokens.newLifecycleUid());
+                fuzz("http-retire-managed", route(url + "/managed-lifecycle/retire", capability),
+                        "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent2\",\"lifecycleUid\":\"" + first + "\"}",
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");
             }
         }

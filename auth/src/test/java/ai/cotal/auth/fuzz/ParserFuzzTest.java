@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every parser the SDK exposes or reads from disk, fuzzed from valid inputs (see {@link Fuzz}):
  * creds, NATS JWTs, xkey envelopes, service-host requests and results, host manifests, ledger
- * rows, the broker policy and the IdP pin. Each must parse or refuse with a typed error.
+ * rows, the broker policy and the IdP pin. Each must parse or refuse with a typed error. The
+ * package-private stored records are fuzzed in their packages: {@code RowsFuzzTest} (service
+ * endpoints) and {@code LifecycleRowsFuzzTest} (lifecycle heads and operations).
  */
 class ParserFuzzTest {
     private static final Clock CLOCK = Clock.systemUTC();

@@ -163,12 +163,12 @@ final class LifecycleRows {
         return id;
     }
 
-    private static byte[] write(Head head) {
+    static byte[] write(Head head) {
         return ClosedJson.write(ClosedJson.cotal(), new HeadDocument(1, head.owner(), head.actor(), kindWire(head.kind()),
                 head.lifecycleUid(), head.state().wire(), head.opId().orElse(null), head.at()));
     }
 
-    private static byte[] write(Op op, String doneAt) {
+    static byte[] write(Op op, String doneAt) {
         return ClosedJson.write(ClosedJson.cotal(), new OpDocument(1, op.opId(), kindWire(op.kind()) + "-retirement",
                 op.owner(), op.actor(), op.uid(), op.done() ? "done" : "pending", op.requestedAt(), doneAt));
     }

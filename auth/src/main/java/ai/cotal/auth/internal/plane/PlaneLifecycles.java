@@ -10,7 +10,6 @@ import ai.cotal.core.ErrorCode;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The plane's {@link Lifecycles} (SPEC §14.1), and the lifecycle half of its mints and connect
@@ -36,21 +35,21 @@ final class PlaneLifecycles implements Lifecycles {
 
     @Override
     public Retirement retireInteractive(String owner, String actor, String lifecycleUid) {
-        check(owner, actor, lifecycleUid);
+        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
         refuseIfUnavailable.run();
         return retirement.retire(ActorRow.Kind.INTERACTIVE, owner, actor, lifecycleUid);
     }
 
     @Override
     public Retirement retireManaged(String owner, String actor, String lifecycleUid) {
-        check(owner, actor, lifecycleUid);
+        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
         refuseIfUnavailable.run();
         return retirement.retire(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid);
     }
 
     @Override
     public Activation activateManaged(String owner, String actor, String lifecycleUid) {
-        check(owner, actor, lifecycleUid);
+        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
         refuseIfUnavailable.run();
         requireNotFrozen(owner, actor);
         boolean granted = ledger.find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED
@@ -64,7 +63,7 @@ final class PlaneLifecycles implements Lifecycles {
 
     @Override
     public Optional<Head> head(String owner, String actor) {
-        check(owner, actor);
+        Lifecycles.checkAlias(owner, actor);
         refuseIfUnavailable.run();
         return rows.head(owner, actor).map(Stored::value);
     }
@@ -130,23 +129,5 @@ final class PlaneLifecycles implements Lifecycles {
 
     void resumed(Resume resume) {
         this.resumed = resume;
-    }
-
-    private static final Pattern NAME = LifecycleRows.NAME;
-
-    private static void check(String owner, String actor) {
-        if (owner == null || !NAME.matcher(owner).matches()) {
-            throw CotalException.badRequest("owner", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
-        if (actor == null || !NAME.matcher(actor).matches()) {
-            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
-    }
-
-    private static void check(String owner, String actor, String uid) {
-        check(owner, actor);
-        if (uid == null || !LifecycleRows.UID.matcher(uid).matches()) {
-            throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
-        }
     }
 }

@@ -1,0 +1,80 @@
+package ai.cotal.auth.service;
+
+import ai.cotal.core.CotalException;
+import java.time.Duration;
+import java.util.function.BiConsumer;
+
+/**
+ * What the {@link ReplicaLanes} of a {@link CalloutReplica} or a {@link CalloutHost} run with, on
+ * top of {@link HostOptions}: the standing credentials' lifetime ({@code ttl}, default 15 min), the
+ * retry interval of a refused space ({@code retry}, default 5 s) and a listener hearing every
+ * refusal (space, reason). Immutable.
+ */
+abstract class ReplicaLaneOptions extends HostOptions {
+    private final Duration ttl;
+    private final Duration retry;
+    private final BiConsumer<String, String> onRefusal;
+
+    ReplicaLaneOptions(Builder<?> b) {
+        super(b);
+        this.ttl = b.ttl;
+        this.retry = b.retry;
+        this.onRefusal = b.onRefusal;
+    }
+
+    public Duration ttl() {
+        return ttl;
+    }
+
+    public Duration retry() {
+        return retry;
+    }
+
+    public BiConsumer<String, String> onRefusal() {
+        return onRefusal;
+    }
+
+    /** The lanes these options describe, none started yet. */
+    ReplicaLanes newLanes() {
+        return new ReplicaLanes(servers(), store(), ttl, retry, clock(), onRefusal);
+    }
+
+    /** The lane half of the replicas' builders. */
+    abstract static class Builder<B extends Builder<B>> extends HostOptions.Builder<B> {
+        Duration ttl = Duration.ofMinutes(15);
+        Duration retry = Duration.ofSeconds(5);
+        BiConsumer<String, String> onRefusal = (space, why) -> { };
+
+        Builder() {
+        }
+
+        public B ttl(Duration ttl) {
+            this.ttl = ttl;
+            return self();
+        }
+
+        public B retry(Duration every) {
+            this.retry = every;
+            return self();
+        }
+
+        public B onRefusal(BiConsumer<String, String> listener) {
+            this.onRefusal = listener;
+            return self();
+        }
+
+        /** Checks {@code ttl}, {@code retry}, {@code clock} and {@code onRefusal}, in that order. */
+        final void checkLanes() {
+            if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+                throw CotalException.badRequest("ttl", "must be positive");
+            }
+            if (retry == null || retry.isNegative() || retry.isZero()) {
+                throw CotalException.badRequest("retry", "must be positive");
+            }
+            checkClock();
+            if (onRefusal == null) {
+                throw CotalException.badRequest("onRefusal", "is required");
+            }
+        }
+    }
+}
