@@ -87,7 +87,7 @@ public final class ServingDocuments {
             default -> throw corrupt(key, "state");
         };
         if (!principal(d.principal()) || !counter(d.processEpoch()) || !counter(d.registrationRevision())
-                || !instant(d.updatedAt())) {
+                || !ClosedJson.isInstant(d.updatedAt())) {
             throw corrupt(key, "principal, processEpoch, registrationRevision or updatedAt");
         }
         return new ServingGate(endpoint, instanceId, state, d.principal(), d.processEpoch(), d.registrationRevision(),
@@ -189,17 +189,6 @@ public final class ServingDocuments {
                 && new HashSet<>(commands).size() == commands.size();
     }
 
-    private static boolean instant(String text) {
-        if (text == null || text.length() > 64) {
-            return false;
-        }
-        try {
-            java.time.Instant.parse(text);
-            return true;
-        } catch (java.time.format.DateTimeParseException e) {
-            return false;
-        }
-    }
 
     private static <T> T read(byte[] data, Class<T> type, String key) {
         try {

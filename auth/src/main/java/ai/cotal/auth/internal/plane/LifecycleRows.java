@@ -109,7 +109,7 @@ final class LifecycleRows {
             case "retired" -> State.RETIRED;
             default -> throw corrupt(key, "state");
         };
-        if (d.uid() == null || !UID.matcher(d.uid()).matches() || !instant(d.at())) {
+        if (d.uid() == null || !UID.matcher(d.uid()).matches() || !ClosedJson.isInstant(d.at())) {
             throw corrupt(key, "uid or at");
         }
         if ((state == State.ACTIVE) != (d.opId() == null)) {
@@ -140,7 +140,7 @@ final class LifecycleRows {
         };
         if (d.owner() == null || !NAME.matcher(d.owner()).matches() || d.actor() == null
                 || !NAME.matcher(d.actor()).matches() || d.uid() == null || !UID.matcher(d.uid()).matches()
-                || !opId.equals(opId(kind, d.uid())) || !instant(d.requestedAt())) {
+                || !opId.equals(opId(kind, d.uid())) || !ClosedJson.isInstant(d.requestedAt())) {
             throw corrupt(key, "alias, uid or requestedAt");
         }
         boolean done = switch (String.valueOf(d.state())) {
@@ -148,7 +148,7 @@ final class LifecycleRows {
             case "done" -> true;
             default -> throw corrupt(key, "state");
         };
-        if (done != (d.doneAt() != null) || (done && !instant(d.doneAt()))) {
+        if (done != (d.doneAt() != null) || (done && !ClosedJson.isInstant(d.doneAt()))) {
             throw corrupt(key, "doneAt exactly when done");
         }
         return new Op(opId, kind, d.owner(), d.actor(), d.uid(), done, d.requestedAt());
@@ -185,17 +185,6 @@ final class LifecycleRows {
         };
     }
 
-    private static boolean instant(String text) {
-        if (text == null || text.length() > 64) {
-            return false;
-        }
-        try {
-            java.time.Instant.parse(text);
-            return true;
-        } catch (java.time.format.DateTimeParseException e) {
-            return false;
-        }
-    }
 
     private static CotalException corrupt(String key, String why) {
         return new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key + " is corrupt (" + why + ")");

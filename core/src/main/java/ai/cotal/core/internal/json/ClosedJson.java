@@ -156,6 +156,22 @@ public final class ClosedJson {
                 ? name : HIDDEN_NAME;
     }
 
+    /**
+     * True when {@code text} is an ISO-8601 instant ({@link java.time.Instant#parse}) of at most 64
+     * characters: the timestamp grammar of the closed rows the plane stores.
+     */
+    public static boolean isInstant(String text) {
+        if (text == null || text.length() > 64) {
+            return false;
+        }
+        try {
+            java.time.Instant.parse(text);
+            return true;
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
+    }
+
     private static String pathOf(com.fasterxml.jackson.databind.JsonMappingException e) {
         StringBuilder path = new StringBuilder();
         for (com.fasterxml.jackson.databind.JsonMappingException.Reference ref : e.getPath()) {
