@@ -115,6 +115,30 @@ class ManagerGateBrokerTest {
     }
 
     @Test
+    void aRegistrarIsRefusedForAnInstanceAnotherPrincipalRegisteredOrServes(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            for (String owner : List.of(OWNER, OTHER)) {
+                plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            }
+            plane.ledger().grantActor(OWNER, "other", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ManagerAuthority managers = plane.managers();
+            try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
+                manager.spec(List.of(manager.managerCluster()));
+                refused(ErrorCode.PERMISSION_DENIED, "manager instance " + IID + " is registered by another principal",
+                        () -> managers.registrarCredential(OTHER, "mgr", IID, java.time.Duration.ofMinutes(1)));
+                refused(ErrorCode.PERMISSION_DENIED, "manager instance " + IID + " is registered by another principal",
+                        () -> managers.registrarCredential(OWNER, "other", IID, java.time.Duration.ofMinutes(1)));
+                managers.openGate(OWNER, "mgr", IID);
+                refused(ErrorCode.PERMISSION_DENIED, "manager instance " + IID + " is served by another principal",
+                        () -> managers.registrarCredential(OTHER, "mgr", IID, java.time.Duration.ofMinutes(1)));
+                // the registered principal itself may renew its registrar (a restarted manager)
+                managers.registrarCredential(OWNER, "mgr", IID, java.time.Duration.ofMinutes(1));
+            }
+        }
+    }
+
+    @Test
     void registeredManagerClusterRefusesWhatDoesNotVerify(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {

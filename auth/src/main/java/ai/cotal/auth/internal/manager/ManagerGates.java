@@ -56,6 +56,7 @@ public final class ManagerGates implements ManagerAuthority {
         }
         w.refuseIfUnavailable().run();
         requireGranted(owner, actor);
+        requireUnclaimedOrOwn(owner, actor, instanceId);
         Identity identity = Identity.create();
         String records = StoreNames.bucket("records", w.space());
         UserClaim body = UserClaim.of(Permission.allow(List.of("$KV." + records + ".svc.manager." + instanceId + ".>")),
@@ -112,6 +113,24 @@ public final class ManagerGates implements ManagerAuthority {
                     + " is not open at this open's epoch");
         }
         return again;
+    }
+
+    /**
+     * A registrar may write only an instance nobody else holds: its gate, when present, serves this
+     * principal, and its spec, when present, names this owner and actor. Otherwise a member could
+     * overwrite another member's spec and move it off its gate's registration revision.
+     */
+    private void requireUnclaimedOrOwn(String owner, String actor, String instanceId) {
+        Optional<ServingGate> gate = w.records().gate(ENDPOINT, instanceId);
+        if (gate.isPresent() && !gate.get().principal().equals(owner + "." + actor)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + instanceId
+                    + " is served by another principal");
+        }
+        Optional<ServingRecords.Stored<ManagerSpec>> spec = w.records().managerSpec(instanceId);
+        if (spec.isPresent() && !(spec.get().value().owner().equals(owner) && spec.get().value().actor().equals(actor))) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + instanceId
+                    + " is registered by another principal");
+        }
     }
 
     private ServingGate open(String instanceId, String principal, long epoch, long registrationRevision) {
