@@ -39,6 +39,12 @@ import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 public final class BearerIssuer {
     /** The longest bearer this issuer signs. */
     public static final Duration MAX_TTL = Duration.ofSeconds(900);
+    /** The view of a caller of an owner's manager (SPEC §14.4). */
+    public static final String MANAGER_CALLER = "manager-caller";
+    /** The view of a caller admitted on a manager's session (SPEC §14.5). */
+    public static final String SESSION_CALLER = "session-caller";
+    static final java.util.regex.Pattern MANAGER_INSTANCE = java.util.regex.Pattern.compile("[a-z0-9]{26,32}");
+    static final java.util.regex.Pattern SESSION_GRANT = java.util.regex.Pattern.compile("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String space;
@@ -60,15 +66,38 @@ public final class BearerIssuer {
 
     /**
      * What a bearer says. {@code serving} names the instance exactly when {@code view} is
-     * {@value EndpointInstance#SERVING_VIEW} ({@code bad-request} otherwise).
+     * {@value EndpointInstance#SERVING_VIEW}, {@code sessionGrant} ({@code <instanceId>.<sessionId>})
+     * exactly when it is {@value #SESSION_CALLER}, {@code managerInstanceId} only when it is
+     * {@value #MANAGER_CALLER} ({@code bad-request} naming the field otherwise).
      */
     public record Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-            Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving) {
+            Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving,
+            Optional<String> managerInstanceId, Optional<String> sessionGrant) {
         public Request {
             if (serving.isPresent() != view.filter(EndpointInstance.SERVING_VIEW::equals).isPresent()) {
                 throw CotalException.badRequest("serving", "names the instance exactly with the view "
                         + EndpointInstance.SERVING_VIEW);
             }
+            if (sessionGrant.isPresent() != view.filter(SESSION_CALLER::equals).isPresent()) {
+                throw CotalException.badRequest("sessionGrant", sessionGrant.isPresent()
+                        ? "goes with the view " + SESSION_CALLER + " only" : "required with the view " + SESSION_CALLER);
+            }
+            if (sessionGrant.isPresent() && !SESSION_GRANT.matcher(sessionGrant.get()).matches()) {
+                throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
+            }
+            if (managerInstanceId.isPresent() && !view.filter(MANAGER_CALLER::equals).isPresent()) {
+                throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
+            }
+            if (managerInstanceId.isPresent() && !MANAGER_INSTANCE.matcher(managerInstanceId.get()).matches()) {
+                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
+            }
+        }
+
+        /** A request that names no manager instance and no session. */
+        public Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
+                Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving) {
+            this(owner, actor, scope, lifecycleUid, credentialId, ttl, parent, view, serving, Optional.empty(),
+                    Optional.empty());
         }
 
         /** A request that serves no instance. */
@@ -174,6 +203,8 @@ public final class BearerIssuer {
             act.put("endpoint", i.endpoint());
             act.put("instanceId", i.instanceId());
         });
+        request.managerInstanceId().ifPresent(i -> act.put("managerInstanceId", i));
+        request.sessionGrant().ifPresent(g -> act.put("sessionGrant", g));
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(request.owner()).issuer(issuer).audience(space)
                 .issueTime(Date.from(now)).notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plus(request.ttl())))
                 .claim("ver", 1).claim("scope", request.scope()).claim("act", act).build();

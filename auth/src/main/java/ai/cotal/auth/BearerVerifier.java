@@ -31,7 +31,7 @@ public final class BearerVerifier {
     private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
-            "credentialId", "view", "endpoint", "instanceId");
+            "credentialId", "view", "endpoint", "instanceId", "managerInstanceId", "sessionGrant");
 
     private final String space;
     private final String issuer;
@@ -120,7 +120,28 @@ public final class BearerVerifier {
         Optional<String> parent = Optional.ofNullable((String) act.get("parent"));
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
         return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
-                iat, exp, serving(act, view));
+                iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER, false,
+                        BearerIssuer.MANAGER_INSTANCE), named(act, view, "sessionGrant", BearerIssuer.SESSION_CALLER, true,
+                        BearerIssuer.SESSION_GRANT));
+    }
+
+    /** {@code act.<field>}: only with {@code withView} (and then always when {@code required}), in its grammar. */
+    private static Optional<String> named(Map<String, Object> act, Optional<String> view, String field, String withView,
+            boolean required, java.util.regex.Pattern grammar) {
+        boolean viewed = view.filter(withView::equals).isPresent();
+        if (!act.containsKey(field)) {
+            if (viewed && required) {
+                throw refused("act." + field + " is required with the view " + withView);
+            }
+            return Optional.empty();
+        }
+        if (!viewed) {
+            throw refused("act." + field + " goes with the view " + withView + " only");
+        }
+        if (!(act.get(field) instanceof String value) || !grammar.matcher(value).matches()) {
+            throw refused("act." + field + " is malformed");
+        }
+        return Optional.of(value);
     }
 
     /** The served instance: named exactly with the serving view, in the host contract's grammars. */

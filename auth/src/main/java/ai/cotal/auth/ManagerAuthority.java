@@ -82,6 +82,30 @@ public interface ManagerAuthority {
      */
     void authorizeCaller(String owner, String instanceId);
 
+    /**
+     * {@code verifySession} (SPEC §14.5): the session {@code grant} ({@code <instanceId>.<sessionId>})
+     * names, checked for {@code callerOwner.callerActor} now: the row active and unexpired, granted
+     * to that principal, its manager a candidate, every command registered. Writes nothing.
+     *
+     * @throws ai.cotal.core.CotalException {@code permission-denied} with the reason,
+     *     {@code failed-precondition} for a refusal of the registered cluster, {@code data-loss} for a
+     *     corrupt row
+     */
+    Session verifySession(String callerOwner, String callerActor, String grant);
+
+    /**
+     * {@code issueManagerServiceAuthority} (SPEC §14.6): the standing service credential of manager
+     * instance {@code instanceId}, a user JWT for {@code userPublicKey} whose permissions are
+     * re-derived from the registered surface at the gate's registration revision. With
+     * {@code renewing}, the gate must still be at its revision and epoch. Writes nothing.
+     *
+     * @throws ai.cotal.core.CotalException {@code failed-precondition} (no gate, frozen, moved, not a
+     *     candidate, a refusal of the registered cluster), {@code permission-denied} (not granted,
+     *     another principal)
+     */
+    ServiceAuthority issueServiceAuthority(String owner, String actor, String instanceId, String userPublicKey,
+            Optional<Renewal> renewing);
+
     /** The verdicts of SPEC §14.4, in the order they are decided. */
     enum Verdict {
         NO_GATE, FROZEN, NO_SPEC, OTHER_OWNER, OTHER_PRINCIPAL, STALE_REGISTRATION, UNOBSERVED, OTHER_EPOCH, CANDIDATE;
@@ -102,6 +126,47 @@ public interface ManagerAuthority {
             commands = List.copyOf(commands);
             Objects.requireNonNull(manifestDigest, "manifestDigest");
             Objects.requireNonNull(rootDigest, "rootDigest");
+        }
+    }
+
+    /** A verified session (SPEC §14.5): the manager's owner and instance, the caller and what it may call. */
+    record Session(String sessionId, String instanceId, String owner, String caller, List<String> commands,
+            long expiresAt) {
+        public Session {
+            Objects.requireNonNull(sessionId, "sessionId");
+            Objects.requireNonNull(instanceId, "instanceId");
+            Objects.requireNonNull(owner, "owner");
+            Objects.requireNonNull(caller, "caller");
+            commands = List.copyOf(commands);
+        }
+    }
+
+    /** What a renewal presents: the registration revision and process epoch of the credential it renews. */
+    record Renewal(long registrationRevision, long processEpoch) {
+    }
+
+    /**
+     * A standing service credential (SPEC §14.6): the user JWT (for the manager's own key; no
+     * secret), the gate's registration revision and process epoch it was derived at (what a renewal
+     * presents), the registered commands it serves, and its expiry (unix seconds).
+     */
+    record ServiceAuthority(String jwt, String instanceId, long registrationRevision, long processEpoch,
+            List<String> commands, long expiresAt) {
+        public ServiceAuthority {
+            Objects.requireNonNull(jwt, "jwt");
+            Objects.requireNonNull(instanceId, "instanceId");
+            commands = List.copyOf(commands);
+        }
+
+        /** Names the instance and revision only; the JWT is a credential. */
+        @Override
+        public String toString() {
+            return "ServiceAuthority[" + instanceId + " at revision " + registrationRevision + ", epoch " + processEpoch + "]";
+        }
+
+        /** The renewal this credential presents. */
+        public Renewal renewal() {
+            return new Renewal(registrationRevision, processEpoch);
         }
     }
 }

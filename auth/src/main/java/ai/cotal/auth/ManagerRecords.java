@@ -82,6 +82,44 @@ public final class ManagerRecords {
         return ServingDocuments.write(new ServingDocuments.Root(1, "cluster-root", urn, List.copyOf(commands)));
     }
 
+    /** {@code svc.manager.<instanceId>.session.<sessionId>} (SPEC §14.5). */
+    public static String sessionKey(String instanceId, String sessionId) {
+        return ServingRecords.sessionKey(instance(instanceId), session(sessionId));
+    }
+
+    /** The grant a {@code session-caller} bearer names: {@code <instanceId>.<sessionId>}. */
+    public static String sessionGrant(String instanceId, String sessionId) {
+        return instance(instanceId) + "." + session(sessionId);
+    }
+
+    /**
+     * A session {@code {v: 1, sessionId, instanceId, owner, caller, commands, state, expiresAt}}
+     * (SPEC §14.5): the manager of {@code owner} lets {@code caller} ({@code <owner>.<actor>}) call
+     * {@code commands} until {@code expiresAt} (unix seconds), unless {@code revoked}.
+     */
+    public static byte[] session(String instanceId, String sessionId, String owner, String caller, List<String> commands,
+            boolean revoked, long expiresAt) {
+        if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
+            throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
+        }
+        if (!ServingDocuments.caller(caller)) {
+            throw CotalException.badRequest("caller", "must be <owner>.<actor>");
+        }
+        ServingDocuments.requireCommands(commands);
+        if (!ServingDocuments.counter(expiresAt)) {
+            throw CotalException.badRequest("expiresAt", "must be 1 to 2^53-1 (unix seconds)");
+        }
+        return ServingDocuments.write(new ServingDocuments.Session(1, session(sessionId), instance(instanceId), owner, caller,
+                List.copyOf(commands), revoked ? "revoked" : "active", expiresAt));
+    }
+
+    private static String session(String sessionId) {
+        if (sessionId == null || !ServingDocuments.INSTANCE_ID.matcher(sessionId).matches()) {
+            throw CotalException.badRequest("sessionId", "must be 26 to 32 of [a-z0-9]");
+        }
+        return sessionId;
+    }
+
     private static String instance(String instanceId) {
         if (instanceId == null || !ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
             throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");

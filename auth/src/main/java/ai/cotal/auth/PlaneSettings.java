@@ -22,6 +22,8 @@ import java.util.Optional;
  * thread-safe; {@code toString()} never shows the store or the oracle.
  */
 public final class PlaneSettings {
+    /** A remote manager's standing service credential lifetime unless set (SPEC §14.6). */
+    public static final Duration DEFAULT_MANAGER_STANDING_TTL = Duration.ofHours(24);
     private final List<String> servers;
     private final String space;
     private final Path stateDir;
@@ -30,6 +32,7 @@ public final class PlaneSettings {
     private final Clock clock;
     private final Optional<LivenessOracle> livenessOracle;
     private final Duration standingTtl;
+    private final Duration managerStandingTtl;
     private final Optional<ServiceEndpoints> serviceEndpoints;
     private final WriteBudgets writeBudgets;
 
@@ -42,6 +45,7 @@ public final class PlaneSettings {
         this.clock = b.clock;
         this.livenessOracle = Optional.ofNullable(b.livenessOracle);
         this.standingTtl = b.standingTtl;
+        this.managerStandingTtl = b.managerStandingTtl;
         this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
         this.writeBudgets = writeBudgets;
     }
@@ -83,6 +87,14 @@ public final class PlaneSettings {
 
     public Duration standingTtl() {
         return standingTtl;
+    }
+
+    /**
+     * Lifetime of a remote manager's standing service credential (SPEC §14.6; the reference's
+     * {@code standingRenewableTtlSeconds}): 5 s to 24 h, default 24 h.
+     */
+    public Duration managerStandingTtl() {
+        return managerStandingTtl;
     }
 
     /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
@@ -139,6 +151,11 @@ public final class PlaneSettings {
             return settings().standingTtl();
         }
 
+        /** Lifetime of a remote manager's standing service credential (5 s to 24 h, default 24 h). */
+        default Duration managerStandingTtl() {
+            return settings().managerStandingTtl();
+        }
+
         /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
         default Optional<ServiceEndpoints> serviceEndpoints() {
             return settings().serviceEndpoints();
@@ -153,7 +170,8 @@ public final class PlaneSettings {
     @Override
     public String toString() {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
-                + identityRoot() + ", standingTtl=" + standingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
+                + identityRoot() + ", standingTtl=" + standingTtl + ", managerStandingTtl="
+                + managerStandingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
                 + writeBudgets + "]";
     }
 
@@ -173,6 +191,7 @@ public final class PlaneSettings {
         private Clock clock = Clock.systemUTC();
         private LivenessOracle livenessOracle;
         private Duration standingTtl = AuthPlaneOptions.DEFAULT_STANDING_TTL;
+        private Duration managerStandingTtl = DEFAULT_MANAGER_STANDING_TTL;
         private ServiceEndpoints serviceEndpoints;
         private int mintsPerPrincipal;
         private int mintsPerSpace;
@@ -194,7 +213,8 @@ public final class PlaneSettings {
         public B settings(PlaneSettings settings) {
             servers(settings.servers).space(settings.space).stateDir(settings.stateDir).identityRoot(settings.identityRoot)
                     .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
-                    .standingTtl(settings.standingTtl).serviceEndpoints(settings.serviceEndpoints.orElse(null));
+                    .standingTtl(settings.standingTtl).managerStandingTtl(settings.managerStandingTtl)
+                    .serviceEndpoints(settings.serviceEndpoints.orElse(null));
             return writeBudgets(settings.writeBudgets);
         }
 
@@ -253,6 +273,16 @@ public final class PlaneSettings {
          */
         public B standingTtl(Duration ttl) {
             this.standingTtl = ttl;
+            return self();
+        }
+
+        /**
+         * Lifetime of the standing service credential a remote manager gets from
+         * {@code /manager-service-authority} (SPEC §14.6): 5 s to 24 h, default 24 h. The manager
+         * renews at 75% of it; every renewal re-derives its surface from its registration.
+         */
+        public B managerStandingTtl(Duration ttl) {
+            this.managerStandingTtl = ttl;
             return self();
         }
 
@@ -344,6 +374,10 @@ public final class PlaneSettings {
             if (standingTtl == null || standingTtl.compareTo(Duration.ofSeconds(5)) < 0
                     || standingTtl.compareTo(Duration.ofHours(24)) > 0) {
                 throw CotalException.badRequest("standingTtl", "must be between 5 s and 24 h");
+            }
+            if (managerStandingTtl == null || managerStandingTtl.compareTo(Duration.ofSeconds(5)) < 0
+                    || managerStandingTtl.compareTo(Duration.ofHours(24)) > 0) {
+                throw CotalException.badRequest("managerStandingTtl", "must be between 5 s and 24 h");
             }
             WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
                     issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option

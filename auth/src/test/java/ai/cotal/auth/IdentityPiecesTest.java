@@ -86,6 +86,12 @@ class IdentityPiecesTest {
         assertTrue(ttl.getMessage().startsWith("standingTtl"), ttl.getMessage());
         assertThrows(CotalException.class, () -> base.standingTtl(Duration.ofHours(25)).build());
         base.standingTtl(Duration.ofMinutes(15));
+        assertEquals(Duration.ofHours(24), base.build().managerStandingTtl(), "the reference's default, 86400 s");
+        CotalException managerTtl = assertThrows(CotalException.class, () -> base.managerStandingTtl(Duration.ofSeconds(4))
+                .build());
+        assertTrue(managerTtl.getMessage().startsWith("managerStandingTtl"), managerTtl.getMessage());
+        assertThrows(CotalException.class, () -> base.managerStandingTtl(Duration.ofSeconds(86_401)).build());
+        base.managerStandingTtl(Duration.ofSeconds(5));
         CotalException other = assertThrows(CotalException.class, () -> base.space("beta").build());
         assertTrue(other.getMessage().startsWith("signer"), other.getMessage());
     }

@@ -77,6 +77,21 @@ final class CallerPermissions {
     }
 
     /**
+     * A {@code session-caller} (SPEC §14.5), its session already verified: publish the manager's
+     * {@code P.svc.manager.<owner>.<command>} per session command, subscribe its inbox; the plain
+     * mint, nothing recorded.
+     */
+    static UserClaim session(CalloutOptions options, ActorRow row, ai.cotal.auth.ManagerAuthority.Session session,
+            String nonce) {
+        String p = SpaceName.subjectPrefix(options.plane().space());
+        List<String> pub = new ArrayList<>();
+        session.commands().forEach(command -> pub.add(p + ".svc.manager." + session.owner() + "." + command));
+        return UserClaim.of(Permission.allow(pub), Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")),
+                options.signer().accountPublicKey(), List.of("owner:" + row.owner(), "actor:" + row.actor(),
+                        "principal:" + row.principal()));
+    }
+
+    /**
      * A serving connection: subscribe the instance's request subjects (plain or queue) and its own
      * inbox; publish nothing but one reply to each request it received ({@code resp}, the broker's
      * default window).

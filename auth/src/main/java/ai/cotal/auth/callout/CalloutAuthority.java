@@ -37,6 +37,15 @@ public interface CalloutAuthority {
     }
 
     /**
+     * {@code verifySession} of a {@code session-caller} connect (SPEC §14.5): the session its bearer
+     * names, checked now ({@code permission-denied} with the reason otherwise). This default is a
+     * callout replica's (SPEC §13.19): it cannot read the manager gate and refuses.
+     */
+    default ai.cotal.auth.ManagerAuthority.Session verifySession(BearerClaims bearer) {
+        throw new CotalException(ErrorCode.PERMISSION_DENIED, "a callout replica cannot check a session");
+    }
+
+    /**
      * The service-endpoint access of a connect, read now (SPEC §13.16): a serving bearer's instance
      * once its gate and assignment admit it ({@code permission-denied} with the reason otherwise),
      * a plain connect's active caller grants. This default is a callout replica's (SPEC §13.19): it

@@ -2,6 +2,8 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
@@ -103,15 +105,19 @@ final class CalloutHandler {
                     + " derive it with InboxNonce.forPrincipal(owner, actor)");
         }
         EndpointAccess access = options.plane().endpointAccess(bearer, row);
-        UserClaim permissions = CallerPermissions.of(options, row, bearer, nonce, access);
+        Optional<ManagerAuthority.Session> session = bearer.view().filter(BearerIssuer.SESSION_CALLER::equals)
+                .map(v -> options.plane().verifySession(bearer)); // SPEC §14.5, before any permission is minted
+        UserClaim permissions = session.isPresent() ? CallerPermissions.session(options, row, session.get(), nonce)
+                : CallerPermissions.of(options, row, bearer, nonce, access);
+        long exp = session.map(s -> Math.min(bearer.expiresAt(), s.expiresAt())).orElse(bearer.expiresAt());
         Instant now = options.clock().instant();
         String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), userName(row, access), permissions, now)
-                .withExp(bearer.expiresAt()), options.signer().signing());
+                .withExp(exp), options.signer().signing());
         Long clientId = body.clientInfo() == null ? null : body.clientInfo().id();
         if (clientId == null) {
             throw CotalException.internal("the broker named no client id for this connect", null);
         }
-        LiveConnection live = new LiveConnection(body.serverId().id(), clientId, body.userNkey(), bearer.expiresAt());
+        LiveConnection live = new LiveConnection(body.serverId().id(), clientId, body.userNkey(), exp);
         if (!access.isEmpty()) { // recorded before the answer, so a revoke from here on closes it
             options.plane().admitted(live, access);
         }

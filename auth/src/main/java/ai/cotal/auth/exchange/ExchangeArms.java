@@ -35,20 +35,38 @@ import java.util.Optional;
  */
 final class ExchangeArms {
     static final String AGENT_REFUSAL = "agent exchange refused: unknown agent or wrong secret";
-    private static final String MANAGER_CALLER = "manager-caller";
+    private static final String MANAGER_CALLER = BearerIssuer.MANAGER_CALLER;
+    private static final String SESSION_CALLER = BearerIssuer.SESSION_CALLER;
     private static final long SKEW = 5;
     private static final Duration AGENT_TTL = Duration.ofSeconds(300);
 
     /**
      * The request body: closed; exactly one of {@code idpToken} and {@code actorToken}; {@code endpoint}
-     * and {@code instanceId} exactly with the view {@value EndpointInstance#SERVING_VIEW}.
+     * and {@code instanceId} exactly with the view {@value EndpointInstance#SERVING_VIEW};
+     * {@code sessionGrant} exactly with {@code session-caller}; {@code managerInstanceId} only with
+     * {@code manager-caller} (SPEC §13.17).
      */
     record Request(String idpToken, String owner, String actor, String actorToken, Long ttlSec, String view,
-            String endpoint, String instanceId) {
+            String endpoint, String instanceId, String managerInstanceId, String sessionGrant) {
         /** The instance a serving bearer names ({@code bad-request} naming the field when the body is not consistent). */
         Optional<EndpointInstance> serving() {
-            if (view != null && !view.equals(MANAGER_CALLER) && !view.equals(EndpointInstance.SERVING_VIEW)) {
-                throw CotalException.badRequest("view", "must be " + MANAGER_CALLER + " or " + EndpointInstance.SERVING_VIEW);
+            if (view != null && !view.equals(MANAGER_CALLER) && !view.equals(SESSION_CALLER)
+                    && !view.equals(EndpointInstance.SERVING_VIEW)) {
+                throw CotalException.badRequest("view", "must be " + MANAGER_CALLER + ", " + SESSION_CALLER + " or "
+                        + EndpointInstance.SERVING_VIEW);
+            }
+            if (SESSION_CALLER.equals(view) != (sessionGrant != null)) {
+                throw CotalException.badRequest("sessionGrant", sessionGrant != null ? "goes with the view "
+                        + SESSION_CALLER + " only" : "required with the view " + SESSION_CALLER);
+            }
+            if (managerInstanceId != null && !MANAGER_CALLER.equals(view)) {
+                throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
+            }
+            if (managerInstanceId != null && !managerInstanceId.matches("[a-z0-9]{26,32}")) {
+                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
+            }
+            if (sessionGrant != null && !sessionGrant.matches("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}")) {
+                throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
             }
             if (!EndpointInstance.SERVING_VIEW.equals(view)) {
                 if (endpoint != null || instanceId != null) {
@@ -128,7 +146,8 @@ final class ExchangeArms {
         Optional<EndpointInstance> serving = request.serving();
         String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
         String token = plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(),
-                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving));
+                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
+                Optional.ofNullable(request.managerInstanceId()), Optional.ofNullable(request.sessionGrant())));
         return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 

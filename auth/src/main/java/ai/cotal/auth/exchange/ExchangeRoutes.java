@@ -71,6 +71,17 @@ final class ExchangeRoutes {
                 case "/service-endpoint-host" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body, false));
                 case "/service-endpoint-authority" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body,
                         true));
+                case ManagerAuthorityRoute.ISSUE -> door(call, isPublic, path, (body, refusals) -> managerAuthority(call,
+                        isPublic, body, refusals));
+                case ManagerAuthorityRoute.VERIFY -> {
+                    if (isPublic) { // the operator's check: loopback only (SPEC §14.6)
+                        call.arrived();
+                        call.send(404, Map.of("error", "not found"));
+                    } else {
+                        door(call, false, path, (body, refusals) -> call.send(200, ManagerAuthorityRoute.verifyEnrollment(
+                                options.plane(), body)));
+                    }
+                }
                 case LifecycleRoute.INTERACTIVE, LifecycleRoute.MANAGED -> {
                     if (isPublic) { // the operator's routes: loopback only (SPEC §14.1)
                         call.arrived();
@@ -209,6 +220,31 @@ final class ExchangeRoutes {
                 refusals.record(); // counted: the next one past the limit is refused before any check
             }
             call.send(status, Map.of("error", Refusals.message(e, "/exchange")));
+        }
+    }
+
+    /**
+     * {@code POST /manager-service-authority} (SPEC §14.6): refusals 401, 403, 404 and 409 count in
+     * the face's refusal window like an exchange's; the public face shares the in-flight budget.
+     */
+    private void managerAuthority(HttpCall call, boolean isPublic, byte[] body, RollingWindow refusals) {
+        if (isPublic && !inFlight.tryAcquire()) {
+            call.send(503, Map.of("error", "busy - retry shortly"));
+            return;
+        }
+        try {
+            call.send(200, ManagerAuthorityRoute.issue(options.plane(), body));
+        } catch (CotalException e) {
+            int status = Refusals.status(e.code());
+            if (status == 401 || status == 403 || status == 404 || status == 409) {
+                LOG.info("auth-service: refused a manager service authority: {}", Refusals.safe(e.getMessage(), e.code()));
+                refusals.record();
+            }
+            call.send(status, Map.of("error", Refusals.message(e, ManagerAuthorityRoute.ISSUE)));
+        } finally {
+            if (isPublic) {
+                inFlight.release();
+            }
         }
     }
 

@@ -106,4 +106,38 @@ class ManagerCallerBrokerTest {
             }
         }
     }
+
+    @Test
+    void aBearerNamingItsManagerInstanceIsJudgedOnThatInstance(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        String second = "mgr0000000000000000000000002";
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            try (TestManager one = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID);
+                 TestManager two = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", second)) {
+                long mark = nats.log().mark();
+                f.refused(nats, caller(plane, laptop), CalloutFixture.nonce("laptop", "named-000001"));
+                assertTrue(nats.log().containsSince(mark, "has 2 candidate manager instances; name one"),
+                        String.join("\n", nats.log().tail(30)));
+                try (CalloutFixture.Client client = f.connect(nats, named(plane, laptop, second),
+                        CalloutFixture.nonce("laptop", "named-000002"))) {
+                    assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the named candidate admits");
+                }
+                plane.managers().freezeGate(second);
+                long frozen = nats.log().mark();
+                f.refused(nats, named(plane, laptop, second), CalloutFixture.nonce("laptop", "named-000003"));
+                assertTrue(nats.log().containsSince(frozen, "manager instance " + second + " of " + CalloutFixture.OWNER
+                        + " is not a candidate (frozen)"), String.join("\n", nats.log().tail(30)));
+            }
+        }
+    }
+
+    private static String named(AuthAuthorityPlane plane, ActorRow row, String instanceId) {
+        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+                credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(),
+                Optional.of(instanceId), Optional.empty()));
+    }
 }

@@ -16,7 +16,7 @@ class ServingExchangeRequestTest {
 
     private static ExchangeArms.Request body(String view, String endpoint, String instanceId) {
         return new ExchangeArms.Request(null, "u_abcdefghijklmnopqrstuvwxyz", "svc", "secret", null, view, endpoint,
-                instanceId);
+                instanceId, null, null);
     }
 
     private static String refusedField(ExchangeArms.Request request) {

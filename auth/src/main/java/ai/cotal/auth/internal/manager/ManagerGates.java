@@ -36,15 +36,31 @@ public final class ManagerGates implements ManagerAuthority {
 
     /** What the plane hands the manager gate. */
     public record Wiring(String space, SpaceSigner signer, ServingRecords records, ActorLedger ledger, Clock clock,
-            Runnable refuseIfUnavailable, Runnable observeRegistration, Function<String, Map<String, byte[]>> scan) {
+            Runnable refuseIfUnavailable, Runnable observeRegistration, Function<String, Map<String, byte[]>> scan,
+            Duration serviceTtl) {
     }
 
     private final Wiring w;
     private final ContractArtifacts artifacts;
+    private final ManagerSessions sessions;
+    private final ManagerServiceCredentials service;
 
     public ManagerGates(Wiring wiring) {
         this.w = wiring;
         this.artifacts = new ContractArtifacts(wiring.records());
+        this.sessions = new ManagerSessions(this, wiring, artifacts);
+        this.service = new ManagerServiceCredentials(this, wiring, artifacts);
+    }
+
+    @Override
+    public Session verifySession(String callerOwner, String callerActor, String grant) {
+        return sessions.verify(callerOwner, callerActor, grant);
+    }
+
+    @Override
+    public ServiceAuthority issueServiceAuthority(String owner, String actor, String instanceId, String userPublicKey,
+            Optional<Renewal> renewing) {
+        return service.issue(owner, actor, instanceId, userPublicKey, renewing);
     }
 
     @Override
@@ -187,7 +203,7 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     /** The candidate rule of SPEC §14.4 over a gate already read. */
-    private Verdict verdict(String owner, String instanceId, Optional<ServingGate> read) {
+    Verdict verdict(String owner, String instanceId, Optional<ServingGate> read) {
         if (read.isEmpty()) {
             return Verdict.NO_GATE;
         }
@@ -266,26 +282,26 @@ public final class ManagerGates implements ManagerAuthority {
         }
     }
 
-    private void requireGranted(String owner, String actor) {
+    void requireGranted(String owner, String actor) {
         if (w.ledger().find(owner, actor).isEmpty()) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor + " is not granted");
         }
     }
 
-    private static void checkOwner(String owner) {
+    static void checkOwner(String owner) {
         if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
     }
 
-    private static void checkPrincipal(String owner, String actor) {
+    static void checkPrincipal(String owner, String actor) {
         checkOwner(owner);
         if (actor == null || !ServingDocuments.ACTOR.matcher(actor).matches()) {
             throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
         }
     }
 
-    private static void checkInstance(String instanceId) {
+    static void checkInstance(String instanceId) {
         if (instanceId == null || !ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
             throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");
         }

@@ -46,6 +46,11 @@ public final class ServingDocuments {
     public record ManagerStatus(Integer v, String instanceId, Long observedSpecRevision, Long epoch) {
     }
 
+    /** {@code svc.manager.<iid>.session.<sid>} (SPEC §14.5). */
+    public record Session(Integer v, String sessionId, String instanceId, String owner, String caller,
+            List<String> commands, String state, Long expiresAt) {
+    }
+
     /** A cluster manifest artifact. */
     public record Manifest(Integer v, String kind, String root, List<String> artifacts) {
     }
@@ -125,6 +130,32 @@ public final class ServingDocuments {
             throw corrupt(key, "version, instance, observedSpecRevision or epoch");
         }
         return d;
+    }
+
+    /** The session stored at {@code svc.manager.<iid>.session.<sid>}; {@code data-loss} when it breaks a rule. */
+    public static Session parseSession(String instanceId, String sessionId, byte[] data) {
+        String key = "svc.manager." + instanceId + ".session." + sessionId;
+        Session d = read(data, Session.class, key);
+        if (d.v() == null || d.v() != 1 || !sessionId.equals(d.sessionId()) || !instanceId.equals(d.instanceId())
+                || d.owner() == null || !OWNER.matcher(d.owner()).matches() || !caller(d.caller()) || !names(d.commands())
+                || !("active".equals(d.state()) || "revoked".equals(d.state())) || !counter(d.expiresAt())) {
+            throw corrupt(key, "version, sessionId, instance, owner, caller, commands, state or expiresAt");
+        }
+        return d;
+    }
+
+    /** A session's caller: {@code <owner>.<actor>}, the owner {@code u_[a-z2-7]{26}}. */
+    public static boolean caller(String principal) {
+        int dot = principal == null ? -1 : principal.indexOf('.');
+        return dot > 0 && OWNER.matcher(principal.substring(0, dot)).matches()
+                && ACTOR.matcher(principal.substring(dot + 1)).matches();
+    }
+
+    /** Checks a session's commands, refusing {@code bad-request} naming {@code commands}. */
+    public static void requireCommands(List<String> commands) {
+        if (!names(commands)) {
+            throw CotalException.badRequest("commands", "1 to 64 distinct [a-z][a-z0-9-]{0,63}");
+        }
     }
 
     /** A verified artifact as a manifest; {@code null} when it is not one. */

@@ -76,6 +76,17 @@ public final class ServingRecords {
                 ServingDocuments.parseManagerSpec(instanceId, r.data()), r.revision()));
     }
 
+    /** {@code svc.manager.<iid>.session.<sid>}. */
+    public static String sessionKey(String instanceId, String sessionId) {
+        return "svc.manager." + instanceId + ".session." + sessionId;
+    }
+
+    /** The session row (SPEC §14.5), leader read; empty when absent, {@code data-loss} when corrupt. */
+    public Optional<ServingDocuments.Session> session(String instanceId, String sessionId) {
+        return records.last(sessionKey(instanceId, sessionId)).map(r -> ServingDocuments.parseSession(instanceId,
+                sessionId, r.data()));
+    }
+
     public Optional<ManagerStatus> managerStatus(String instanceId) {
         return records.last(statusKey(instanceId)).map(r -> ServingDocuments.parseManagerStatus(instanceId, r.data()));
     }

@@ -117,7 +117,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         planeCredentials.lifecycles(lifecycles);
         this.serving = new ServingRecords(space, writer.connection(), reader.connection());
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
-                this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan));
+                this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,

@@ -36,12 +36,22 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
         return issued.issue(bearer, connId, ceiling);
     }
 
-    /** {@code selectManagerInstance} then {@code authorizeManagerCaller} (SPEC §14.4), at every connect. */
+    /**
+     * {@code selectManagerInstance} (the instance the bearer names, else the owner's one candidate)
+     * then {@code authorizeManagerCaller} (SPEC §14.4), at every connect.
+     */
     @Override
     public String authorizeManagerCaller(BearerClaims bearer) {
-        String instanceId = managers.selectInstance(bearer.owner(), java.util.Optional.empty());
+        String instanceId = managers.selectInstance(bearer.owner(), bearer.managerInstanceId());
         managers.authorizeCaller(bearer.owner(), instanceId);
         return instanceId;
+    }
+
+    /** {@code verifySession} (SPEC §14.5), at every connect. */
+    @Override
+    public ai.cotal.auth.ManagerAuthority.Session verifySession(BearerClaims bearer) {
+        return managers.verifySession(bearer.owner(), bearer.actor(), bearer.sessionGrant().orElseThrow(() ->
+                CotalException.badRequest("sessionGrant", "required with the view session-caller")));
     }
 
     @Override
