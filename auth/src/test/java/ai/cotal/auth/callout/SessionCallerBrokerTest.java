@@ -35,6 +35,7 @@ class SessionCallerBrokerTest {
     private static final String IID = "mgr0000000000000000000000001";
     private static final String SID = "session00000000000000000001";
     private static final String UNDECLARED = "session00000000000000000002";
+    private static final String OTHER_OWNER = "u_zyxwvutsrqponmlkjihgfedcba";
     private final CalloutFixture f = new CalloutFixture();
 
     @TempDir
@@ -92,6 +93,50 @@ class SessionCallerBrokerTest {
                 long frozen = nats.log().mark();
                 f.refused(nats, bearer, CalloutFixture.nonce("laptop", "session-000004"));
                 assertTrue(nats.log().containsSince(frozen, "is not a candidate (frozen)"), logs(nats));
+            }
+        }
+    }
+
+    @Test
+    void aRevokedExpiredForeignOrOtherOwnersSessionIsRefused(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
+                String bearer = sessionCaller(plane, laptop, SID);
+                long exp = plane.bearers().verify(bearer).expiresAt() + 600;
+                String me = CalloutFixture.OWNER + ".laptop";
+                String key = ManagerRecords.sessionKey(IID, SID);
+                String[][] cases = {
+                    // what the manager last wrote at the key, and the refusal the broker logs
+                    {"revoked", "session-caller: session " + SID + " was revoked"},
+                    {"expired", "session-caller: session " + SID + " expired"},
+                    {"foreign", "session-caller: session " + SID + " was granted to another principal"},
+                    {"other-owner", "session-caller: manager instance " + IID + " of " + OTHER_OWNER
+                            + " is not a candidate"},
+                };
+                int n = 10;
+                for (String[] c : cases) {
+                    byte[] row = switch (c[0]) {
+                        case "revoked" -> ManagerRecords.session(IID, SID, CalloutFixture.OWNER, me, List.of("status"), true, exp);
+                        case "expired" -> ManagerRecords.session(IID, SID, CalloutFixture.OWNER, me, List.of("status"), false,
+                                java.time.Instant.now().getEpochSecond() - 1);
+                        case "foreign" -> ManagerRecords.session(IID, SID, CalloutFixture.OWNER, CalloutFixture.OWNER + ".desk",
+                                List.of("status"), false, exp);
+                        default -> ManagerRecords.session(IID, SID, OTHER_OWNER, me, List.of("status"), false, exp);
+                    };
+                    manager.put(key, row);
+                    long mark = nats.log().mark();
+                    f.refused(nats, bearer, CalloutFixture.nonce("laptop", "session-0000" + n++));
+                    assertTrue(nats.log().containsSince(mark, c[1]), c[0] + ": " + logs(nats));
+                }
+                // the same key, valid again: the last value counts, so the refusals above were the rows, not the bearer
+                manager.put(key, ManagerRecords.session(IID, SID, CalloutFixture.OWNER, me, List.of("status"), false, exp));
+                try (CalloutFixture.Client client = f.connect(nats, bearer, CalloutFixture.nonce("laptop", "session-0000" + n))) {
+                    assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+                }
             }
         }
     }
