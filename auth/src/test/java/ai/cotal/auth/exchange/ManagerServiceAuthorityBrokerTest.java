@@ -163,6 +163,47 @@ class ManagerServiceAuthorityBrokerTest {
     }
 
     @Test
+    void aRestartedManagerRenewsOnlyAfreshAtItsNewEpoch(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+             TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                     .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
+            ActorRow mgr = plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(),
+                    List.of()));
+            String publicUrl = exchange.publicUrl().orElseThrow();
+            Identity identity = Identity.create();
+            String token = bearer(plane, mgr);
+            try (TestManager manager = TestManager.candidate(plane, nats, OWNER, "mgr", IID)) {
+                JsonNode first = json(post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(), ""), null));
+                String renew = ",\"renew\":{\"registrationRevision\":" + first.path("registrationRevision").asLong()
+                        + ",\"processEpoch\":" + first.path("processEpoch").asLong() + "}";
+
+                // the manager restarts: the plane opens its gate again, at the next epoch, and it observes it
+                long spec = first.path("registrationRevision").asLong();
+                long epoch = plane.managers().openGate(OWNER, "mgr", IID).processEpoch();
+                assertEquals(first.path("processEpoch").asLong() + 1, epoch);
+                manager.status(spec, epoch);
+                HttpResponse<String> stale = post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(),
+                        renew), null);
+                assertEquals(409, stale.statusCode(), "a renewal pinned to the predecessor's epoch: " + stale.body());
+
+                HttpResponse<String> fresh = post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(),
+                        ""), null);
+                assertEquals(200, fresh.statusCode(), fresh.body());
+                assertEquals(epoch, json(fresh).path("processEpoch").asLong(), "issued at the new epoch");
+
+                // re-registered (a new spec revision): a fresh issue is pinned to what is registered now
+                long respec = manager.spec(List.of(manager.cluster("ai.cotal.manager")));
+                long reopened = plane.managers().openGate(OWNER, "mgr", IID).processEpoch();
+                manager.status(respec, reopened);
+                JsonNode again = json(post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(), ""), null));
+                assertEquals(respec, again.path("registrationRevision").asLong(), again.toString());
+                assertEquals(reopened, again.path("processEpoch").asLong(), again.toString());
+            }
+        }
+    }
+
+    @Test
     void theExchangeGivesASessionGrantExactlyWithTheSessionCallerView(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
