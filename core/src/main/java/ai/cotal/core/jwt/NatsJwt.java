@@ -80,10 +80,10 @@ public final class NatsJwt {
         if (claims.nbf() != null) {
             checkTime("nbf", claims.nbf());
         }
-        ObjectNode unsigned = tree(claims, signerKey, null);
-        String jti = NKeyCodec.base32(sha256(ClosedJson.write(JSON, unsigned)));
+        ObjectNode body = body(claims);
+        String jti = NKeyCodec.base32(sha256(ClosedJson.write(JSON, tree(claims, signerKey, null, body))));
         byte[] payload = Base64.getUrlEncoder().withoutPadding().encode(
-                ClosedJson.write(JSON, tree(claims, signerKey, jti)));
+                ClosedJson.write(JSON, tree(claims, signerKey, jti, body)));
         byte[] signingInput = new byte[HEADER.length + 1 + payload.length];
         System.arraycopy(HEADER, 0, signingInput, 0, HEADER.length);
         signingInput[HEADER.length] = '.';
@@ -96,7 +96,15 @@ public final class NatsJwt {
         return new String(signingInput, StandardCharsets.US_ASCII) + "." + signature;
     }
 
-    private static ObjectNode tree(ClaimSet<?> claims, String iss, String jti) {
+    /** The {@code nats} object of a claim set: its body, type and version (built once per encode). */
+    private static ObjectNode body(ClaimSet<?> claims) {
+        ObjectNode body = JSON.valueToTree(claims.nats());
+        body.put("type", claims.type().wire());
+        body.put("version", 2);
+        return body;
+    }
+
+    private static ObjectNode tree(ClaimSet<?> claims, String iss, String jti, ObjectNode body) {
         ObjectNode root = JSON.createObjectNode();
         if (jti != null) {
             root.put("jti", jti);
@@ -116,9 +124,6 @@ public final class NatsJwt {
         if (claims.nbf() != null) {
             root.put("nbf", claims.nbf());
         }
-        ObjectNode body = JSON.valueToTree(claims.nats());
-        body.put("type", claims.type().wire());
-        body.put("version", 2);
         root.set("nats", body);
         return root;
     }
