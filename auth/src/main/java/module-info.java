@@ -29,4 +29,5 @@ module ai.cotal.auth {
     opens ai.cotal.auth.internal.endpoint to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.plane to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.manager to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.internal.run to com.fasterxml.jackson.databind;
 }

@@ -91,6 +91,12 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     ManagerAuthority managers();
 
     /**
+     * Manager runs of this space (SPEC §14.7, §14.8): run admissions, attempts and the observed
+     * served run requests a served attempt is bound to.
+     */
+    ManagerRuns managerRuns();
+
+    /**
      * This plane's registration as the serving instance of endpoint {@code auth} (SPEC §14.2), as
      * its open made it. Never refuses.
      */

@@ -65,6 +65,17 @@ public final class TestManager implements AutoCloseable {
         return candidate(plane, nats, owner, "mgr", instanceId);
     }
 
+    /** A candidate whose manager cluster declares {@code commands} (SPEC §14.7: run-start, run-resume, run-answer). */
+    public static TestManager candidate(AuthAuthorityPlane plane, NatsBroker nats, String owner, String actor,
+            String instanceId, List<String> commands) throws Exception {
+        TestManager manager = of(plane, nats, owner, actor, instanceId);
+        String root = manager.artifact(ManagerRecords.root(ManagerRecords.MANAGER_URN, commands));
+        long revision = manager.spec(List.of(manager.artifact(ManagerRecords.manifest(root, List.of()))));
+        ServingGate gate = plane.managers().openGate(owner, actor, instanceId);
+        manager.status(revision, gate.processEpoch());
+        return manager;
+    }
+
     /** Writes a manager cluster (root, then manifest) and answers the manifest's digest. */
     public String managerCluster() throws Exception {
         return cluster(ManagerRecords.MANAGER_URN);

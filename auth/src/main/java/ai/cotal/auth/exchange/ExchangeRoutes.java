@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The routes of both faces (SPEC §13.17, §13.18): {@code GET /health}, {@code GET /jwks},
- * {@code POST /exchange}, the two service-endpoint routes and, on the loopback face, the two
+ * {@code POST /exchange}, the two service-endpoint routes, the two manager run routes ({@link RunRoute})
+ * and, on the loopback face, the two
  * lifecycle retire routes ({@link LifecycleRoute}). Every POST route passes the same
  * door, from the headers alone: method (405), {@code Origin} (403), type (415), the throttle (429,
  * before any secret is looked at), the loopback capability (401), the declared size (413); only
@@ -82,6 +83,8 @@ final class ExchangeRoutes {
                                 options.plane(), body)));
                     }
                 }
+                case RunRoute.ADMISSION, RunRoute.ATTEMPT -> door(call, isPublic, path, (body, refusals) -> runs(call,
+                        isPublic, path, body, refusals));
                 case LifecycleRoute.INTERACTIVE, LifecycleRoute.MANAGED -> {
                     if (isPublic) { // the operator's routes: loopback only (SPEC §14.1)
                         call.arrived();
@@ -242,6 +245,37 @@ final class ExchangeRoutes {
             }
             call.send(status, Map.of("error", Refusals.message(e, ManagerAuthorityRoute.ISSUE)));
         } finally {
+            if (isPublic) {
+                inFlight.release();
+            }
+        }
+    }
+
+    /** The run routes (SPEC §14.7): the exchange's in-flight budget and deadline on the public face. */
+    private void runs(HttpCall call, boolean isPublic, String path, byte[] body, RollingWindow refusals) {
+        if (isPublic && !inFlight.tryAcquire()) {
+            call.send(503, Map.of("error", "busy - retry shortly"));
+            return;
+        }
+        Running running = new Running();
+        Scheduler.Task late = isPublic ? call.face().schedule(() -> {
+            call.send(503, Map.of("error", "request deadline exceeded"));
+            running.interrupt();
+        }, options.deadline().toMillis()) : null;
+        try {
+            running.enter();
+            call.send(200, RunRoute.serve(options.plane(), path, body));
+        } catch (CotalException e) {
+            int status = Refusals.status(e.code());
+            if (status == 401 || status == 403) {
+                refusals.record(); // a refused bearer counts like a refused exchange
+            }
+            call.send(status, Map.of("error", Refusals.message(e, path)));
+        } finally {
+            running.exit();
+            if (late != null) {
+                late.cancel();
+            }
             if (isPublic) {
                 inFlight.release();
             }

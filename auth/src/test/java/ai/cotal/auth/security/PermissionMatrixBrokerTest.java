@@ -72,6 +72,10 @@ class PermissionMatrixBrokerTest {
         s.put("endpoint-scoped-key", "$KV." + auth + ".svc.name.mine");
         s.put("issued-row", "$KV." + issued + ".x");
         s.put("admission-marker", "$KV." + StoreNames.bucket("admission", "alpha") + ".service-endpoints");
+        s.put("run-admission-row", "$KV." + StoreNames.bucket("admission", "alpha") // SPEC §14.7: the writer's
+                + ".run.manager.abcdefghijklmnopqrstuvwxyz.admission");
+        s.put("served-run-request", "P.svc.manager.u_abcdefghijklmnopqrstuvwxyz.run.resume.abcdefghijklmnopqrstuvwxyz"
+                + ".request0000000001"); // SPEC §14.8: the issuer observes it and may not publish it
         s.put("delete-auth-stream", "$JS.API.STREAM.DELETE.KV_" + auth);
         s.put("purge-auth-stream", "$JS.API.STREAM.PURGE.KV_" + auth);
         s.put("delete-issued-stream", "$JS.API.STREAM.DELETE.KV_" + issued);
@@ -127,7 +131,7 @@ class PermissionMatrixBrokerTest {
     private Creds role(AuthorityRole role) {
         NKeyPair user = NKeyPair.create(KeyType.USER);
         String jwt = NatsJwt.encode(ClaimSet.of(user.publicKey(), role.connectionName("alpha"), UserClaim.of(
-                role.publish("alpha"), Permission.allow(List.of("_INBOX_" + user.publicKey() + ".>")),
+                role.publish("alpha"), role.subscribe(user.publicKey()),
                 f.space.accountPublicKey(), null), Instant.now()), f.space.signing());
         return new Creds(jwt, Identity.fromSeed(user.seed()));
     }
@@ -165,7 +169,7 @@ class PermissionMatrixBrokerTest {
             creds.put("role " + role.name(), role(role));
             expected.put("role " + role.name(), switch (role) {
                 case WRITER -> except(s, "credential-row", "serving-gate", "own-auth-spec", "admission-marker",
-                        "create-auth-stream", "update-auth-stream", "read-auth-stream");
+                        "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");

@@ -109,7 +109,7 @@ public final class AuthorityConnection implements AutoCloseable {
     }
 
     private static String sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
-        Permission sub = Permission.allow(List.of("_INBOX_" + identity.publicKey() + ".>"));
+        Permission sub = role.subscribe(identity.publicKey());
         UserClaim body = UserClaim.of(role.publish(signer.space()), sub, signer.accountPublicKey(), null);
         ClaimSet<UserClaim> claims = ClaimSet.of(identity.publicKey(), role.connectionName(signer.space()), body,
                 clock.instant());

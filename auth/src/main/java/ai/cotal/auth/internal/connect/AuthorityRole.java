@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The roles of the plane's self-minted connections and their exact grants (SPEC §13.12). Every
- * role subscribes only its own inbox; JetStream subjects are enumerated per stream.
+ * role subscribes its own inbox (the issuer also the served run-request subjects, §14.8); JetStream subjects are enumerated per stream.
  */
 public enum AuthorityRole {
     /** Creates, verifies and bounds the stores, writes credential rows, reads the stores' pressure. */
@@ -77,6 +77,8 @@ public enum AuthorityRole {
                 pub.add("$KV." + authBucket + ".gate.>"); // serving gates: their only writer (SPEC §14.2)
                 pub.add("$KV." + StoreNames.bucket("records", space) + ".svc.auth.>"); // the plane's own spec
                 pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ServiceEndpointAdmissionKey.KEY);
+                pub.add("$KV." + StoreNames.bucket("admission", space) + ".run.>"); // run admissions, attempts (SPEC §14.7)
+                pub.add(JS + "STREAM.MSG.GET." + StoreNames.bucketStream("admission", space));
             }
             case BARRIER -> {
                 pub.addAll(reads(auth, records));
@@ -115,6 +117,18 @@ public enum AuthorityRole {
             case RECORDS_SCANNER -> pub.addAll(scan(records, RECORDS_CONSUMER));
         }
         return Permission.allow(pub);
+    }
+
+    /**
+     * Subscribe grants of this role: its own inbox; the issuer also observes the served run-request
+     * subjects (SPEC §14.8), which it may not publish.
+     */
+    public Permission subscribe(String identityPublicKey) {
+        List<String> sub = new ArrayList<>(List.of("_INBOX_" + identityPublicKey + ".>"));
+        if (this == ISSUER) {
+            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.SUBJECTS);
+        }
+        return Permission.allow(sub);
     }
 
     private static List<String> reads(String auth, String records) {

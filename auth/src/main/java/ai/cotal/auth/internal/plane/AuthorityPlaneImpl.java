@@ -6,6 +6,8 @@ import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.auth.internal.manager.ManagerGates;
 import ai.cotal.auth.internal.manager.PlaneRegistrar;
 import ai.cotal.auth.internal.manager.ServingRecords;
+import ai.cotal.auth.internal.run.ObservedRunRequests;
+import ai.cotal.auth.internal.run.PlaneManagerRuns;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -69,6 +71,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final LifecycleRetirement retirement;
     private final ServingRecords serving;
     private final ManagerGates managers;
+    private final ObservedRunRequests observedRuns;
+    private final PlaneManagerRuns runs;
     private volatile PlaneRegistrar registrar; // set by the open's registration step (SPEC §14.2)
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -118,6 +122,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.serving = new ServingRecords(space, writer.connection(), reader.connection());
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
+        this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), options.clock(),
+                ai.cotal.auth.ManagerRuns.MAX_OBSERVED, scheduler); // before the plane is returned (SPEC §14.8)
+        this.runs = new PlaneManagerRuns(new PlaneManagerRuns.Wiring(space, options.signer(),
+                new RowStore(writer.connection(), StoreNames.bucket("admission", space)),
+                new RowStore(reader.connection(), StoreNames.bucket("records", space)), managers, ledger,
+                new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns, options.clock(),
+                this::refuseIfUnavailable));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
@@ -331,6 +342,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
+    public ai.cotal.auth.ManagerRuns managerRuns() {
+        return runs;
+    }
+
+    @Override
     public ai.cotal.auth.PlaneRegistration registration() {
         return registrar.registration();
     }
@@ -397,6 +413,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 endpoints.close(); // throws while an effect connection stays open: the claim stays held
                 discovery.close();
             }
+            observedRuns.close();
             reader.close();
             ledgerScanner.close();
             recordsScanner.close();

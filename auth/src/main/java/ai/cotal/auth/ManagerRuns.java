@@ -1,0 +1,114 @@
+package ai.cotal.auth;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Manager runs (SPEC §14.7, §14.8): the plane admits a run of a candidate manager for one of its
+ * owner's live managed actors, and issues each attempt of it (a start, a resume at a waiting
+ * checkpoint, an answer to one) a driver credential, at most once. A served resume or answer (one
+ * a caller asked for) is issued only for a request the plane itself observed the caller publish,
+ * only once, and only for what that request's envelope asked. Handed out by
+ * {@link AuthAuthorityPlane#managerRuns()}; the stock service serves it on
+ * {@code POST /manager-service-authority/run-admission} and {@code .../run-attempt}.
+ *
+ * <p>Thread-safe. Once the plane fenced or began closing every method refuses {@code unavailable};
+ * bad input is {@code bad-request} naming the field, before anything is read or written.
+ */
+public interface ManagerRuns {
+
+    /**
+     * Admits run {@code request.runId()} (the seed's {@code admitManagerRun}): the holder's checks,
+     * the managed actor live at its lifecycle (the plane's composed source check), the registered
+     * cluster declares {@code run-start}; then the admission row, create-only. A replay with the
+     * same terms answers the stored row.
+     *
+     * @throws ai.cotal.core.CotalException {@code permission-denied} (no {@code supervise}, not a
+     *     candidate), {@code failed-precondition} (actor not live, no {@code run-start}),
+     *     {@code already-exists} (the run was admitted with other terms)
+     */
+    Admission admit(Holder holder, AdmissionRequest request);
+
+    /**
+     * Issues one attempt (the seed's {@code issueManagerRunAttempt}) in the order of SPEC §14.7;
+     * a replay of an attempt id with the same terms answers the stored credential.
+     *
+     * @throws ai.cotal.core.CotalException with the refusals of SPEC §14.7
+     */
+    Attempt issueAttempt(Holder holder, AttemptRequest request);
+
+    /** The number of observed served run requests the plane holds now (at most {@value #MAX_OBSERVED}). */
+    int observedCount();
+
+    /** The most observed served run requests the plane keeps (SPEC §14.8). */
+    int MAX_OBSERVED = 16_384;
+
+    /** The manager asking: its principal, the instance it serves and the scope it proved. */
+    record Holder(String owner, String actor, String instanceId, List<String> scope) {
+        public Holder {
+            scope = List.copyOf(Objects.requireNonNull(scope, "scope"));
+        }
+    }
+
+    /** An admission: the run and the managed actor (at its lifecycle) that runs it. */
+    record AdmissionRequest(String runId, String actor, String lifecycleUid) {
+    }
+
+    /** An admitted run as stored; {@code replayed} when this call wrote nothing. */
+    record Admission(String runId, String owner, String instanceId, String actor, String lifecycleUid,
+            String admittedAt, boolean replayed) {
+    }
+
+    /** The three attempts. */
+    enum Kind {
+        START, RESUME, ANSWER;
+
+        /** The wire form ({@code start}, {@code resume}, {@code answer}). */
+        public String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The command the registered cluster must declare: {@code run-<kind>}. */
+        public String command() {
+            return "run-" + wire();
+        }
+
+        /** The kind of a wire form; empty when it is none. */
+        public static Optional<Kind> of(String wire) {
+            for (Kind kind : values()) {
+                if (kind.wire().equals(wire)) {
+                    return Optional.of(kind);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * An attempt: {@code driver} the user nkey public key the credential is for; {@code checkpoint}
+     * with resume and answer; {@code answerId} with answer; {@code served} the subject the caller
+     * published (required with answer, optional with resume, absent with start).
+     */
+    record AttemptRequest(String runId, String attemptId, Kind kind, String driver, Optional<String> checkpoint,
+            Optional<String> answerId, Optional<String> served) {
+        public AttemptRequest {
+            Objects.requireNonNull(checkpoint, "checkpoint");
+            Objects.requireNonNull(answerId, "answerId");
+            Objects.requireNonNull(served, "served");
+        }
+    }
+
+    /**
+     * An issued attempt: the driver's user JWT (not a secret: the seed stays with the manager) and
+     * its expiry (ISO-8601); {@code replayed} when this call signed and wrote nothing.
+     */
+    record Attempt(String runId, String attemptId, Kind kind, String jwt, String expiresAt, boolean replayed) {
+        @Override
+        public String toString() {
+            return "Attempt[runId=" + runId + ", attemptId=" + attemptId + ", kind=" + kind.wire() + ", expiresAt="
+                    + expiresAt + ", replayed=" + replayed + "]";
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package ai.cotal.auth;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.internal.json.ClosedJson;
+import java.util.regex.Pattern;
+
+/**
+ * The documents a manager and its callers write for runs (SPEC §14.7, §14.8), in their canonical
+ * form: the run status and checkpoints a manager keeps under its instance's records keys (with its
+ * registrar credential), and the served run-request subject and envelope a caller publishes.
+ * Builders refuse {@code bad-request} naming the field. Stateless.
+ */
+public final class RunRecords {
+    /** Run and attempt ids: 26 to 32 of {@code [a-z0-9]}. */
+    public static final Pattern RUN_ID = Pattern.compile("[a-z0-9]{26,32}");
+    /** Checkpoint tokens and answer ids: 1 to 64 of {@code [A-Za-z0-9_-]}. */
+    public static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    /** Served request ids: 16 to 64 of {@code [A-Za-z0-9_-]}. */
+    public static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_-]{16,64}");
+    private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
+    private static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
+
+    /** A run status document. */
+    record Status(int v, String runId, String state) {
+    }
+
+    /** A checkpoint document. */
+    record Checkpoint(int v, String token, String runId, String state, String settledAnswerId) {
+    }
+
+    /** A served request's envelope. */
+    record Envelope(int v, String runId, String checkpoint, String answerId) {
+    }
+
+    private RunRecords() {
+    }
+
+    /** {@code svc.manager.<iid>.run.<runId>}: the run's status, in the records store. */
+    public static String statusKey(String instanceId, String runId) {
+        return "svc.manager." + check(INSTANCE_ID, instanceId, "instanceId") + ".run." + check(RUN_ID, runId, "runId");
+    }
+
+    /** {@code svc.manager.<iid>.checkpoint.<token>}: a checkpoint, in the records store. */
+    public static String checkpointKey(String instanceId, String token) {
+        return "svc.manager." + check(INSTANCE_ID, instanceId, "instanceId") + ".checkpoint."
+                + check(TOKEN, token, "checkpoint");
+    }
+
+    /** {@code {v, runId, state}}, state {@code running | waiting | completed | failed}. */
+    public static byte[] status(String runId, String state) {
+        if (!java.util.List.of("running", "waiting", "completed", "failed").contains(state)) {
+            throw CotalException.badRequest("state", "must be running, waiting, completed or failed");
+        }
+        return ClosedJson.write(ClosedJson.cotal(), new Status(1, check(RUN_ID, runId, "runId"), state));
+    }
+
+    /** A checkpoint {@code waiting}. */
+    public static byte[] waiting(String token, String runId) {
+        return ClosedJson.write(ClosedJson.cotal(), new Checkpoint(1, check(TOKEN, token, "checkpoint"),
+                check(RUN_ID, runId, "runId"), "waiting", null));
+    }
+
+    /** A checkpoint {@code resumed}, settled by {@code answerId} when it is non-null. */
+    public static byte[] resumed(String token, String runId, String answerId) {
+        return ClosedJson.write(ClosedJson.cotal(), new Checkpoint(1, check(TOKEN, token, "checkpoint"),
+                check(RUN_ID, runId, "runId"), "resumed", answerId == null ? null : check(TOKEN, answerId, "answerId")));
+    }
+
+    /** {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>}: where a caller publishes a run request. */
+    public static String servedSubject(String owner, ManagerRuns.Kind op, String runId, String requestId) {
+        return "P.svc.manager." + check(OWNER, owner, "owner") + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId")
+                + "." + check(REQUEST_ID, requestId, "requestId");
+    }
+
+    /** The envelope {@code {v, runId, checkpoint?, answerId?}} (null for an absent field). */
+    public static byte[] envelope(String runId, String checkpoint, String answerId) {
+        return ClosedJson.write(ClosedJson.cotal(), new Envelope(1, check(RUN_ID, runId, "runId"),
+                checkpoint == null ? null : check(TOKEN, checkpoint, "checkpoint"),
+                answerId == null ? null : check(TOKEN, answerId, "answerId")));
+    }
+
+    private static String check(Pattern grammar, String value, String field) {
+        if (value == null || !grammar.matcher(value).matches()) {
+            throw CotalException.badRequest(field, "must match " + grammar.pattern());
+        }
+        return value;
+    }
+}

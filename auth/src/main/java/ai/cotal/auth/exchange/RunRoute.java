@@ -1,0 +1,88 @@
+package ai.cotal.auth.exchange;
+
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.ManagerRuns;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.internal.json.ClosedJson;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code POST /manager-service-authority/run-admission} and {@code .../run-attempt} (SPEC §14.7),
+ * on both faces. The body is closed JSON {@code {bearer, request}}: the route verifies the bearer,
+ * runs the connect check on it (a current ledger row at its lifecycle, its scope in the row, its
+ * credential row live) and makes the holder {bearer owner, bearer actor, request.instanceId, bearer
+ * scope}; the plane then checks the holder (supervise, a candidate instance served by that
+ * principal). The door and the refusal window are the caller's ({@link ExchangeRoutes}).
+ */
+final class RunRoute {
+    static final String ADMISSION = "/manager-service-authority/run-admission";
+    static final String ATTEMPT = "/manager-service-authority/run-attempt";
+
+    record AdmissionFields(String instanceId, String runId, String actor, String lifecycleUid) {
+    }
+
+    record AdmissionBody(String bearer, AdmissionFields request) {
+    }
+
+    record AttemptFields(String instanceId, String runId, String attemptId, String kind, String driver, String checkpoint,
+            String answerId, String served) {
+    }
+
+    record AttemptBody(String bearer, AttemptFields request) {
+    }
+
+    private RunRoute() {
+    }
+
+    /** Parses {@code body} for {@code path}, authenticates the holder and answers the operation's JSON. */
+    static Map<String, Object> serve(AuthAuthorityPlane plane, String path, byte[] body) {
+        if (path.equals(ADMISSION)) {
+            AdmissionBody parsed = ClosedJson.read(ClosedJson.cotal(), body, AdmissionBody.class, "body");
+            AdmissionFields r = require(parsed.request(), "request");
+            ManagerRuns.Holder holder = holder(plane, parsed.bearer(), r.instanceId());
+            ManagerRuns.Admission a = plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(
+                    require(r.runId(), "runId"), require(r.actor(), "actor"), require(r.lifecycleUid(), "lifecycleUid")));
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("runId", a.runId());
+            answer.put("owner", a.owner());
+            answer.put("instanceId", a.instanceId());
+            answer.put("actor", a.actor());
+            answer.put("lifecycleUid", a.lifecycleUid());
+            answer.put("admittedAt", a.admittedAt());
+            answer.put("replayed", a.replayed());
+            return answer;
+        }
+        AttemptBody parsed = ClosedJson.read(ClosedJson.cotal(), body, AttemptBody.class, "body");
+        AttemptFields r = require(parsed.request(), "request");
+        ManagerRuns.Kind kind = ManagerRuns.Kind.of(require(r.kind(), "kind")).orElseThrow(() ->
+                CotalException.badRequest("kind", "must be start, resume or answer"));
+        ManagerRuns.Holder holder = holder(plane, parsed.bearer(), r.instanceId());
+        ManagerRuns.Attempt a = plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(
+                require(r.runId(), "runId"), require(r.attemptId(), "attemptId"), kind, require(r.driver(), "driver"),
+                Optional.ofNullable(r.checkpoint()), Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served())));
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("runId", a.runId());
+        answer.put("attemptId", a.attemptId());
+        answer.put("kind", a.kind().wire());
+        answer.put("jwt", a.jwt());
+        answer.put("expiresAt", a.expiresAt());
+        answer.put("replayed", a.replayed());
+        return answer;
+    }
+
+    private static ManagerRuns.Holder holder(AuthAuthorityPlane plane, String bearer, String instanceId) {
+        BearerClaims claims = plane.bearers().verify(require(bearer, "bearer"));
+        plane.credentials().authorize(claims.attempt());
+        return new ManagerRuns.Holder(claims.owner(), claims.actor(), require(instanceId, "instanceId"), claims.scope());
+    }
+
+    private static <T> T require(T value, String field) {
+        if (value == null) {
+            throw CotalException.badRequest(field, "required; the body is {bearer, request}");
+        }
+        return value;
+    }
+}

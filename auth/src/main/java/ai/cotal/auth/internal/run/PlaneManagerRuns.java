@@ -1,0 +1,288 @@
+package ai.cotal.auth.internal.run;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.ManagerAuthority;
+import ai.cotal.auth.ManagerRuns;
+import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.ServingGate;
+import ai.cotal.auth.internal.run.RunDocuments.AdmissionRow;
+import ai.cotal.auth.internal.run.RunDocuments.AttemptRow;
+import ai.cotal.auth.internal.run.RunDocuments.CheckpointRow;
+import ai.cotal.auth.internal.run.RunDocuments.Observed;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.RowStore;
+import ai.cotal.core.issued.KvSourceLiveness;
+import ai.cotal.core.issued.Source;
+import ai.cotal.core.issued.SourceLiveness;
+import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.UserClaim;
+import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.trust.SpaceSigner;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The plane's {@link ManagerRuns} (SPEC §14.7): admissions and attempts written create-only on the
+ * writer's admission store, a manager's run status and checkpoints read from the records store's
+ * leader, served attempts bound to the plane's own observation ({@link ObservedRunRequests}).
+ * Thread-safe.
+ */
+public final class PlaneManagerRuns implements ManagerRuns {
+    /** How long a driver credential lives. */
+    static final Duration ATTEMPT_TTL = Duration.ofMinutes(15);
+    private static final String SUPERVISE = "supervise";
+
+    /**
+     * What the plane hands the runs: {@code admissions} on the writer (admission store),
+     * {@code records} on the reader (records store), {@code sources} the plane's composed check.
+     */
+    public record Wiring(String space, SpaceSigner signer, RowStore admissions, RowStore records,
+            ManagerAuthority managers, ActorLedger ledger, SourceLiveness sources, ObservedRunRequests observed,
+            Clock clock, Runnable refuseIfUnavailable) {
+    }
+
+    private final Wiring w;
+    private final String actorsBucket;
+
+    public PlaneManagerRuns(Wiring wiring) {
+        this.w = wiring;
+        this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
+    }
+
+    @Override
+    public Admission admit(Holder holder, AdmissionRequest request) {
+        checkHolder(holder);
+        if (request == null) {
+            throw CotalException.badRequest("request", "required");
+        }
+        check(RunRecords.RUN_ID, request.runId(), "runId");
+        check(RunDocuments.ACTOR, request.actor(), "actor");
+        check(RunDocuments.UID, request.lifecycleUid(), "lifecycleUid");
+        w.refuseIfUnavailable().run();
+        ServingGate gate = authorizeHolder(holder, "manager run admission");
+        requireLiveManaged(holder.owner(), request.actor(), request.lifecycleUid(), true);
+        registeredCommand(holder, gate, "run-start");
+        AdmissionRow row = new AdmissionRow(1, request.runId(), holder.owner(), holder.instanceId(), request.actor(),
+                request.lifecycleUid(), w.clock().instant().toString());
+        String key = RunDocuments.admissionKey(request.runId());
+        for (int round = 0; round < 2; round++) {
+            if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
+                return admission(row, false);
+            }
+            Optional<RowStore.Row> stored = w.admissions().last(key);
+            if (stored.isPresent()) {
+                AdmissionRow existing = RunDocuments.admission(request.runId(), stored.get().data());
+                if (!existing.sameTerms(row)) {
+                    throw new CotalException(ErrorCode.ALREADY_EXISTS, "run " + request.runId()
+                            + " is admitted with other terms");
+                }
+                return admission(existing, true);
+            }
+        }
+        throw new CotalException(ErrorCode.CONFLICT, "the admission of run " + request.runId() + " moved while it was written");
+    }
+
+    private static Admission admission(AdmissionRow row, boolean replayed) {
+        return new Admission(row.runId(), row.owner(), row.instanceId(), row.actor(), row.lifecycleUid(), row.admittedAt(),
+                replayed);
+    }
+
+    @Override
+    public Attempt issueAttempt(Holder holder, AttemptRequest request) {
+        checkHolder(holder);
+        checkAttempt(request);
+        w.refuseIfUnavailable().run();
+        ServingGate gate = authorizeHolder(holder, "manager run attempt");
+        if (request.served().isPresent()) {
+            requireObserved(holder, request);
+        }
+        String runId = request.runId();
+        AdmissionRow admission = w.admissions().last(RunDocuments.admissionKey(runId))
+                .map(r -> RunDocuments.admission(runId, r.data()))
+                .orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION, "run " + runId + " has no admission"));
+        if (!admission.instanceId().equals(holder.instanceId()) || !admission.owner().equals(holder.owner())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "run " + runId
+                    + " was admitted on another manager instance");
+        }
+        String statusKey = RunRecords.statusKey(holder.instanceId(), runId);
+        Optional<String> state = w.records().last(statusKey).map(r -> RunDocuments.status(statusKey, runId, r.data()).state());
+        if (state.isPresent() && (state.get().equals("completed") || state.get().equals("failed"))) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "run " + runId + " is " + state.get());
+        }
+        requireLiveManaged(admission.owner(), admission.actor(), admission.lifecycleUid(), false);
+        registeredCommand(holder, gate, request.kind().command());
+        if (request.kind() != Kind.START) {
+            requireCheckpoint(holder.instanceId(), runId, request.checkpoint().orElseThrow(), request.kind());
+        }
+        return issue(admission, request);
+    }
+
+    /** Step 2 of SPEC §14.7: the one observation of the served subject, and exactly what it asked. */
+    private void requireObserved(Holder holder, AttemptRequest request) {
+        String subject = request.served().orElseThrow();
+        Observed seen = w.observed().take(subject).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "the plane observed no caller publish of " + subject + " it has not issued for"));
+        String field = !seen.owner().equals(holder.owner()) ? "owner"
+                : seen.op() != request.kind() ? "kind"
+                : !seen.runId().equals(request.runId()) ? "runId"
+                : !seen.checkpoint().equals(request.checkpoint()) ? "checkpoint"
+                : !seen.answerId().equals(request.answerId()) ? "answerId" : null;
+        if (field != null) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request ("
+                    + field + ")");
+        }
+    }
+
+    private void requireCheckpoint(String instanceId, String runId, String token, Kind kind) {
+        String key = RunRecords.checkpointKey(instanceId, token);
+        Optional<CheckpointRow> checkpoint = w.records().last(key).map(r -> RunDocuments.checkpoint(key, token, r.data()))
+                .filter(c -> c.runId().equals(runId));
+        if (kind == Kind.ANSWER && checkpoint.isPresent() && checkpoint.get().settled()) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "checkpoint " + token + " of run " + runId
+                    + " is settled");
+        }
+        if (checkpoint.isEmpty() || !checkpoint.get().waiting()) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "checkpoint " + token + " of run " + runId
+                    + " is not waiting");
+        }
+    }
+
+    /** Step 8: the attempt row, create-only, with its driver credential; a replay answers the stored one. */
+    private Attempt issue(AdmissionRow admission, AttemptRequest request) {
+        String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
+        Optional<RowStore.Row> stored = w.admissions().last(key);
+        if (stored.isEmpty()) {
+            Instant now = w.clock().instant();
+            Instant exp = now.plus(ATTEMPT_TTL);
+            AttemptRow row = new AttemptRow(1, request.runId(), request.attemptId(), request.kind().wire(), request.driver(),
+                    request.checkpoint().orElse(null), request.answerId().orElse(null), request.served().orElse(null),
+                    now.toString(), exp.toString(), driverJwt(admission, request.driver(), now, exp));
+            if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
+                return attempt(row, false);
+            }
+            stored = w.admissions().last(key);
+        }
+        AttemptRow existing = RunDocuments.attempt(request.runId(), request.attemptId(), stored.orElseThrow(() ->
+                new CotalException(ErrorCode.CONFLICT, "the attempt " + request.attemptId() + " moved while it was written"))
+                .data());
+        AttemptRow asked = new AttemptRow(1, request.runId(), request.attemptId(), request.kind().wire(), request.driver(),
+                request.checkpoint().orElse(null), request.answerId().orElse(null), request.served().orElse(null),
+                null, null, null);
+        if (!existing.sameTerms(asked)) {
+            throw new CotalException(ErrorCode.ALREADY_EXISTS, "attempt " + request.attemptId() + " of run "
+                    + request.runId() + " was issued with other terms");
+        }
+        return attempt(existing, true);
+    }
+
+    private static Attempt attempt(AttemptRow row, boolean replayed) {
+        return new Attempt(row.runId(), row.attemptId(), Kind.of(row.kind()).orElseThrow(), row.jwt(), row.expiresAt(),
+                replayed);
+    }
+
+    private String driverJwt(AdmissionRow admission, String driver, Instant now, Instant exp) {
+        UserClaim body = UserClaim.of(Permission.allow(List.of("P.run." + admission.owner() + "." + admission.runId() + ".>")),
+                Permission.allow(List.of("_INBOX_" + driver + ".>")), w.signer().accountPublicKey(),
+                List.of("owner:" + admission.owner(), "actor:" + admission.actor(), "run:" + admission.runId()));
+        ClaimSet<UserClaim> claims = ClaimSet.of(driver, "cotal:run-driver:" + admission.runId(), body, now)
+                .withExp(exp.getEpochSecond());
+        return NatsJwt.encode(claims, w.signer().signing());
+    }
+
+    /** Step 3 and 4 of the holder checks: {@code supervise}, a candidate instance, its gate's principal. */
+    private ServingGate authorizeHolder(Holder holder, String what) {
+        if (!holder.scope().contains(SUPERVISE)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, what
+                    + " needs scope \"supervise\"; spawn/admin do not imply it");
+        }
+        w.managers().authorizeCaller(holder.owner(), holder.instanceId());
+        ServingGate gate = w.managers().gate(holder.instanceId()).orElseThrow(() -> new CotalException(
+                ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId() + " has no gate"));
+        if (!gate.principal().equals(holder.owner() + "." + holder.actor())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId()
+                    + " is served by another principal");
+        }
+        return gate;
+    }
+
+    /** {@code registeredCommand}: the registered cluster at the gate's registration revision declares it. */
+    private void registeredCommand(Holder holder, ServingGate gate, String command) {
+        if (!w.managers().registeredCluster(holder.owner(), holder.instanceId(), gate.registrationRevision()).commands()
+                .contains(command)) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the registered manager cluster declares no " + command);
+        }
+    }
+
+    /** The composed source check (at admission) and {@code isLiveManagedActor}. */
+    private void requireLiveManaged(String owner, String actor, String uid, boolean throughSources) {
+        boolean live = (!throughSources || w.sources().isLive(new Source(w.space(), actorsBucket,
+                "actor." + owner + "." + actor + "." + uid)))
+                && w.ledger().find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED)
+                        .map(row -> row.lifecycleUid().equals(uid)).orElse(false);
+        if (!live) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the managed actor " + owner + "." + actor
+                    + " is not live at lifecycle " + uid);
+        }
+    }
+
+    @Override
+    public int observedCount() {
+        w.refuseIfUnavailable().run();
+        return w.observed().size();
+    }
+
+    private static void checkHolder(Holder holder) {
+        if (holder == null) {
+            throw CotalException.badRequest("holder", "required");
+        }
+        check(RunDocuments.OWNER, holder.owner(), "owner");
+        check(RunDocuments.ACTOR, holder.actor(), "actor");
+        check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
+    }
+
+    private static void checkAttempt(AttemptRequest r) {
+        if (r == null || r.kind() == null) {
+            throw CotalException.badRequest(r == null ? "request" : "kind", "required");
+        }
+        check(RunRecords.RUN_ID, r.runId(), "runId");
+        check(RunRecords.RUN_ID, r.attemptId(), "attemptId");
+        check(RunDocuments.DRIVER, r.driver(), "driver");
+        boolean start = r.kind() == Kind.START;
+        if (start == r.checkpoint().isPresent()) {
+            throw CotalException.badRequest("checkpoint", start ? "not with start" : "required with resume and answer");
+        }
+        r.checkpoint().ifPresent(c -> check(RunRecords.TOKEN, c, "checkpoint"));
+        if ((r.kind() == Kind.ANSWER) != r.answerId().isPresent()) {
+            throw CotalException.badRequest("answerId", "required with answer, and only with answer");
+        }
+        r.answerId().ifPresent(a -> check(RunRecords.TOKEN, a, "answerId"));
+        if (start && r.served().isPresent()) {
+            throw CotalException.badRequest("served", "not with start");
+        }
+        if (r.kind() == Kind.ANSWER && r.served().isEmpty()) {
+            throw CotalException.badRequest("served", "required with answer: every answer is a caller's");
+        }
+        r.served().ifPresent(s -> {
+            if (s.length() > 256 || !SERVED.matcher(s).matches()) {
+                throw CotalException.badRequest("served", "must be a served run-request subject");
+            }
+        });
+    }
+
+    private static final Pattern SERVED = Pattern.compile("P\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
+
+    private static void check(Pattern grammar, String value, String field) {
+        if (value == null || !grammar.matcher(value).matches()) {
+            throw CotalException.badRequest(field, "must match " + grammar.pattern());
+        }
+    }
+
+}

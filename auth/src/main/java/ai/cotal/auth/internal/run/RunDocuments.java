@@ -1,0 +1,177 @@
+package ai.cotal.auth.internal.run;
+
+import ai.cotal.auth.ManagerRuns.Kind;
+import ai.cotal.auth.RunRecords;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.json.ClosedJson;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The closed documents of SPEC §14.7 and §14.8 as the plane reads and writes them: admission and
+ * attempt rows (admission store), a manager's run status and checkpoints (records store) and a
+ * served request's subject and envelope. A stored row that breaks a rule is {@code data-loss}
+ * naming its key. Stateless.
+ */
+final class RunDocuments {
+    static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
+    static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
+    static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
+    static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
+    static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
+
+    /** {@code run.manager.<runId>.admission}. */
+    record AdmissionRow(Integer v, String runId, String owner, String instanceId, String actor, String lifecycleUid,
+            String admittedAt) {
+        boolean sameTerms(AdmissionRow other) {
+            return runId.equals(other.runId) && owner.equals(other.owner) && instanceId.equals(other.instanceId)
+                    && actor.equals(other.actor) && lifecycleUid.equals(other.lifecycleUid);
+        }
+    }
+
+    /** {@code run.manager.<runId>.attempt.<attemptId>}. */
+    record AttemptRow(Integer v, String runId, String attemptId, String kind, String driver, String checkpoint,
+            String answerId, String served, String issuedAt, String expiresAt, String jwt) {
+        boolean sameTerms(AttemptRow other) {
+            return runId.equals(other.runId) && attemptId.equals(other.attemptId) && kind.equals(other.kind)
+                    && driver.equals(other.driver) && Objects.equals(checkpoint, other.checkpoint)
+                    && Objects.equals(answerId, other.answerId) && Objects.equals(served, other.served);
+        }
+    }
+
+    record StatusRow(Integer v, String runId, String state) {
+    }
+
+    record CheckpointRow(Integer v, String token, String runId, String state, String settledAnswerId) {
+        boolean waiting() {
+            return state.equals("waiting");
+        }
+
+        /** {@code checkpointSettled}: resumed with a settled answer. */
+        boolean settled() {
+            return state.equals("resumed") && settledAnswerId != null;
+        }
+    }
+
+    record EnvelopeDoc(Integer v, String runId, String checkpoint, String answerId) {
+    }
+
+    /** What a served request asked: its subject's owner, op and run, and its envelope's fields. */
+    record Observed(String owner, Kind op, String runId, Optional<String> checkpoint, Optional<String> answerId) {
+    }
+
+    private RunDocuments() {
+    }
+
+    static String admissionKey(String runId) {
+        return "run.manager." + runId + ".admission";
+    }
+
+    static String attemptKey(String runId, String attemptId) {
+        return "run.manager." + runId + ".attempt." + attemptId;
+    }
+
+    static byte[] write(Object row) {
+        return ClosedJson.write(ClosedJson.cotal(), row);
+    }
+
+    static AdmissionRow admission(String runId, byte[] data) {
+        String key = admissionKey(runId);
+        AdmissionRow d = read(data, AdmissionRow.class, key);
+        if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !matches(OWNER, d.owner())
+                || !matches(INSTANCE_ID, d.instanceId()) || !matches(ACTOR, d.actor()) || !matches(UID, d.lifecycleUid())
+                || !instant(d.admittedAt())) {
+            throw corrupt(key, "version, runId, owner, instanceId, actor, lifecycleUid or admittedAt");
+        }
+        return d;
+    }
+
+    static AttemptRow attempt(String runId, String attemptId, byte[] data) {
+        String key = attemptKey(runId, attemptId);
+        AttemptRow d = read(data, AttemptRow.class, key);
+        if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !attemptId.equals(d.attemptId())
+                || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !instant(d.issuedAt())
+                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()) {
+            throw corrupt(key, "version, runId, attemptId, kind, driver, times or jwt");
+        }
+        return d;
+    }
+
+    static StatusRow status(String key, String runId, byte[] data) {
+        StatusRow d = read(data, StatusRow.class, key);
+        if (d.v() == null || d.v() != 1 || !runId.equals(d.runId())
+                || !java.util.List.of("running", "waiting", "completed", "failed").contains(String.valueOf(d.state()))) {
+            throw corrupt(key, "version, runId or state");
+        }
+        return d;
+    }
+
+    static CheckpointRow checkpoint(String key, String token, byte[] data) {
+        CheckpointRow d = read(data, CheckpointRow.class, key);
+        boolean state = "waiting".equals(d.state()) ? d.settledAnswerId() == null
+                : "resumed".equals(d.state()) && (d.settledAnswerId() == null || matches(RunRecords.TOKEN, d.settledAnswerId()));
+        if (d.v() == null || d.v() != 1 || !token.equals(d.token()) || !matches(RunRecords.RUN_ID, d.runId()) || !state) {
+            throw corrupt(key, "version, token, runId, state or settledAnswerId");
+        }
+        return d;
+    }
+
+    /**
+     * A served request as observed: {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>} and
+     * its envelope; empty when either does not parse (the observer ignores it).
+     */
+    static Optional<Observed> observed(String subject, byte[] data) {
+        String[] t = subject.split("\\.", -1);
+        if (t.length != 8 || !t[0].equals("P") || !t[1].equals("svc") || !t[2].equals("manager") || !t[4].equals("run")
+                || !matches(OWNER, t[3]) || !matches(RunRecords.RUN_ID, t[6]) || !matches(RunRecords.REQUEST_ID, t[7])) {
+            return Optional.empty();
+        }
+        Optional<Kind> op = Kind.of(t[5]);
+        if (op.isEmpty()) {
+            return Optional.empty();
+        }
+        EnvelopeDoc d;
+        try {
+            d = ClosedJson.read(ClosedJson.cotal(), data, EnvelopeDoc.class, "envelope");
+        } catch (CotalException e) {
+            return Optional.empty();
+        }
+        boolean checkpoint = op.get() == Kind.START ? d.checkpoint() == null : matches(RunRecords.TOKEN, d.checkpoint());
+        boolean answer = op.get() == Kind.ANSWER ? matches(RunRecords.TOKEN, d.answerId()) : d.answerId() == null;
+        if (d.v() == null || d.v() != 1 || !t[6].equals(d.runId()) || !checkpoint || !answer) {
+            return Optional.empty();
+        }
+        return Optional.of(new Observed(t[3], op.get(), t[6], Optional.ofNullable(d.checkpoint()),
+                Optional.ofNullable(d.answerId())));
+    }
+
+    static boolean matches(Pattern grammar, String value) {
+        return value != null && grammar.matcher(value).matches();
+    }
+
+    private static boolean instant(String text) {
+        if (text == null || text.length() > 64) {
+            return false;
+        }
+        try {
+            java.time.Instant.parse(text);
+            return true;
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
+    }
+
+    private static <T> T read(byte[] data, Class<T> type, String key) {
+        try {
+            return ClosedJson.read(ClosedJson.cotal(), data, type, key);
+        } catch (CotalException e) {
+            throw corrupt(key, e.getMessage());
+        }
+    }
+
+    static CotalException corrupt(String key, String why) {
+        return new CotalException(ErrorCode.DATA_LOSS, "the run record " + key + " is corrupt (" + why + ")");
+    }
+}

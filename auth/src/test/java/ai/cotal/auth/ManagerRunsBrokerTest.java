@@ -1,0 +1,181 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ManagerRuns.Attempt;
+import ai.cotal.auth.ManagerRuns.Kind;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Manager runs (SPEC §14.7) and the observed-request guard (§14.8) against the broker, with a
+ * test-side manager (registrar credential, its own subscription to the served subjects) and a
+ * caller that publishes run requests.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class ManagerRunsBrokerTest {
+    static final String RUN = "run00000000000000000000001";
+    private final PlaneFixture f = new PlaneFixture();
+
+    @TempDir
+    Path stateDir;
+
+    private static CotalException refused(ErrorCode code, String message, Executable call) {
+        CotalException e = assertThrows(CotalException.class, call);
+        assertEquals(code, e.code(), e.getMessage());
+        assertEquals(message, e.getMessage());
+        return e;
+    }
+
+    private static String attemptId(int n) {
+        return String.format("att%023d", n);
+    }
+
+    @Test
+    void anAdmissionIsCreateOnlyReplayableAndNeedsSuperviseAndALiveManagedActor(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, f)) {
+            ManagerRuns runs = plane.managerRuns();
+            ManagerRuns.Holder spawnOnly = new ManagerRuns.Holder(RunParty.OWNER, "mgr", RunParty.IID, List.of("spawn",
+                    "admin"));
+            refused(ErrorCode.PERMISSION_DENIED, "manager run admission needs scope \"supervise\"; spawn/admin do not imply it",
+                    () -> runs.admit(spawnOnly, new ManagerRuns.AdmissionRequest(RUN, "worker", p.workerUid)));
+            refused(ErrorCode.FAILED_PRECONDITION, "the managed actor " + RunParty.OWNER + ".mgr is not live at lifecycle "
+                    + p.workerUid, () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "mgr", p.workerUid)));
+            ManagerRuns.Admission first = p.admit(RUN);
+            assertFalse(first.replayed());
+            ManagerRuns.Admission again = p.admit(RUN);
+            assertTrue(again.replayed(), "the same terms replay");
+            assertEquals(first.admittedAt(), again.admittedAt());
+            plane.ledger().grantActor(RunParty.OWNER, "other", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            String otherUid = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(RunParty.OWNER, "worker2", ActorLedger.Grant.of(List.of("chat"), List.of(),
+                    List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), otherUid);
+            refused(ErrorCode.ALREADY_EXISTS, "run " + RUN + " is admitted with other terms",
+                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "worker2", otherUid)));
+            refused(ErrorCode.BAD_REQUEST, "runId: must match [a-z0-9]{26,32}",
+                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest("RUN", "worker", p.workerUid)));
+        }
+    }
+
+    @Test
+    void attemptsAreCheckedAgainstScopeAdmissionCommandsAndCheckpoints(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, f)) {
+            ManagerRuns runs = plane.managerRuns();
+            String driver = Identity.create().id();
+            refused(ErrorCode.FAILED_PRECONDITION, "run " + RUN + " has no admission",
+                    () -> runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(1), driver)));
+            p.admit(RUN);
+            ManagerRuns.Holder noSupervise = new ManagerRuns.Holder(RunParty.OWNER, "mgr", RunParty.IID, List.of("spawn",
+                    "admin"));
+            refused(ErrorCode.PERMISSION_DENIED, "manager run attempt needs scope \"supervise\"; spawn/admin do not imply it",
+                    () -> runs.issueAttempt(noSupervise, RunParty.start(RUN, attemptId(1), driver)));
+            Attempt start = runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(1), driver));
+            assertFalse(start.replayed());
+            assertEquals(driver, NatsJwt.decode(start.jwt()).sub(), "the credential is the driver's");
+            Attempt replay = runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(1), driver));
+            assertTrue(replay.replayed());
+            assertEquals(start.jwt(), replay.jwt(), "a replay answers the stored credential: nothing is issued twice");
+            refused(ErrorCode.ALREADY_EXISTS, "attempt " + attemptId(1) + " of run " + RUN + " was issued with other terms",
+                    () -> runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(1), Identity.create().id())));
+
+            refused(ErrorCode.FAILED_PRECONDITION, "checkpoint cp1 of run " + RUN + " is not waiting",
+                    () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(2), "cp1", Optional.empty())));
+            p.waiting(RUN, "cp1");
+            Attempt resume = runs.issueAttempt(p.holder, p.resume(RUN, attemptId(2), "cp1", Optional.empty()));
+            assertEquals(Kind.RESUME, resume.kind());
+
+            p.manager.put(RunRecords.checkpointKey(RunParty.IID, "cp1"), RunRecords.resumed("cp1", RUN, "ans1"));
+            String subject = p.publishAndServe(Kind.ANSWER, RUN, "cp1", "ans2");
+            refused(ErrorCode.FAILED_PRECONDITION, "checkpoint cp1 of run " + RUN + " is settled",
+                    () -> runs.issueAttempt(p.holder, p.answer(RUN, attemptId(3), "cp1", "ans2", subject)));
+
+            p.manager.put(RunRecords.statusKey(RunParty.IID, RUN), RunRecords.status(RUN, "completed"));
+            refused(ErrorCode.FAILED_PRECONDITION, "run " + RUN + " is completed",
+                    () -> runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(4), driver)));
+        }
+    }
+
+    @Test
+    void theRegisteredClusterMustDeclareTheCommand(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.declaring(plane, nats, f, List.of("run-start"))) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            refused(ErrorCode.FAILED_PRECONDITION, "the registered manager cluster declares no run-resume",
+                    () -> plane.managerRuns().issueAttempt(p.holder, p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
+        }
+    }
+
+    @Test
+    void aServedForwardNeedsItsOwnObservationOnceAndOnlyWhatItAsked(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, f)) {
+            ManagerRuns runs = plane.managerRuns();
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            p.waiting(RUN, "cp2");
+            String never = RunRecords.servedSubject(RunParty.OWNER, Kind.RESUME, RUN, "neverpublished0001");
+            refused(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + never
+                    + " it has not issued for", () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(1), "cp1",
+                            Optional.of(never))));
+
+            String once = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            assertFalse(runs.issueAttempt(p.holder, p.resume(RUN, attemptId(2), "cp1", Optional.of(once))).replayed());
+            refused(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + once
+                    + " it has not issued for", () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(3), "cp1",
+                            Optional.of(once))));
+
+            String asked = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (checkpoint)",
+                    () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(4), "cp2", Optional.of(asked))));
+            String resumeAsked = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (kind)",
+                    () -> runs.issueAttempt(p.holder, p.answer(RUN, attemptId(5), "cp1", "ans1", resumeAsked)));
+            String answer = p.publishAndServe(Kind.ANSWER, RUN, "cp1", "ans1");
+            refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (answerId)",
+                    () -> runs.issueAttempt(p.holder, p.answer(RUN, attemptId(6), "cp1", "ans2", answer)));
+            String good = p.publishAndServe(Kind.ANSWER, RUN, "cp1", "ans1");
+            assertEquals(Kind.ANSWER, runs.issueAttempt(p.holder, p.answer(RUN, attemptId(7), "cp1", "ans1", good)).kind());
+        }
+    }
+
+    @Test
+    void aForwardRightAfterThePublishIsNeverFalselyRefused(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, f)) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            for (int i = 0; i < 1_000; i++) {
+                String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null); // the flush comes before the take
+                Attempt a = plane.managerRuns().issueAttempt(p.holder, p.resume(RUN, attemptId(i), "cp1",
+                        Optional.of(subject)));
+                assertFalse(a.replayed(), "forward " + i);
+            }
+            assertEquals(0, plane.managerRuns().observedCount(), "every observation was taken once");
+        }
+    }
+}

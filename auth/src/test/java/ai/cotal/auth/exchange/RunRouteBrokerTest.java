@@ -1,0 +1,97 @@
+package ai.cotal.auth.exchange;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.RunParty;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code POST /manager-service-authority/run-admission} and {@code .../run-attempt} (SPEC §14.7) on
+ * the public face: the holder comes from a verified bearer that passes the connect check; closed
+ * bodies; refusals through the one mapping.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class RunRouteBrokerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String RUN = "run00000000000000000000001";
+    private final PlaneFixture f = new PlaneFixture();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path stateDir;
+
+    private HttpResponse<String> post(String url, String route, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url + route)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String bearer(AuthAuthorityPlane plane, List<String> scope) {
+        String uid = plane.ledger().find(RunParty.OWNER, "mgr").orElseThrow().lifecycleUid();
+        String credential = plane.credentials().mint(RunParty.OWNER, "mgr", uid);
+        return plane.bearers().issue(BearerIssuer.Request.of(RunParty.OWNER, "mgr", scope, uid, credential,
+                Duration.ofMinutes(5)));
+    }
+
+    @Test
+    void theRunRoutesDeriveTheHolderFromABearer(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, f);
+                TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
+            String url = exchange.publicUrl().orElseThrow();
+            String supervise = bearer(plane, List.of("supervise"));
+            String admission = "{\"bearer\":\"" + supervise + "\",\"request\":{\"instanceId\":\"" + RunParty.IID
+                    + "\",\"runId\":\"" + RUN + "\",\"actor\":\"worker\",\"lifecycleUid\":\"" + p.workerUid + "\"}}";
+            HttpResponse<String> admitted = post(url, RunRoute.ADMISSION, admission);
+            assertEquals(200, admitted.statusCode(), admitted.body());
+            assertEquals(RUN, JSON.readTree(admitted.body()).path("runId").asText());
+            assertTrue(JSON.readTree(post(url, RunRoute.ADMISSION, admission).body()).path("replayed").asBoolean());
+
+            String driver = Identity.create().id();
+            String attempt = "{\"bearer\":\"" + supervise + "\",\"request\":{\"instanceId\":\"" + RunParty.IID
+                    + "\",\"runId\":\"" + RUN + "\",\"attemptId\":\"att00000000000000000000001\",\"kind\":\"start\","
+                    + "\"driver\":\"" + driver + "\"}}";
+            HttpResponse<String> issued = post(url, RunRoute.ATTEMPT, attempt);
+            assertEquals(200, issued.statusCode(), issued.body());
+            JsonNode answer = JSON.readTree(issued.body());
+            assertEquals("start", answer.path("kind").asText());
+            assertTrue(answer.path("jwt").asText().startsWith("eyJ"));
+
+            HttpResponse<String> noScope = post(url, RunRoute.ATTEMPT, attempt.replace(supervise, bearer(plane, List.of())));
+            assertEquals(403, noScope.statusCode(), noScope.body());
+            assertEquals("refused: permission-denied", JSON.readTree(noScope.body()).path("error").asText(),
+                    "the supervise refusal holds a '/': the body names its kind only (SPEC §2)");
+            HttpResponse<String> badBearer = post(url, RunRoute.ATTEMPT, attempt.replace(supervise, "not.a.bearer"));
+            assertEquals(401, badBearer.statusCode(), badBearer.body());
+            HttpResponse<String> open = post(url, RunRoute.ATTEMPT, attempt.replace("\"kind\"", "\"owner\":\"x\",\"kind\""));
+            assertEquals(400, open.statusCode(), "closed JSON: " + open.body());
+            HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(url + RunRoute.ATTEMPT)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, get.statusCode());
+        }
+    }
+}
