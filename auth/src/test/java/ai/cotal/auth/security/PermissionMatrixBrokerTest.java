@@ -79,6 +79,7 @@ class PermissionMatrixBrokerTest {
         s.put("update-auth-stream", "$JS.API.STREAM.UPDATE.KV_" + auth); // bounds an unbounded store (SPEC §6)
         s.put("read-auth-stream", "$JS.API.STREAM.MSG.GET.KV_" + auth);
         s.put("system-ping", "$SYS.REQ.SERVER.PING");
+        s.put("retire-rail", "cotal.alpha.auth.admin." + IID + ".retire-managed"); // SPEC §14.1: IID's standing credential's
         return s;
     }
 
@@ -170,6 +171,7 @@ class PermissionMatrixBrokerTest {
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
+                case ADMIN -> except(s); // its replies only (SPEC §14.1)
             });
         }
         NKeyPair effectUser = NKeyPair.create(KeyType.USER);
