@@ -47,7 +47,12 @@ public record PlaneConnection(Role role, String name, Status status, Optional<St
         /** Read-only discovery for service endpoints, open only when they are on ({@code ep-discovery}). */
         DISCOVERY("ep-discovery"),
         /** Writes issued-authority rows and reads issuance sources ({@code auth-issuer}). */
-        ISSUER("auth-issuer");
+        ISSUER("auth-issuer"),
+        /**
+         * The admin listener: takes a manager's retire requests and publishes nothing but their
+         * replies ({@code auth-admin}; SPEC §14.1).
+         */
+        ADMIN("auth-admin");
 
         private final String label;
 

@@ -43,7 +43,7 @@ class PlaneHandleBrokerTest {
         AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
         List<PlaneConnection> open = plane.connections();
         assertEquals(List.of(Role.WRITER, Role.READER, Role.BARRIER, Role.ISSUER, Role.DISCOVERY, Role.LEDGER_SCANNER,
-                Role.RECORDS_SCANNER), open.stream().map(PlaneConnection::role).toList(), "boot order");
+                Role.RECORDS_SCANNER, Role.ADMIN), open.stream().map(PlaneConnection::role).toList(), "boot order");
         for (PlaneConnection c : open) {
             assertEquals("cotal:" + c.role().label() + ":alpha", c.name());
             assertEquals(Status.CONNECTED, c.status(), c.name());

@@ -83,6 +83,7 @@ class PermissionMatrixBrokerTest {
         s.put("update-auth-stream", "$JS.API.STREAM.UPDATE.KV_" + auth); // bounds an unbounded store (SPEC §6)
         s.put("read-auth-stream", "$JS.API.STREAM.MSG.GET.KV_" + auth);
         s.put("system-ping", "$SYS.REQ.SERVER.PING");
+        s.put("retire-rail", "cotal.alpha.auth.admin." + IID + ".retire-managed"); // SPEC §14.1: IID's standing credential's
         return s;
     }
 
@@ -131,7 +132,7 @@ class PermissionMatrixBrokerTest {
     private Creds role(AuthorityRole role) {
         NKeyPair user = NKeyPair.create(KeyType.USER);
         String jwt = NatsJwt.encode(ClaimSet.of(user.publicKey(), role.connectionName("alpha"), UserClaim.of(
-                role.publish("alpha"), role.subscribe(user.publicKey()),
+                role.publish("alpha"), role.subscribe("alpha", user.publicKey()),
                 f.space.accountPublicKey(), null), Instant.now()), f.space.signing());
         return new Creds(jwt, Identity.fromSeed(user.seed()));
     }
@@ -174,6 +175,7 @@ class PermissionMatrixBrokerTest {
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
+                case ADMIN -> except(s); // its replies only (SPEC §14.1)
             });
         }
         NKeyPair effectUser = NKeyPair.create(KeyType.USER);

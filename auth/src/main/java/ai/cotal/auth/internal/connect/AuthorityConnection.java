@@ -109,8 +109,9 @@ public final class AuthorityConnection implements AutoCloseable {
     }
 
     private static String sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
-        Permission sub = role.subscribe(identity.publicKey());
-        UserClaim body = UserClaim.of(role.publish(signer.space()), sub, signer.accountPublicKey(), null);
+        Permission sub = role.subscribe(signer.space(), identity.publicKey());
+        UserClaim body = new UserClaim(role.publish(signer.space()), sub, role.response(), null, null, null, -1L, -1L,
+                -1L, null, null, null, signer.accountPublicKey(), null);
         ClaimSet<UserClaim> claims = ClaimSet.of(identity.publicKey(), role.connectionName(signer.space()), body,
                 clock.instant());
         if (ttl != null) {

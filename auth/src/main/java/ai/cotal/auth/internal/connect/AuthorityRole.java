@@ -3,6 +3,8 @@ package ai.cotal.auth.internal.connect;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.core.jwt.Permission;
+import ai.cotal.core.jwt.ResponsePermission;
+import ai.cotal.core.trust.SpaceName;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,9 @@ public enum AuthorityRole {
      * Writes issued-authority evidence and accepted rows for issued callers; reads the other
      * authority stores' rows for core's source check.
      */
-    ISSUER(PlaneConnection.Role.ISSUER);
+    ISSUER(PlaneConnection.Role.ISSUER),
+    /** The admin listener (SPEC §14.1): subscribes the retire subjects, publishes only replies. */
+    ADMIN(PlaneConnection.Role.ADMIN);
 
     private static final String JS = "$JS.API.";
     /** The one consumer name each scanner may create. */
@@ -58,8 +62,36 @@ public enum AuthorityRole {
         return this == LEDGER_SCANNER || this == RECORDS_SCANNER;
     }
 
+    /** The subject a manager instance sends its retire requests on (SPEC §14.1). */
+    public static String retireManagedSubject(String space, String instanceId) {
+        return SpaceName.subjectPrefix(space) + ".auth.admin." + instanceId + ".retire-managed";
+    }
+
+    /**
+     * Subscribe grants of this role: its own inbox; the admin listener also its request subjects
+     * (SPEC §14.1); the issuer also observes the served run-request subjects (SPEC §14.8), which
+     * it may not publish.
+     */
+    public Permission subscribe(String space, String userNkey) {
+        List<String> sub = new ArrayList<>(List.of("_INBOX_" + userNkey + ".>"));
+        if (this == ADMIN) {
+            sub.add(retireManagedSubject(space, "*"));
+        } else if (this == ISSUER) {
+            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.SUBJECTS);
+        }
+        return Permission.allow(sub);
+    }
+
+    /** The reply allowance: one reply per request received for the admin listener, none otherwise. */
+    public ResponsePermission response() {
+        return this == ADMIN ? new ResponsePermission(1, 0) : null;
+    }
+
     /** Publish grants of this role in {@code space}. */
     public Permission publish(String space) {
+        if (this == ADMIN) {
+            return Permission.none(); // its replies only, through the response allowance
+        }
         String auth = StoreNames.bucketStream("auth", space);
         String records = StoreNames.bucketStream("records", space);
         String authBucket = StoreNames.bucket("auth", space);
@@ -117,18 +149,6 @@ public enum AuthorityRole {
             case RECORDS_SCANNER -> pub.addAll(scan(records, RECORDS_CONSUMER));
         }
         return Permission.allow(pub);
-    }
-
-    /**
-     * Subscribe grants of this role: its own inbox; the issuer also observes the served run-request
-     * subjects (SPEC §14.8), which it may not publish.
-     */
-    public Permission subscribe(String identityPublicKey) {
-        List<String> sub = new ArrayList<>(List.of("_INBOX_" + identityPublicKey + ".>"));
-        if (this == ISSUER) {
-            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.SUBJECTS);
-        }
-        return Permission.allow(sub);
     }
 
     private static List<String> reads(String auth, String records) {

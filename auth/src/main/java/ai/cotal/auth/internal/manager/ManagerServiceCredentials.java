@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.manager;
 
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.ServingGate;
+import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -91,8 +92,8 @@ final class ManagerServiceCredentials {
     }
 
     /**
-     * Serve the registered commands (subscribe, one reply each), keep its own status and sessions;
-     * nothing else.
+     * Serve the registered commands (subscribe, one reply each), keep its own status and sessions,
+     * send retire requests on its own instance's subject of the admin listener; nothing else.
      */
     private UserClaim permissions(String owner, String actor, String instanceId, String userPublicKey,
             List<String> commands) {
@@ -101,7 +102,9 @@ final class ManagerServiceCredentials {
         commands.forEach(command -> sub.add(p + ".svc.manager." + owner + "." + command));
         sub.add("_INBOX_" + userPublicKey + ".>");
         String kv = "$KV." + StoreNames.bucket("records", w.space()) + ".svc.manager." + instanceId;
-        return new UserClaim(Permission.allow(List.of(kv + ".status", kv + ".session.>")), Permission.allow(sub),
+        List<String> pub = List.of(kv + ".status", kv + ".session.>",
+                AuthorityRole.retireManagedSubject(w.space(), instanceId)); // its own retire rail (SPEC §14.1)
+        return new UserClaim(Permission.allow(pub), Permission.allow(sub),
                 new ResponsePermission(1, 0), null, null, null, -1L, -1L, -1L, null, null, null,
                 w.signer().accountPublicKey(), List.of("owner:" + owner, "actor:" + actor, "principal:" + owner + "." + actor));
     }

@@ -3,6 +3,7 @@ package ai.cotal.auth.internal.plane;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
+import ai.cotal.auth.internal.manager.AdminListener;
 import ai.cotal.auth.internal.manager.ManagerGates;
 import ai.cotal.auth.internal.manager.PlaneRegistrar;
 import ai.cotal.auth.internal.manager.ServingRecords;
@@ -74,6 +75,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final ObservedRunRequests observedRuns;
     private final PlaneManagerRuns runs;
     private volatile PlaneRegistrar registrar; // set by the open's registration step (SPEC §14.2)
+    private volatile AuthorityConnection adminConnection; // the admin listener's, opened last (SPEC §14.1)
+    private volatile AdminListener admin;
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -193,7 +196,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 // after the claim: an open refused live-peer must not advance the epoch (SPEC §14.2)
                 plane.registrar = PlaneRegistrar.register(space, options.identityRoot(), plane.serving, options.clock(),
                         plane::fence);
-                plane.resumeRetirements(); // last, before anything is served: a corrupt intent store fails the open
+                plane.resumeRetirements(); // before anything is served: a corrupt intent store fails the open
+                // the retire rail, last: no request is taken before the resume finished (SPEC §14.1)
+                plane.adminConnection = connect(options, AuthorityRole.ADMIN, scheduler, renewalFailure, opened);
+                plane.admin = AdminListener.open(plane.adminConnection, space, plane.managers, plane.serving,
+                        plane.lifecycles, plane::refuseIfUnavailable);
             } catch (RuntimeException e) {
                 plane.closing = true; // the unwind closes the scanners: that is no fault to fence on
                 throw e;
@@ -394,7 +401,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     public List<PlaneConnection> connections() {
         List<PlaneConnection> views = new ArrayList<>();
         for (AuthorityConnection connection : new AuthorityConnection[] {writer, reader, barrier, issuerConnection,
-                discovery, ledgerScanner, recordsScanner}) {
+                discovery, ledgerScanner, recordsScanner, adminConnection}) {
             if (connection != null) {
                 views.add(connection.view());
             }
@@ -409,6 +416,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         }
         closing = true;
         if (!readersClosed) {
+            if (admin != null) {
+                admin.close(); // first: no retire request is taken from here on
+            }
             if (endpoints != null) {
                 endpoints.close(); // throws while an effect connection stays open: the claim stays held
                 discovery.close();

@@ -10,7 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceSigner;
@@ -18,6 +23,7 @@ import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
+import io.nats.client.Subscription;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -157,6 +163,38 @@ class AuthorityConnectionBrokerTest {
             assertEquals(null, NatsJwt.decode(scanner.currentJwt()).exp());
             assertEquals(nats.serverId(), scanner.tuple().serverId());
             assertTrue(scanner.tuple().cid() > 0);
+        }
+    }
+
+    @Test
+    void theAdminConnectionSendsOneReplyPerRequestAndNothingElse(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        Identity identity = Identity.create();
+        String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-requester", UserClaim.of(null, null,
+                auth.space().accountPublicKey(), null), Instant.now()), auth.space().signing());
+        try (AuthorityConnection admin = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.ADMIN,
+                Duration.ofMinutes(5), Clock.systemUTC(), scheduler, null, why -> { });
+             Connection requester = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity))
+                     .label("test-requester").build().connect()) {
+            CompletableFuture<Void> answered = new CompletableFuture<>();
+            admin.connection().createDispatcher(m -> {
+                admin.connection().publish(m.getReplyTo(), "one".getBytes());
+                admin.connection().publish(m.getReplyTo(), "two".getBytes()); // over the allowance
+                admin.connection().publish("cotal.alpha.leak", "x".getBytes()); // no grant
+                answered.complete(null);
+            }).subscribe(AuthorityRole.retireManagedSubject("alpha", "*"));
+            admin.connection().flush(Duration.ofSeconds(5));
+            Subscription leak = requester.subscribe("cotal.alpha.leak");
+            Subscription replies = requester.subscribe("_INBOX_test.reply");
+            requester.flush(Duration.ofSeconds(5));
+            requester.publish(AuthorityRole.retireManagedSubject("alpha", "mgr0000000000000000000000001"),
+                    "_INBOX_test.reply", "{}".getBytes());
+            answered.get(10, TimeUnit.SECONDS);
+            admin.connection().flush(Duration.ofSeconds(5)); // the broker has judged all three publishes
+            requester.flush(Duration.ofSeconds(5)); // and delivered whatever it let through before this pong
+            assertEquals("one", new String(replies.nextMessage(Duration.ofSeconds(5)).getData()));
+            assertEquals(0, replies.getPendingMessageCount(), "the broker allows one reply per request");
+            assertEquals(0, leak.getPendingMessageCount(), "the broker refuses every other publish");
         }
     }
 }
