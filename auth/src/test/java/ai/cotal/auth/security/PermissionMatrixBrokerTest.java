@@ -153,11 +153,14 @@ class PermissionMatrixBrokerTest {
                 .lifecycleUid("abcdefghijklmnopqrstuvwxyz").allowPublish(List.of("general"))
                 .allowSubscribe(List.of("general")).build();
         for (CredentialProfile profile : CredentialProfile.values()) {
-            if (profile.systemAccount()) {
-                continue;
+            if (profile.systemAccount() || profile == CredentialProfile.ENDPOINT_SERVE) {
+                continue; // endpoint-serve: only behind the plane's gate (core's ProfileMatrixPlaneBrokerTest)
             }
-            creds.put("profile " + profile.label(), Creds.mint(auth, Identity.create(), profile,
-                    profile == CredentialProfile.AGENT ? agent : MintOptions.defaults()));
+            creds.put("profile " + profile.label(), Creds.mint(auth, Identity.create(), profile, switch (profile.pin()) {
+                case LIFECYCLE_UID -> agent;
+                case NONE -> MintOptions.defaults();
+                default -> MintOptions.builder().pin("pin1").build();
+            }));
             expected.put("profile " + profile.label(), switch (profile) {
                 case PROVISIONER -> except(s, "create-auth-stream", "update-auth-stream");
                 case ISSUER -> except(s, "issued-row", "read-auth-stream");

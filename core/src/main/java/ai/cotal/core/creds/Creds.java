@@ -39,6 +39,15 @@ public record Creds(String jwt, Identity identity) {
             + "*************************************************************\n";
     private static final Pattern BLOCK = Pattern.compile("-{3,}BEGIN ([A-Z ]+)-{3,}\\s*\\n\\s*([^\\s-][^\\n]*?)\\s*\\n\\s*-{3,}END \\1-{3,}");
 
+    static {
+        ai.cotal.core.internal.creds.EndpointServeMint.install((signer, userKey, options, endpoint) -> {
+            if (!ai.cotal.core.internal.keys.NKeyCodec.isPublic(userKey, KeyType.USER)) {
+                throw CotalException.badRequest("userPublicKey", "must be a user public key (U...)");
+            }
+            return sign(signer, userKey, CredentialProfile.ENDPOINT_SERVE, options, endpoint);
+        });
+    }
+
     public Creds {
         Objects.requireNonNull(jwt, "jwt");
         Objects.requireNonNull(identity, "identity");
@@ -54,10 +63,54 @@ public record Creds(String jwt, Identity identity) {
      * signing key with {@code issuer_account} set to the data account.
      */
     public static Creds mint(SpaceSigner signer, Identity identity, CredentialProfile profile, MintOptions options) {
+        requireGeneralMint(profile);
+        Objects.requireNonNull(identity, "identity");
+        return new Creds(sign(signer, identity.id(), profile, options, null), identity);
+    }
+
+    /**
+     * Signs a user JWT for a public key someone else holds (a remote manager's {@code U...} key:
+     * its seed never leaves it). Only {@link #PUBLIC_KEY_PROFILES}; the options must bound the
+     * lifetime ({@code expiresAt} or {@code expiresInSeconds}).
+     */
+    public static String mintPublicUserJwt(SpaceSigner signer, String userPublicKey, CredentialProfile profile,
+            MintOptions options) {
+        Objects.requireNonNull(profile, "profile");
+        Objects.requireNonNull(options, "options");
+        if (userPublicKey == null || !ai.cotal.core.internal.keys.NKeyCodec.isPublic(userPublicKey, KeyType.USER)) {
+            throw CotalException.badRequest("userPublicKey", "must be a user public key (U...)");
+        }
+        if (!PUBLIC_KEY_PROFILES.contains(profile)) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "profile: " + profile.label()
+                    + " is not minted for a public key (allowed: remote-manager, goal-writer, session-ledger,"
+                    + " session-serving, retirement-requester)");
+        }
+        if (options.expiresAt().isEmpty() && options.expiresInSeconds().isEmpty()) {
+            throw CotalException.badRequest("expiresAt", "a credential for a public key needs a bounded exp: give expiresAt"
+                    + " or expiresInSeconds");
+        }
+        return sign(signer, userPublicKey, profile, options, null);
+    }
+
+    /** The profiles {@link #mintPublicUserJwt} signs. */
+    public static final java.util.Set<CredentialProfile> PUBLIC_KEY_PROFILES = java.util.Set.copyOf(java.util.EnumSet.of(
+            CredentialProfile.REMOTE_MANAGER, CredentialProfile.GOAL_WRITER, CredentialProfile.SESSION_LEDGER,
+            CredentialProfile.SESSION_SERVING, CredentialProfile.RETIREMENT_REQUESTER));
+
+    private static void requireGeneralMint(CredentialProfile profile) {
+        Objects.requireNonNull(profile, "profile");
         if (profile.systemAccount()) {
             throw CotalException.badRequest("profile", profile.label() + " is a system-account profile: use mintSystem");
         }
-        return sign(signer.space(), signer.accountPublicKey(), signer.signing(), identity, profile, options, null);
+        if (profile == CredentialProfile.ENDPOINT_SERVE) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "profile: endpoint-serve is minted only by the plane,"
+                    + " behind its gate compare-and-set (SPEC §3.5)");
+        }
+    }
+
+    /** A data-account user JWT for {@code userKey}; {@code endpoint} only for the gated endpoint-serve entry. */
+    static String sign(SpaceSigner signer, String userKey, CredentialProfile profile, MintOptions options, String endpoint) {
+        return sign(signer.space(), signer.accountPublicKey(), signer.signing(), userKey, profile, options, null, endpoint);
     }
 
     /**
@@ -74,27 +127,28 @@ public record Creds(String jwt, Identity identity) {
                 && (dataAccount == null || !ai.cotal.core.internal.keys.NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT))) {
             throw CotalException.badRequest("dataAccount", "must be the observed data account's public key");
         }
+        Objects.requireNonNull(identity, "identity");
         NKeyPair system = broker.requireSystemSigner();
-        return sign("$SYS", system.publicKey(), new InMemoryAccountSigner(system), identity, profile, options,
-                dataAccount);
+        return new Creds(sign("$SYS", system.publicKey(), new InMemoryAccountSigner(system), identity.id(), profile, options,
+                dataAccount, null), identity);
     }
 
-    private static Creds sign(String space, String account, AccountSigner signer, Identity identity,
-            CredentialProfile profile, MintOptions options, String observedAccount) {
-        Objects.requireNonNull(identity, "identity");
+    private static String sign(String space, String account, AccountSigner signer, String userKey,
+            CredentialProfile profile, MintOptions options, String observedAccount, String endpoint) {
         Objects.requireNonNull(options, "options");
         Instant now = options.clock().instant();
-        String actor = options.actor().orElse(identity.id());
-        String connId = options.connId().orElse(identity.id());
+        String actor = options.actor().orElse(userKey);
+        String connId = options.connId().orElse(userKey);
         Grants grants = ProfilePermissions.grants(profile, new ProfilePermissions.Scope(space, connId, options.owner(),
                 actor, options.lifecycleUid().orElse(null), options.allowPublish(), options.allowSubscribe(),
-                observedAccount));
+                observedAccount, options.pin().orElse(null), endpoint));
         List<String> tags = List.of("owner:" + options.owner(), "actor:" + actor, "principal:" + options.owner() + "." + actor);
         String issuerAccount = signer.publicKey().equals(account) ? null : account;
-        UserClaim body = UserClaim.of(grants.pub(), grants.sub(), issuerAccount, tags);
-        ClaimSet<UserClaim> claims = ClaimSet.of(identity.id(), profile.label(), body, now)
+        UserClaim body = new UserClaim(grants.pub(), grants.sub(), grants.resp(), null, null, null, -1L, -1L, -1L, null, null,
+                null, issuerAccount, tags);
+        ClaimSet<UserClaim> claims = ClaimSet.of(userKey, profile.label(), body, now)
                 .withExp(expiry(profile, options, now));
-        return new Creds(NatsJwt.encode(claims, signer), identity);
+        return NatsJwt.encode(claims, signer);
     }
 
     /** The effective {@code exp}: the override, else the profile default; bounded by the host's cap. */

@@ -20,6 +20,7 @@ public final class MintOptions {
     private static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern CONN_ID = Pattern.compile("[A-Za-z0-9_-]{8,120}");
     private static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
+    private static final Pattern PIN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     /** The default owner of a static credential. */
     public static final String DEFAULT_OWNER = "local";
 
@@ -32,6 +33,7 @@ public final class MintOptions {
     private final List<String> allowPublish;
     private final List<String> allowSubscribe;
     private final Optional<String> connId;
+    private final Optional<String> pin;
     private final Clock clock;
 
     private MintOptions(Builder b) {
@@ -44,6 +46,7 @@ public final class MintOptions {
         this.allowPublish = List.copyOf(b.allowPublish);
         this.allowSubscribe = List.copyOf(b.allowSubscribe);
         this.connId = Optional.ofNullable(b.connId);
+        this.pin = Optional.ofNullable(b.pin);
         this.clock = b.clock;
     }
 
@@ -88,6 +91,11 @@ public final class MintOptions {
         return allowSubscribe;
     }
 
+    /** The run, instance or session id a pinned profile (SPEC §3.5) is pinned to. */
+    public Optional<String> pin() {
+        return pin;
+    }
+
     public Optional<String> connId() {
         return connId;
     }
@@ -107,6 +115,7 @@ public final class MintOptions {
         private List<String> allowPublish = List.of();
         private List<String> allowSubscribe = List.of();
         private String connId;
+        private String pin;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {
@@ -164,6 +173,12 @@ public final class MintOptions {
             return this;
         }
 
+        /** The run, instance or session id of a pinned profile; refused on a profile without one. */
+        public Builder pin(String pin) {
+            this.pin = pin;
+            return this;
+        }
+
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -188,6 +203,9 @@ public final class MintOptions {
             }
             if (lifecycleUid != null) {
                 check(UID, lifecycleUid, "lifecycleUid", "26 to 32 lowercase letters and digits");
+            }
+            if (pin != null) {
+                check(PIN, pin, "pin", "1 to 64 letters, digits, _ and -");
             }
             if (connId != null) {
                 check(CONN_ID, connId, "connId", "8 to 120 letters, digits, _ and -");

@@ -14,14 +14,16 @@ import java.util.List;
  * subscribes its own inbox {@code _INBOX_<connId>.>} and nothing wider.
  */
 final class ProfilePermissions {
-    private static final String JS = "$JS.API.";
+    static final String JS = "$JS.API.";
+    /** Serving profiles answer one reply per request they receive, within a minute. */
+    static final ai.cotal.core.jwt.ResponsePermission ONE_REPLY = new ai.cotal.core.jwt.ResponsePermission(1, 60_000_000_000L);
 
     private ProfilePermissions() {
     }
 
     /** The context one grant is computed in. */
     record Scope(String space, String connId, String owner, String actor, String lifecycleUid,
-            List<String> allowPublish, List<String> allowSubscribe, String observedAccount) {
+            List<String> allowPublish, List<String> allowSubscribe, String observedAccount, String pin, String endpoint) {
         String prefix() {
             return SpaceName.subjectPrefix(space);
         }
@@ -29,9 +31,34 @@ final class ProfilePermissions {
         String inbox() {
             return "_INBOX_" + connId + ".>";
         }
+
+        String stream(String prefix) {
+            return StoreNames.stream(prefix, space);
+        }
+
+        String bucket(String kind) {
+            return StoreNames.bucket(kind, space);
+        }
+
+        /** {@code <o>-<a>-<uid>}: the suffix of an incarnation's durables. */
+        String incarnation() {
+            return owner + "-" + actor + "-" + lifecycleUid;
+        }
+    }
+
+    /** {@code STREAM.INFO}, {@code STREAM.MSG.GET}, {@code DIRECT.GET} (both forms) of {@code stream}. */
+    static List<String> reads(String stream) {
+        return List.of(JS + "STREAM.INFO." + stream, JS + "STREAM.MSG.GET." + stream, JS + "DIRECT.GET." + stream,
+                JS + "DIRECT.GET." + stream + ".>");
+    }
+
+    /** Publish grants only; the subscription is the inbox. */
+    static Grants publish(Scope scope, List<String> pub) {
+        return new Grants(Permission.allow(pub), Permission.allow(List.of(scope.inbox())));
     }
 
     static Grants grants(CredentialProfile profile, Scope scope) {
+        requirePin(profile, scope);
         return switch (profile) {
             case PROVISIONER -> provisioner(scope);
             case ISSUER -> issuer(scope);
@@ -52,7 +79,42 @@ final class ProfilePermissions {
                     Permission.allow(List.of(scope.inbox())));
             case ACCOUNT_CLAIMS -> new Grants(Permission.allow(List.of("$SYS.REQ.ACCOUNT.*.CLAIMS.UPDATE",
                     "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST")), Permission.allow(List.of(scope.inbox())));
+            case SUPERVISOR, MEMBERSHIP_RW, PURGER, CHANNEL_WRITER, CHANNEL_PURGER, DEPROVISIONER, RETIREMENT_REQUESTER,
+                    LIFECYCLE_EXECUTOR, OPERATOR, BACKUP, RESTORE, CONTROL_CALLER_PRIVILEGED, CONTROL_CALLER_ADMIN ->
+                    OperationGrants.grants(profile, scope);
+            case ENDPOINT_SERVE_EXECUTOR, RUN_DRIVER, RUN_MEDIATOR, RUN_OPERATOR, RUN_ADMITTER, ENDPOINT_EVICTOR,
+                    REMOTE_MANAGER, GOAL_WRITER, SESSION_LEDGER, SESSION_CALLER, SESSION_SERVING, DEPLOYER, ENDPOINT_SERVE ->
+                    PlaneGrants.grants(profile, scope);
         };
+    }
+
+    /** A pinned profile refuses a missing pin; a profile without a {@code pin} refuses one (never ignored). */
+    private static void requirePin(CredentialProfile profile, Scope scope) {
+        String label = profile.label();
+        switch (profile.pin()) {
+            case LIFECYCLE_UID -> {
+                if (scope.lifecycleUid() == null) {
+                    throw CotalException.badRequest("lifecycleUid", "the " + label + " profile needs a lifecycle uid");
+                }
+            }
+            case RUN, INSTANCE, SESSION -> {
+                if (scope.pin() == null) {
+                    throw CotalException.badRequest("pin", "the " + label + " profile needs a pin (its "
+                            + profile.pin().name().toLowerCase(java.util.Locale.ROOT) + " id)");
+                }
+            }
+            case ENDPOINT_INSTANCE -> {
+                if (scope.pin() == null || scope.endpoint() == null) {
+                    throw CotalException.badRequest("pin", "the " + label + " profile needs an endpoint and an instance id");
+                }
+            }
+            case NONE -> {
+            }
+        }
+        if (scope.pin() != null && (profile.pin() == CredentialProfile.Pin.NONE
+                || profile.pin() == CredentialProfile.Pin.LIFECYCLE_UID)) {
+            throw CotalException.badRequest("pin", "the " + label + " profile takes no pin");
+        }
     }
 
     private static Grants provisioner(Scope scope) {
@@ -60,15 +122,22 @@ final class ProfilePermissions {
         for (String stream : StoreNames.allStreams(scope.space())) {
             pub.add(JS + "STREAM.CREATE." + stream);
             pub.add(JS + "STREAM.INFO." + stream);
+            pub.add(JS + "STREAM.UPDATE." + stream); // bounds an unbounded store, reconciles a TTL (SPEC §6.1)
         }
-        for (String kind : StoreNames.AUTHORITY_BUCKETS) {
-            pub.add(JS + "STREAM.UPDATE." + StoreNames.bucketStream(kind, scope.space()));
+        for (String prefix : List.of("DM_", "DLV_", "TASK_")) {
+            String stream = scope.stream(prefix);
+            pub.addAll(List.of(JS + "CONSUMER.CREATE." + stream + ".>", JS + "CONSUMER.DURABLE.CREATE." + stream + ".>",
+                    JS + "CONSUMER.INFO." + stream + ".>"));
         }
-        String channels = StoreNames.bucket("channels", scope.space());
-        pub.add("$KV." + channels + ".>");
-        pub.add(JS + "DIRECT.GET.KV_" + channels + ".>");
-        pub.add(JS + "STREAM.MSG.GET.KV_" + channels);
-        return new Grants(Permission.allow(pub), Permission.allow(List.of(scope.inbox())));
+        for (String kind : List.of("channels", "acl")) {
+            pub.add("$KV." + scope.bucket(kind) + ".>");
+            pub.addAll(reads("KV_" + scope.bucket(kind)));
+        }
+        for (String kind : StoreNames.TTL_BUCKETS) {
+            pub.add("$KV." + scope.bucket(kind) + "._cotal_ttl_reconcile");
+            pub.addAll(reads("KV_" + scope.bucket(kind)));
+        }
+        return publish(scope, pub);
     }
 
     private static Grants issuer(Scope scope) {
@@ -98,14 +167,21 @@ final class ProfilePermissions {
 
     private static Grants delivery(Scope scope) {
         String p = scope.prefix();
-        String chat = StoreNames.stream("CHAT_", scope.space());
+        String chat = scope.stream("CHAT_");
+        String inbox = scope.stream("INBOX_");
         List<String> pub = new ArrayList<>(List.of(JS + "STREAM.INFO." + chat, JS + "CONSUMER.CREATE." + chat + ".>",
                 JS + "CONSUMER.INFO." + chat + ".>", JS + "CONSUMER.MSG.NEXT." + chat + ".>",
-                JS + "CONSUMER.DELETE." + chat + ".>", "$JS.ACK." + chat + ".>", p + ".dinbox.*.*.*", p + ".dlv.*.*.*",
-                "$KV." + StoreNames.bucket("members", scope.space()) + ".>",
-                "$KV." + StoreNames.bucket("delivery", scope.space()) + ".lease.*"));
+                JS + "CONSUMER.DELETE." + chat + ".>", "$JS.ACK." + chat + ".>", JS + "STREAM.INFO." + inbox,
+                JS + "CONSUMER.DURABLE.CREATE." + inbox + ".reader", JS + "CONSUMER.CREATE." + inbox + ".reader",
+                JS + "CONSUMER.CREATE." + inbox + ".reader.>", JS + "CONSUMER.INFO." + inbox + ".reader",
+                JS + "CONSUMER.MSG.NEXT." + inbox + ".reader", "$JS.ACK." + inbox + ".reader.>",
+                p + ".dinbox.*.*.*", p + ".dlv.*.*.*", p + ".ctl.delivery.*.*.reply.>", p + ".ctl.delivery-admin.*.*.reply.>",
+                "$KV." + scope.bucket("members") + ".>", "$KV." + scope.bucket("delivery") + ".lease.*"));
+        for (String kind : List.of("presence", "channels", "members", "acl", "delivery")) {
+            pub.addAll(reads("KV_" + scope.bucket(kind)));
+        }
         List<String> sub = List.of(scope.inbox(), p + ".ctl.delivery.*.*", p + ".ctl.delivery-admin.*.*");
-        return new Grants(Permission.allow(pub), Permission.allow(sub));
+        return new Grants(Permission.allow(pub), Permission.allow(sub), ONE_REPLY);
     }
 
     private static Grants observer(Scope scope, boolean admin) {
@@ -122,21 +198,21 @@ final class ProfilePermissions {
         if (admin) {
             sub.add(p + ".inst.>");
             sub.add(p + ".svc.>");
+            sub.add(p + ".task.>");
         }
         return new Grants(Permission.allow(pub), Permission.allow(sub));
     }
 
     private static Grants agent(Scope scope) {
-        if (scope.lifecycleUid() == null) {
-            throw CotalException.badRequest("lifecycleUid", "the agent profile needs a lifecycle uid");
-        }
         String p = scope.prefix();
         String o = scope.owner();
         String a = scope.actor();
         String chat = StoreNames.stream("CHAT_", scope.space());
         List<String> pub = new ArrayList<>();
         scope.allowPublish().forEach(ch -> pub.add(p + ".chat." + o + "." + a + "." + ch));
-        pub.addAll(List.of(p + ".inst.*.*." + o + "." + a, p + ".svc.*." + o + "." + a, p + ".ctl.delivery." + o + "." + a));
+        pub.addAll(List.of(p + ".inst.*.*." + o + "." + a, p + ".task.*." + o + "." + a, p + ".ctl.delivery." + o + "." + a,
+                "$KV." + scope.bucket("presence") + "." + o + "." + a));
+        pub.addAll(reads("KV_" + scope.bucket("channels")));
         for (String ch : scope.allowSubscribe()) {
             pub.add(JS + "CONSUMER.CREATE." + chat + ".*." + p + ".chat.*.*." + ch);
         }

@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Creates, then verifies, every authority store of a space (SPEC §6). Idempotent: a store that
+ * Creates, then verifies, every store of a space (SPEC §6, §6.1): {@link #setup} the whole space,
+ * {@link #setupAuthority} the authority stores only. TTL buckets whose expiry drifted are
+ * reconciled (§6.1). Idempotent: a store that
  * exists with the expected configuration is left alone. A store whose configuration drifted is
  * refused loudly and left exactly as it is, never adopted or updated, with one exception: a store
  * from before bounded stores, unbounded ({@code max_bytes -1}) and otherwise exactly as
@@ -33,18 +35,43 @@ public final class SpaceStores {
     private SpaceStores() {
     }
 
-    /** Creates what is missing, verifies everything; returns the stream names, in creation order. */
+    /**
+     * Sets up the whole space (SPEC §6.1): the authority stores, then every message stream,
+     * bucket, endpoint-plane stream and the artifact store. Creates what is missing, verifies
+     * everything, reconciles the TTL buckets; returns the stream names, in creation order.
+     */
     public static List<String> setup(Connection connection, String space) {
         SpaceName.check(space, "space");
         requireBroker(connection);
         JetStreamManagement jsm = management(connection);
+        List<String> names = new ArrayList<>(ensure(jsm, StoreSpecs.authority(space), null, space));
+        names.addAll(ensure(jsm, SpaceStreamSpecs.all(space), connection, space));
+        return names;
+    }
+
+    /**
+     * Sets up the authority stores only (SPEC §6): what the plane's writer may create and update.
+     * Creates what is missing, verifies everything; returns the stream names, in creation order.
+     */
+    public static List<String> setupAuthority(Connection connection, String space) {
+        SpaceName.check(space, "space");
+        requireBroker(connection);
+        return ensure(management(connection), StoreSpecs.authority(space), null, space);
+    }
+
+    private static List<String> ensure(JetStreamManagement jsm, List<StreamConfiguration> specs, Connection ttlCanary,
+            String space) {
         List<String> names = new ArrayList<>();
-        for (StreamConfiguration expected : StoreSpecs.authority(space)) {
+        for (StreamConfiguration expected : specs) {
             StreamConfiguration live = info(jsm, expected.getName())
                     .map(StreamInfo::getConfiguration)
                     .orElseGet(() -> create(jsm, expected));
             if (StoreDrift.onlyUnbounded(expected, live)) {
                 live = bound(jsm, expected, live);
+            }
+            if (ttlCanary != null && SpaceStreamSpecs.ttlBucket(expected.getName(), space)
+                    && TtlReconcile.onlyTtl(expected, live)) {
+                live = TtlReconcile.reconcile(ttlCanary, jsm, expected, live);
             }
             verify(expected, live);
             names.add(expected.getName());

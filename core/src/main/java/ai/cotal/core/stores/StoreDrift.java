@@ -32,6 +32,8 @@ final class StoreDrift {
             new Field("mirror_direct", StreamConfiguration::getMirrorDirect),
             new Field("allow_msg_ttl", StreamConfiguration::getAllowMessageTtl),
             new Field("subject_delete_marker_ttl", c -> millis(c.getSubjectDeleteMarkerTtl())),
+            new Field("allow_msg_schedules", StreamConfiguration::getAllowMsgSchedules),
+            new Field("no_ack", StreamConfiguration::getNoAck),
             new Field("sealed", StreamConfiguration::getSealed),
             new Field("mirror", c -> c.getMirror() == null ? "none" : "set"),
             new Field("sources", c -> c.getSources() == null || c.getSources().isEmpty() ? "none" : "set"));

@@ -151,7 +151,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
         try {
             AuthorityConnection writer = connect(options, AuthorityRole.WRITER, scheduler, renewalFailure, opened);
-            SpaceStores.setup(writer.connection(), space);
+            SpaceStores.setupAuthority(writer.connection(), space);
             AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
             AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
             AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);

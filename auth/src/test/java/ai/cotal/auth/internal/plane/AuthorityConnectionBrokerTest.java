@@ -92,7 +92,7 @@ class AuthorityConnectionBrokerTest {
             writer.reconnected().get(20, TimeUnit.SECONDS); // the broker expired the first JWT; the renewed one got back in
             assertNotEquals(first, writer.currentJwt());
             assertTrue(NatsJwt.decode(writer.currentJwt()).exp() > NatsJwt.decode(first).exp());
-            assertEquals(6, SpaceStores.setup(writer.connection(), "alpha").size(), "it still works");
+            assertEquals(6, SpaceStores.setupAuthority(writer.connection(), "alpha").size(), "it still works");
             assertTrue(!failure.isDone());
         }
     }
@@ -106,7 +106,7 @@ class AuthorityConnectionBrokerTest {
                 Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete);
              AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
                 Duration.ofSeconds(5), Clock.systemUTC(), scheduler, null, failure::complete)) {
-            SpaceStores.setup(writer.connection(), "alpha");
+            SpaceStores.setupAuthority(writer.connection(), "alpha");
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC());
             String uid = "abcdefghijklmnopqrstuvwxyz";
             String id = rows.mint("u_owner", "laptop", uid);
@@ -130,7 +130,7 @@ class AuthorityConnectionBrokerTest {
         NatsBroker nats = start(brokers);
         try (AuthorityConnection writer = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.WRITER,
                 Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { })) {
-            SpaceStores.setup(writer.connection(), "alpha");
+            SpaceStores.setupAuthority(writer.connection(), "alpha");
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), writer, Clock.systemUTC());
             io.nats.client.KeyValue kv = writer.connection().keyValue("cotal_auth_alpha");
             byte[] mine = "{\"v\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -75,7 +75,7 @@ class CredentialRowTtlBrokerTest {
              AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.READER,
                 Duration.ofHours(1), Clock.systemUTC(), scheduler, null, why -> { });
              Connection admin = f.admin(nats)) {
-            SpaceStores.setup(writer.connection(), "alpha");
+            SpaceStores.setupAuthority(writer.connection(), "alpha");
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC(),
                     Duration.ofSeconds(2));
             String expiring = rows.mint("u_owner", "laptop", UID);

@@ -14,9 +14,17 @@ public final class StoreNames {
     public static final List<String> AUTHORITY_BUCKETS = List.of("auth", "records", "issued", "accepted", "admission",
             "channels");
     /** Other KV bucket kinds a space uses. */
-    public static final List<String> SPACE_BUCKETS = List.of("members", "acl", "presence", "delivery", "membership");
+    public static final List<String> SPACE_BUCKETS = List.of("members", "acl", "membership", "presence", "delivery",
+            "manager");
+    /** KV bucket kinds whose rows expire (TTL buckets, reconciled by setup). */
+    public static final List<String> TTL_BUCKETS = List.of("presence", "delivery", "manager");
     /** Message stream prefixes. */
     public static final List<String> STREAM_PREFIXES = List.of("CHAT_", "DM_", "TASK_", "INBOX_", "DLV_");
+    /** Endpoint-plane stream prefixes (SPEC §6.1). */
+    public static final List<String> ENDPOINT_PREFIXES = List.of("EPJ_", "EPF_", "EPE_", "EPR_", "EPT_REQ_", "EPT_",
+            "EPW_", "WFJ_", "EPC_");
+    /** The object store kind of a space's artifacts: bucket {@code cotal_artifacts_<token>}. */
+    public static final String ARTIFACTS = "artifacts";
 
     private StoreNames() {
     }
@@ -36,12 +44,22 @@ public final class StoreNames {
         return prefix + SpaceName.token(space);
     }
 
-    /** Every stream name a space owns: message streams, then every bucket's stream. */
+    /** The stream behind the artifact object store: {@code OBJ_cotal_artifacts_<token>}. */
+    public static String artifactStream(String space) {
+        return "OBJ_" + bucket(ARTIFACTS, space);
+    }
+
+    /**
+     * Every stream name a space owns: message streams, every bucket's stream, the endpoint-plane
+     * streams and the artifact store's stream.
+     */
     public static List<String> allStreams(String space) {
         java.util.ArrayList<String> names = new java.util.ArrayList<>();
         STREAM_PREFIXES.forEach(prefix -> names.add(stream(prefix, space)));
         AUTHORITY_BUCKETS.forEach(kind -> names.add(bucketStream(kind, space)));
         SPACE_BUCKETS.forEach(kind -> names.add(bucketStream(kind, space)));
+        ENDPOINT_PREFIXES.forEach(prefix -> names.add(stream(prefix, space)));
+        names.add(artifactStream(space));
         return List.copyOf(names);
     }
 }
