@@ -137,7 +137,7 @@ class ManagerRunsBrokerTest {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             p.waiting(RUN, "cp2");
-            String never = RunRecords.servedSubject(RunParty.OWNER, Kind.RESUME, RUN, "neverpublished0001");
+            String never = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, "neverpublished0001");
             refused(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + never
                     + " it has not issued for", () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(1), "cp1",
                             Optional.of(never))));

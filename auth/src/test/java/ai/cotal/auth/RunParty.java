@@ -44,13 +44,13 @@ public final class RunParty implements AutoCloseable {
         this.holder = new ManagerRuns.Holder(OWNER, "mgr", IID, List.of("supervise"));
         Identity identity = Identity.create();
         String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-run-caller", UserClaim.of(
-                Permission.allow(List.of("P.svc.manager." + OWNER + ".run.>")), Permission.allow(List.of(
+                Permission.allow(List.of("cotal.alpha.svc.manager." + OWNER + ".run.>")), Permission.allow(List.of(
                         "_INBOX_" + identity.id() + ".>")), f.space.accountPublicKey(), null), f.clock.instant()),
                 f.space.signing());
         this.caller = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label("test-run-caller")
                 .build().connect();
         this.managerServing = f.admin(nats); // the manager's serving side
-        this.served = managerServing.subscribe("P.svc.manager." + OWNER + ".run.>");
+        this.served = managerServing.subscribe("cotal.alpha.svc.manager." + OWNER + ".run.>");
         managerServing.flush(Duration.ofSeconds(5));
     }
 
@@ -80,7 +80,7 @@ public final class RunParty implements AutoCloseable {
      * answers the subject it forwards.
      */
     public String publishAndServe(ManagerRuns.Kind op, String runId, String checkpoint, String answerId) throws Exception {
-        String subject = RunRecords.servedSubject(OWNER, op, runId, String.format("request%012d", ++requests));
+        String subject = RunRecords.servedSubject("alpha", OWNER, op, runId, String.format("request%012d", ++requests));
         caller.publish(subject, RunRecords.envelope(runId, checkpoint, answerId));
         Message seen = served.nextMessage(Duration.ofSeconds(5));
         if (seen == null || !seen.getSubject().equals(subject)) {

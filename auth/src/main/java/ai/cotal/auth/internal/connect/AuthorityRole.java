@@ -77,7 +77,7 @@ public enum AuthorityRole {
         if (this == ADMIN) {
             sub.add(retireManagedSubject(space, "*"));
         } else if (this == ISSUER) {
-            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.SUBJECTS);
+            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.subjects(space));
         }
         return Permission.allow(sub);
     }

@@ -125,7 +125,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.serving = new ServingRecords(space, writer.connection(), reader.connection());
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
-        this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), options.clock(),
+        this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
                 ai.cotal.auth.ManagerRuns.MAX_OBSERVED, scheduler); // before the plane is returned (SPEC §14.8)
         this.runs = new PlaneManagerRuns(new PlaneManagerRuns.Wiring(space, options.signer(),
                 new RowStore(writer.connection(), StoreNames.bucket("admission", space)),

@@ -51,10 +51,14 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     private final Wiring w;
     private final String actorsBucket;
+    private final String prefix;
+    private final Pattern served;
 
     public PlaneManagerRuns(Wiring wiring) {
         this.w = wiring;
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
+        this.prefix = SpaceName.subjectPrefix(wiring.space());
+        this.served = Pattern.compile(Pattern.quote(prefix) + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
     }
 
     @Override
@@ -189,7 +193,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
     }
 
     private String driverJwt(AdmissionRow admission, String driver, Instant now, Instant exp) {
-        UserClaim body = UserClaim.of(Permission.allow(List.of("P.run." + admission.owner() + "." + admission.runId() + ".>")),
+        UserClaim body = UserClaim.of(Permission.allow(List.of(prefix + ".run." + admission.owner() + "."
+                + admission.runId() + ".>")),
                 Permission.allow(List.of("_INBOX_" + driver + ".>")), w.signer().accountPublicKey(),
                 List.of("owner:" + admission.owner(), "actor:" + admission.actor(), "run:" + admission.runId()));
         ClaimSet<UserClaim> claims = ClaimSet.of(driver, "cotal:run-driver:" + admission.runId(), body, now)
@@ -248,7 +253,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
     }
 
-    private static void checkAttempt(AttemptRequest r) {
+    private void checkAttempt(AttemptRequest r) {
         if (r == null || r.kind() == null) {
             throw CotalException.badRequest(r == null ? "request" : "kind", "required");
         }
@@ -271,13 +276,11 @@ public final class PlaneManagerRuns implements ManagerRuns {
             throw CotalException.badRequest("served", "required with answer: every answer is a caller's");
         }
         r.served().ifPresent(s -> {
-            if (s.length() > 256 || !SERVED.matcher(s).matches()) {
+            if (s.length() > 256 || !served.matcher(s).matches()) {
                 throw CotalException.badRequest("served", "must be a served run-request subject");
             }
         });
     }
-
-    private static final Pattern SERVED = Pattern.compile("P\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
 
     private static void check(Pattern grammar, String value, String field) {
         if (value == null || !grammar.matcher(value).matches()) {

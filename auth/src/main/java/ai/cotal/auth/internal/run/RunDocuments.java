@@ -119,16 +119,20 @@ final class RunDocuments {
     }
 
     /**
-     * A served request as observed: {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>} and
-     * its envelope; empty when either does not parse (the observer ignores it).
+     * A served request as observed: {@code <prefix>.svc.manager.<owner>.run.<op>.<runId>.<requestId>}
+     * ({@code prefix} the space's subject prefix, {@code cotal.<token>}) and its envelope; empty
+     * when either does not parse (the observer ignores it).
      */
-    static Optional<Observed> observed(String subject, byte[] data) {
-        String[] t = subject.split("\\.", -1);
-        if (t.length != 8 || !t[0].equals("P") || !t[1].equals("svc") || !t[2].equals("manager") || !t[4].equals("run")
-                || !matches(OWNER, t[3]) || !matches(RunRecords.RUN_ID, t[6]) || !matches(RunRecords.REQUEST_ID, t[7])) {
+    static Optional<Observed> observed(String prefix, String subject, byte[] data) {
+        if (!subject.startsWith(prefix + ".")) {
             return Optional.empty();
         }
-        Optional<Kind> op = Kind.of(t[5]);
+        String[] t = subject.substring(prefix.length() + 1).split("\\.", -1);
+        if (t.length != 7 || !t[0].equals("svc") || !t[1].equals("manager") || !t[3].equals("run")
+                || !matches(OWNER, t[2]) || !matches(RunRecords.RUN_ID, t[5]) || !matches(RunRecords.REQUEST_ID, t[6])) {
+            return Optional.empty();
+        }
+        Optional<Kind> op = Kind.of(t[4]);
         if (op.isEmpty()) {
             return Optional.empty();
         }
@@ -140,10 +144,10 @@ final class RunDocuments {
         }
         boolean checkpoint = op.get() == Kind.START ? d.checkpoint() == null : matches(RunRecords.TOKEN, d.checkpoint());
         boolean answer = op.get() == Kind.ANSWER ? matches(RunRecords.TOKEN, d.answerId()) : d.answerId() == null;
-        if (d.v() == null || d.v() != 1 || !t[6].equals(d.runId()) || !checkpoint || !answer) {
+        if (d.v() == null || d.v() != 1 || !t[5].equals(d.runId()) || !checkpoint || !answer) {
             return Optional.empty();
         }
-        return Optional.of(new Observed(t[3], op.get(), t[6], Optional.ofNullable(d.checkpoint()),
+        return Optional.of(new Observed(t[2], op.get(), t[5], Optional.ofNullable(d.checkpoint()),
                 Optional.ofNullable(d.answerId())));
     }
 
