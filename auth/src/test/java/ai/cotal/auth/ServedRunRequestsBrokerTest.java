@@ -10,12 +10,24 @@ import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
+import io.nats.client.Message;
+import io.nats.client.Subscription;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
@@ -98,6 +110,60 @@ class ServedRunRequestsBrokerTest {
                 String refused = phone.violation().get(10, java.util.concurrent.TimeUnit.SECONDS);
                 assertTrue(refused.contains(resume), "a bearer without run-resume publishes no resume: " + refused);
             }
+        }
+    }
+
+    /**
+     * SPEC §14.7, the issuer window: a served attempt's driver credential is recorded as an
+     * issuance (evidence, an active attempt, the accepted row of the driver's key) inside a window
+     * the broker sees open as {@code cotal:auth-issuer-window:alpha}; a start and the manager's own
+     * resume open none and leave no issuance. The issuance confirms for exactly the driver's
+     * permissions and, revoked, never again.
+     */
+    @Test
+    void aServedAttemptIsRecordedAsAnIssuanceInsideAWindowAndNoOtherOpensOne(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        Creds observer = Creds.parse(f.store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow());
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf); Connection admin = f.admin(nats);
+                Connection watch = NatsConnector.builder().server(nats.url()).creds(observer).label("test-observer")
+                        .build().connect()) {
+            Subscription connects = watch.subscribe("$SYS.ACCOUNT." + f.space.accountPublicKey() + ".CONNECT");
+            watch.flush(Duration.ofSeconds(5));
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            String startDriver = Identity.create().id();
+            plane.managerRuns().issueAttempt(p.holder, RunParty.start(RUN, "att00000000000000000000001", startDriver));
+            ManagerRuns.AttemptRequest own = p.resume(RUN, "att00000000000000000000002", "cp1", Optional.empty());
+            plane.managerRuns().issueAttempt(p.holder, own);
+            String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            ManagerRuns.AttemptRequest served = p.resume(RUN, "att00000000000000000000003", "cp1", Optional.of(subject));
+            assertFalse(plane.managerRuns().issueAttempt(p.holder, served).replayed());
+
+            f.admin(nats).close(); // a last connect: every earlier connect event arrives before its own
+            List<String> names = new ArrayList<>();
+            while (names.isEmpty() || !names.get(names.size() - 1).equals("test-admin")) {
+                Message event = connects.nextMessage(Duration.ofSeconds(10));
+                assertNotNull(event, "the broker's connect events so far: " + names);
+                names.add(new ObjectMapper().readTree(event.getData()).path("client").path("name").asText());
+            }
+            assertEquals(1, names.stream().filter("cotal:auth-issuer-window:alpha"::equals).count(),
+                    "one window, for the served attempt only: " + names);
+
+            IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
+            assertTrue(issued.accepted(IssuedAuthority.acceptedToken(startDriver)).isEmpty(), "a start records nothing");
+            assertTrue(issued.accepted(IssuedAuthority.acceptedToken(own.driver())).isEmpty(),
+                    "the manager's own resume records nothing");
+            String token = IssuedAuthority.acceptedToken(served.driver());
+            IssuedRef ref = issued.accepted(token).orElseThrow(() -> new AssertionError("the served attempt's issuance"));
+            assertEquals(List.of(RunParty.OWNER, "worker", p.workerUid), List.of(ref.owner(), ref.actor(), ref.uid()),
+                    "issued to the run's managed actor at the admission's lifecycle");
+            Ceiling driver = new Ceiling(Ceiling.Side.patterns(List.of("cotal.alpha.run." + RunParty.OWNER + "." + RUN
+                    + ".>"), List.of()), Ceiling.Side.patterns(List.of("_INBOX_" + served.driver() + ".>"), List.of()));
+            assertEquals(ref, issued.confirm(token, driver), "active, for exactly the driver's permissions");
+            issued.revoke(ref);
+            CotalException revoked = assertThrows(CotalException.class, () -> issued.confirm(token, driver));
+            assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code(), revoked.getMessage());
         }
     }
 }

@@ -173,7 +173,7 @@ class PermissionMatrixBrokerTest {
                         "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
-                case ISSUER -> except(s, "issued-row", "read-auth-stream");
+                case ISSUER, ISSUER_WINDOW -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
                 case ADMIN -> except(s); // its replies only (SPEC §14.1)
             });

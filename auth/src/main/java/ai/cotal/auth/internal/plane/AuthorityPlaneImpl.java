@@ -130,8 +130,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.runs = new PlaneManagerRuns(new PlaneManagerRuns.Wiring(space, options.signer(),
                 new RowStore(writer.connection(), StoreNames.bucket("admission", space)),
                 new RowStore(reader.connection(), StoreNames.bucket("records", space)), managers, ledger,
-                new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns, options.clock(),
-                this::refuseIfUnavailable));
+                new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns,
+                new IssuerWindows(options, ledger, scheduler), options.clock(), this::refuseIfUnavailable));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,

@@ -21,6 +21,7 @@ final class RunDocuments {
     static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
     static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
+    static final Pattern ISSUED = Pattern.compile("u_[a-z2-7]{26}\\.[A-Za-z0-9_]{1,64}\\.[a-z0-9]{26,32}\\.[0-9a-f]{32}");
 
     /** {@code run.manager.<runId>.admission}. */
     record AdmissionRow(Integer v, String runId, String owner, String instanceId, String actor, String lifecycleUid,
@@ -31,9 +32,12 @@ final class RunDocuments {
         }
     }
 
-    /** {@code run.manager.<runId>.attempt.<attemptId>}. */
+    /**
+     * {@code run.manager.<runId>.attempt.<attemptId>}; {@code issued} the issuance that backs a
+     * served attempt's credential ({@code <o>.<a>.<uid>.<gen>}, SPEC §14.7), null otherwise.
+     */
     record AttemptRow(Integer v, String runId, String attemptId, String kind, String driver, String checkpoint,
-            String answerId, String served, String issuedAt, String expiresAt, String jwt) {
+            String answerId, String served, String issuedAt, String expiresAt, String jwt, String issued) {
         boolean sameTerms(AttemptRow other) {
             return runId.equals(other.runId) && attemptId.equals(other.attemptId) && kind.equals(other.kind)
                     && driver.equals(other.driver) && Objects.equals(checkpoint, other.checkpoint)
@@ -93,7 +97,8 @@ final class RunDocuments {
         AttemptRow d = read(data, AttemptRow.class, key);
         if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !attemptId.equals(d.attemptId())
                 || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !instant(d.issuedAt())
-                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()) {
+                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()
+                || (d.issued() != null && !matches(ISSUED, d.issued()))) {
             throw corrupt(key, "version, runId, attemptId, kind, driver, times or jwt");
         }
         return d;
