@@ -72,8 +72,8 @@ public final class RunRecords {
      * {@code space} ({@link SpaceName#subjectPrefix}): where a caller publishes a run request.
      */
     public static String servedSubject(String space, String owner, ManagerRuns.Kind op, String runId, String requestId) {
-        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + check(OWNER, owner, "owner") + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId")
-                + "." + check(REQUEST_ID, requestId, "requestId");
+        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + check(OWNER, owner, "owner")
+                + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId") + "." + check(REQUEST_ID, requestId, "requestId");
     }
 
     /** The envelope {@code {v, runId, checkpoint?, answerId?}} (null for an absent field). */

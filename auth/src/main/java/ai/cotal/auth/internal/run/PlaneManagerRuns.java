@@ -66,7 +66,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
         this.admissionBucket = StoreNames.bucket("admission", wiring.space());
         this.prefix = SpaceName.subjectPrefix(wiring.space());
-        this.served = Pattern.compile(Pattern.quote(prefix) + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
+        this.served = Pattern.compile(Pattern.quote(prefix)
+                + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
     }
 
     @Override
