@@ -52,7 +52,12 @@ public record PlaneConnection(Role role, String name, Status status, Optional<St
          * The admin listener: takes a manager's retire requests and publishes nothing but their
          * replies ({@code auth-admin}; SPEC §14.1).
          */
-        ADMIN("auth-admin");
+        ADMIN("auth-admin"),
+        /**
+         * An issuer window: a short-lived issuer connection opened for one served run attempt and
+         * closed with it ({@code auth-issuer-window}; SPEC §14.7); never listed as standing.
+         */
+        ISSUER_WINDOW("auth-issuer-window");
 
         private final String label;
 

@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
+import ai.cotal.core.trust.SpaceName;
 import java.util.regex.Pattern;
 
 /**
@@ -66,10 +67,13 @@ public final class RunRecords {
                 check(RUN_ID, runId, "runId"), "resumed", answerId == null ? null : check(TOKEN, answerId, "answerId")));
     }
 
-    /** {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>}: where a caller publishes a run request. */
-    public static String servedSubject(String owner, ManagerRuns.Kind op, String runId, String requestId) {
-        return "P.svc.manager." + check(OWNER, owner, "owner") + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId")
-                + "." + check(REQUEST_ID, requestId, "requestId");
+    /**
+     * {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>}, {@code P} the subject prefix of
+     * {@code space} ({@link SpaceName#subjectPrefix}): where a caller publishes a run request.
+     */
+    public static String servedSubject(String space, String owner, ManagerRuns.Kind op, String runId, String requestId) {
+        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + check(OWNER, owner, "owner")
+                + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId") + "." + check(REQUEST_ID, requestId, "requestId");
     }
 
     /** The envelope {@code {v, runId, checkpoint?, answerId?}} (null for an absent field). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Attempt;
 import ai.cotal.auth.ManagerRuns.Kind;
+import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class ManagerRunsBrokerTest {
     static final String RUN = "run00000000000000000000001";
-    private final PlaneFixture f = new PlaneFixture();
+    private final CalloutFixture cf = new CalloutFixture();
+    private final PlaneFixture f = cf.plane;
 
     @TempDir
     Path stateDir;
@@ -50,9 +52,9 @@ class ManagerRunsBrokerTest {
 
     @Test
     void anAdmissionIsCreateOnlyReplayableAndNeedsSuperviseAndALiveManagedActor(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.of(plane, nats, f)) {
+                RunParty p = RunParty.of(plane, nats, cf)) {
             ManagerRuns runs = plane.managerRuns();
             ManagerRuns.Holder spawnOnly = new ManagerRuns.Holder(RunParty.OWNER, "mgr", RunParty.IID, List.of("spawn",
                     "admin"));
@@ -78,9 +80,9 @@ class ManagerRunsBrokerTest {
 
     @Test
     void attemptsAreCheckedAgainstScopeAdmissionCommandsAndCheckpoints(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.of(plane, nats, f)) {
+                RunParty p = RunParty.of(plane, nats, cf)) {
             ManagerRuns runs = plane.managerRuns();
             String driver = Identity.create().id();
             refused(ErrorCode.FAILED_PRECONDITION, "run " + RUN + " has no admission",
@@ -118,9 +120,9 @@ class ManagerRunsBrokerTest {
 
     @Test
     void theRegisteredClusterMustDeclareTheCommand(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.declaring(plane, nats, f, List.of("run-start"))) {
+                RunParty p = RunParty.declaring(plane, nats, cf, List.of("run-start"))) {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             refused(ErrorCode.FAILED_PRECONDITION, "the registered manager cluster declares no run-resume",
@@ -130,14 +132,14 @@ class ManagerRunsBrokerTest {
 
     @Test
     void aServedForwardNeedsItsOwnObservationOnceAndOnlyWhatItAsked(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.of(plane, nats, f)) {
+                RunParty p = RunParty.of(plane, nats, cf)) {
             ManagerRuns runs = plane.managerRuns();
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             p.waiting(RUN, "cp2");
-            String never = RunRecords.servedSubject(RunParty.OWNER, Kind.RESUME, RUN, "neverpublished0001");
+            String never = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, "neverpublished0001");
             refused(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + never
                     + " it has not issued for", () -> runs.issueAttempt(p.holder, p.resume(RUN, attemptId(1), "cp1",
                             Optional.of(never))));
@@ -164,9 +166,9 @@ class ManagerRunsBrokerTest {
 
     @Test
     void aForwardRightAfterThePublishIsNeverFalselyRefused(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.of(plane, nats, f)) {
+                RunParty p = RunParty.of(plane, nats, cf)) {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             for (int i = 0; i < 1_000; i++) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Attempt;
+import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -32,16 +33,17 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class ManagerRunsRestartBrokerTest {
     static final String RUN = "run00000000000000000000001";
-    private final PlaneFixture f = new PlaneFixture();
+    private final CalloutFixture cf = new CalloutFixture();
+    private final PlaneFixture f = cf.plane;
 
     @TempDir
     Path stateDir;
 
     @Test
     void theAttemptReplaysToTheSameResultAcrossABrokerKill(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         AuthAuthorityPlane first = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-        RunParty p = RunParty.of(first, nats, f);
+        RunParty p = RunParty.of(first, nats, cf);
         String before = Identity.create().id();
         String after = Identity.create().id();
         ManagerRuns.Admission admitted = p.admit(RUN);

@@ -1,40 +1,48 @@
 package ai.cotal.auth;
 
-import ai.cotal.core.connect.NatsConnector;
-import ai.cotal.core.creds.Creds;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
-import ai.cotal.core.jwt.ClaimSet;
-import ai.cotal.core.jwt.NatsJwt;
-import ai.cotal.core.jwt.Permission;
-import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
 import io.nats.client.Message;
+import io.nats.client.Nats;
 import io.nats.client.Subscription;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A test-side run (SPEC §14.7, §14.8): a candidate manager whose cluster declares the three run
- * commands, a managed actor that runs, the manager's holder, a caller allowed to publish the
- * owner's served run-request subjects, and the manager's own subscription to them (it forwards
- * what it served). The manager and the caller are not part of the SDK.
+ * commands, a managed actor that runs, the manager's holder, a caller (the owner's interactive
+ * actor {@code laptop}, a {@code manager-caller} the callout admitted with the three run scopes,
+ * so it may publish the owner's served run-request subjects and nothing of another owner), and the
+ * manager's own subscription to them (it forwards what it served). The manager is not part of the
+ * SDK; the caller's credential is the callout's.
  */
 public final class RunParty implements AutoCloseable {
     public static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
     public static final String IID = "runmgr00000000000000000001";
     public static final List<String> RUN_COMMANDS = List.of("run-start", "run-resume", "run-answer");
+    /** The manager subjects of space {@code alpha}: {@code cotal.alpha.svc.manager.}. */
+    public static final String SUBJECTS = "cotal.alpha.svc.manager.";
     public final AuthAuthorityPlane plane;
     public final TestManager manager;
     public final ManagerRuns.Holder holder;
     public final String workerUid;
     public final Connection caller;
+    /** The broker's permission violations on the caller's connection, in order. */
+    public final BlockingQueue<String> callerViolations = new LinkedBlockingQueue<>();
     public final Subscription served;
     private final Connection managerServing;
+    private final AuthCallout callout;
     private int requests;
 
-    private RunParty(AuthAuthorityPlane plane, NatsBroker nats, PlaneFixture f, List<String> commands) throws Exception {
+    private RunParty(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture cf, List<String> commands) throws Exception {
         this.plane = plane;
         plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
         this.workerUid = ActorTokens.newLifecycleUid();
@@ -42,25 +50,34 @@ public final class RunParty implements AutoCloseable {
                 ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
         this.manager = TestManager.candidate(plane, nats, OWNER, "mgr", IID, commands);
         this.holder = new ManagerRuns.Holder(OWNER, "mgr", IID, List.of("supervise"));
-        Identity identity = Identity.create();
-        String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-run-caller", UserClaim.of(
-                Permission.allow(List.of("P.svc.manager." + OWNER + ".run.>")), Permission.allow(List.of(
-                        "_INBOX_" + identity.id() + ".>")), f.space.accountPublicKey(), null), f.clock.instant()),
-                f.space.signing());
-        this.caller = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label("test-run-caller")
-                .build().connect();
-        this.managerServing = f.admin(nats); // the manager's serving side
-        this.served = managerServing.subscribe("P.svc.manager." + OWNER + ".run.>");
+        this.callout = cf.responder(nats, plane);
+        ActorRow laptop = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat", "run-start",
+                "run-resume", "run-answer"), List.of(), List.of()));
+        String credential = plane.credentials().mint(OWNER, "laptop", laptop.lifecycleUid());
+        String bearer = plane.bearers().issue(new BearerIssuer.Request(OWNER, "laptop", List.of("run-start", "run-resume",
+                "run-answer"), laptop.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(),
+                Optional.of("manager-caller"), Optional.empty(), Optional.of(IID), Optional.empty()));
+        this.caller = Nats.connect(cf.clientOptions(nats, bearer, CalloutFixture.nonce("laptop", "runcaller-" + IID))
+                .errorListener(new ErrorListener() {
+                    @Override
+                    public void errorOccurred(Connection conn, String error) {
+                        if (error.contains("Permissions Violation")) {
+                            callerViolations.add(error);
+                        }
+                    }
+                }).build());
+        this.managerServing = cf.plane.admin(nats); // the manager's serving side
+        this.served = managerServing.subscribe(SUBJECTS + OWNER + ".run.>");
         managerServing.flush(Duration.ofSeconds(5));
     }
 
     /** A party with the three run commands declared. */
-    public static RunParty of(AuthAuthorityPlane plane, NatsBroker nats, PlaneFixture f) throws Exception {
+    public static RunParty of(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture f) throws Exception {
         return new RunParty(plane, nats, f, RUN_COMMANDS);
     }
 
     /** A party whose manager cluster declares {@code commands}. */
-    public static RunParty declaring(AuthAuthorityPlane plane, NatsBroker nats, PlaneFixture f, List<String> commands)
+    public static RunParty declaring(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture f, List<String> commands)
             throws Exception {
         return new RunParty(plane, nats, f, commands);
     }
@@ -80,13 +97,18 @@ public final class RunParty implements AutoCloseable {
      * answers the subject it forwards.
      */
     public String publishAndServe(ManagerRuns.Kind op, String runId, String checkpoint, String answerId) throws Exception {
-        String subject = RunRecords.servedSubject(OWNER, op, runId, String.format("request%012d", ++requests));
+        String subject = RunRecords.servedSubject("alpha", OWNER, op, runId, String.format("request%012d", ++requests));
         caller.publish(subject, RunRecords.envelope(runId, checkpoint, answerId));
         Message seen = served.nextMessage(Duration.ofSeconds(5));
         if (seen == null || !seen.getSubject().equals(subject)) {
             throw new AssertionError("the manager did not receive " + subject);
         }
         return subject;
+    }
+
+    /** The next permission violation the broker reported on the caller's connection; null after 10 s. */
+    public String nextViolation() throws InterruptedException {
+        return callerViolations.poll(10, TimeUnit.SECONDS);
     }
 
     /** A resume attempt, served when {@code served} is present. */
@@ -113,5 +135,6 @@ public final class RunParty implements AutoCloseable {
         caller.close();
         managerServing.close();
         manager.close();
+        callout.close();
     }
 }

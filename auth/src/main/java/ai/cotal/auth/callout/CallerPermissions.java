@@ -23,7 +23,8 @@ import java.util.List;
  * capability of each active caller grant, subscribe {@code _INBOX_<nonce>.>} and
  * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
  * instance's request subjects and publishes replies only. The {@code manager-caller} view is
- * admitted only while the owner has a candidate manager (SPEC §14.4); an interactive row's is
+ * admitted only while the owner has a candidate manager (SPEC §14.4) and publishes its owner's
+ * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8); an interactive row's is
  * issued (its ceiling recorded through the plane's issued authority, and the user may read its own
  * accepted row), a managed row's is the plain mint. The caller has already checked that the nonce is the row's
  * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
@@ -31,6 +32,8 @@ import java.util.List;
  */
 final class CallerPermissions {
     static final String MANAGER_CALLER = "manager-caller";
+    /** The scopes that name a run op a caller may ask a manager for (SPEC §14.8). */
+    static final List<String> RUN_SCOPES = List.of("run-start", "run-resume", "run-answer");
 
     private CallerPermissions() {
     }
@@ -58,8 +61,7 @@ final class CallerPermissions {
                     + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }
         options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
-        List<String> calls = new ArrayList<>();
-        bearer.scope().forEach(scope -> calls.add(p + ".svc.manager." + row.owner() + "." + scope));
+        List<String> calls = managerCalls(p, row.owner(), bearer.scope());
         if (row.kind() != ActorRow.Kind.INTERACTIVE) { // a managed row: the plain mint, nothing recorded
             return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),
                     Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")), account, tags);
@@ -74,6 +76,24 @@ final class CallerPermissions {
         return UserClaim.of(Permission.allowDeny(pub, granted.publish().deny().isEmpty() ? null : granted.publish().deny()),
                 Permission.allowDeny(CalloutHandler.allow(granted.subscribe()),
                         granted.subscribe().deny().isEmpty() ? null : granted.subscribe().deny()), account, tags);
+    }
+
+    /**
+     * What a {@code manager-caller} of {@code owner} may publish (SPEC §14.4, §14.8): its owner's
+     * manager command {@code P.svc.manager.<owner>.<scope>} per bearer scope, and for a scope
+     * {@code run-<op>} ({@code op} start, resume or answer) also that op's served run-request
+     * subjects {@code P.svc.manager.<owner>.run.<op>.*.*}: its own owner's manager only, the ops
+     * its bearer names only.
+     */
+    static List<String> managerCalls(String p, String owner, List<String> scope) {
+        List<String> calls = new ArrayList<>();
+        for (String s : scope) {
+            calls.add(p + ".svc.manager." + owner + "." + s);
+            if (RUN_SCOPES.contains(s)) {
+                calls.add(p + ".svc.manager." + owner + ".run." + s.substring("run-".length()) + ".*.*");
+            }
+        }
+        return calls;
     }
 
     /**

@@ -71,7 +71,7 @@ public final class RunScenario {
                 ManagerRuns.Holder holder = new ManagerRuns.Holder(owner, "mgr", RunParty.IID, List.of("supervise"));
                 plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(RUN, "worker", uid));
                 registrar.put(RunRecords.checkpointKey(RunParty.IID, "cp1"), RunRecords.waiting("cp1", RUN));
-                Subscription served = manager.subscribe("P.svc.manager." + owner + ".run.>");
+                Subscription served = manager.subscribe("cotal.alpha.svc.manager." + owner + ".run.>");
                 Dispatcher echo = responder.createDispatcher(m -> responder.publish(m.getReplyTo(), m.getData()));
                 echo.subscribe("bench.echo");
                 responder.flush(Duration.ofSeconds(5));
@@ -87,7 +87,8 @@ public final class RunScenario {
                         long start = System.nanoTime();
                         caller.request("bench.echo", body, Duration.ofSeconds(5));
                         long bareNanos = System.nanoTime() - start;
-                        String subject = RunRecords.servedSubject(owner, Kind.RESUME, RUN, String.format("request%012d", ++seq));
+                        String subject = RunRecords.servedSubject("alpha", owner, Kind.RESUME, RUN,
+                                String.format("request%012d", ++seq));
                         start = System.nanoTime();
                         caller.publish(subject, body);
                         Message seen = served.nextMessage(Duration.ofSeconds(5));
@@ -117,11 +118,12 @@ public final class RunScenario {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         long[] nanos = new long[rounds];
         try (Connection issuer = connect(nats, auth, "bench-issuer");
-                ObservedRunRequests table = new ObservedRunRequests(issuer, Clock.systemUTC(), ManagerRuns.MAX_OBSERVED,
+                ObservedRunRequests table = new ObservedRunRequests(issuer, "alpha", Clock.systemUTC(), ManagerRuns.MAX_OBSERVED,
                         scheduler)) {
             byte[] body = RunRecords.envelope(RUN, "cp1", null);
             for (int i = 0; i < rounds + 500; i++) {
-                String subject = RunRecords.servedSubject(RunParty.OWNER, Kind.RESUME, RUN, String.format("guard%014d", i));
+                String subject = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN,
+                        String.format("guard%014d", i));
                 caller.publish(subject, body);
                 caller.flush(Duration.ofSeconds(5));
                 long start = System.nanoTime();
@@ -144,7 +146,8 @@ public final class RunScenario {
         byte[] body = RunRecords.envelope(RUN, "cp1", null);
         long start = System.nanoTime();
         for (int i = 0; i < 100_000; i++) {
-            caller.publish(RunRecords.servedSubject(owner, Kind.RESUME, RUN, String.format("flood%014d", i)), body);
+            caller.publish(RunRecords.servedSubject("alpha", owner, Kind.RESUME, RUN, String.format("flood%014d", i)),
+                    body);
         }
         caller.flush(Duration.ofSeconds(30));
         int size = 0;

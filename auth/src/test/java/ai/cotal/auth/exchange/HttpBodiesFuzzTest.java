@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.auth.RunParty;
+import ai.cotal.auth.TestManager;
 import ai.cotal.auth.fuzz.Fuzz;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.creds.Identity;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -37,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Hostile HTTP bodies (issue #11 part 1) through the exchange's real routes on loopback, with the
  * capability, against an open plane: the token exchange, both service-endpoint routes and the
- * interactive and managed retire routes. Each mutated body must get a JSON answer with a status
+ * interactive and managed retire routes, and the run admission and attempt routes (SPEC §14.7).
+ * Each mutated body must get a JSON answer with a status
  * the route documents; a 500, a non-JSON body or a slow answer is a failure.
  */
 @Tag("broker")
@@ -142,6 +147,30 @@ class HttpBodiesFuzzTest {
                 fuzz("http-retire-managed", route(url + "/managed-lifecycle/retire", capability),
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent2\",\"lifecycleUid\":\"" + first + "\"}",
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");
+
+                // a candidate manager that declares the run commands, its managed worker and its supervise bearer
+                // (SPEC §14.7): the seeds admit a run and issue its start; their replays answer the stored rows
+                plane.ledger().grantActor(AGENT_OWNER, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(),
+                        List.of()));
+                String workerUid = ActorTokens.newLifecycleUid();
+                plane.ledger().grantManagedActor(AGENT_OWNER, "worker", ActorLedger.Grant.of(List.of(), List.of(),
+                        List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
+                try (TestManager manager = TestManager.candidate(plane, nats, AGENT_OWNER, "mgr", RunParty.IID,
+                        RunParty.RUN_COMMANDS)) {
+                    String mgrUid = plane.ledger().find(AGENT_OWNER, "mgr").orElseThrow().lifecycleUid();
+                    String bearer = plane.bearers().issue(BearerIssuer.Request.of(AGENT_OWNER, "mgr",
+                            List.of("supervise"), mgrUid, plane.credentials().mint(AGENT_OWNER, "mgr", mgrUid),
+                            Duration.ofMinutes(5)));
+                    String run = "run00000000000000000000001";
+                    fuzz("http-run-admission", route(url + RunRoute.ADMISSION, capability),
+                            "{\"bearer\":\"" + bearer + "\",\"request\":{\"instanceId\":\"" + RunParty.IID
+                                    + "\",\"runId\":\"" + run + "\",\"actor\":\"worker\",\"lifecycleUid\":\""
+                                    + workerUid + "\"}}");
+                    fuzz("http-run-attempt", route(url + RunRoute.ATTEMPT, capability),
+                            "{\"bearer\":\"" + bearer + "\",\"request\":{\"instanceId\":\"" + RunParty.IID
+                                    + "\",\"runId\":\"" + run + "\",\"attemptId\":\"att00000000000000000000001\","
+                                    + "\"kind\":\"start\",\"driver\":\"" + Identity.create().id() + "\"}}");
+                }
             }
         }
     }

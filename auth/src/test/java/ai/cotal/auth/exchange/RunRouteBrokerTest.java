@@ -7,6 +7,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
+import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RunRouteBrokerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String RUN = "run00000000000000000000001";
-    private final PlaneFixture f = new PlaneFixture();
+    private final CalloutFixture cf = new CalloutFixture();
+    private final PlaneFixture f = cf.plane;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @TempDir
@@ -57,9 +59,9 @@ class RunRouteBrokerTest {
 
     @Test
     void theRunRoutesDeriveTheHolderFromABearer(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(f::config);
+        NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-                RunParty p = RunParty.of(plane, nats, f);
+                RunParty p = RunParty.of(plane, nats, cf);
                 TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                         .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             String url = exchange.publicUrl().orElseThrow();

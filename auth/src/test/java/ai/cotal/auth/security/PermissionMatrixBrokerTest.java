@@ -74,7 +74,7 @@ class PermissionMatrixBrokerTest {
         s.put("admission-marker", "$KV." + StoreNames.bucket("admission", "alpha") + ".service-endpoints");
         s.put("run-admission-row", "$KV." + StoreNames.bucket("admission", "alpha") // SPEC §14.7: the writer's
                 + ".run.manager.abcdefghijklmnopqrstuvwxyz.admission");
-        s.put("served-run-request", "P.svc.manager.u_abcdefghijklmnopqrstuvwxyz.run.resume.abcdefghijklmnopqrstuvwxyz"
+        s.put("served-run-request", "cotal.alpha.svc.manager.u_abcdefghijklmnopqrstuvwxyz.run.resume.abcdefghijklmnopqrstuvwxyz"
                 + ".request0000000001"); // SPEC §14.8: the issuer observes it and may not publish it
         s.put("delete-auth-stream", "$JS.API.STREAM.DELETE.KV_" + auth);
         s.put("purge-auth-stream", "$JS.API.STREAM.PURGE.KV_" + auth);
@@ -176,7 +176,7 @@ class PermissionMatrixBrokerTest {
                         "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
-                case ISSUER -> except(s, "issued-row", "read-auth-stream");
+                case ISSUER, ISSUER_WINDOW -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
                 case ADMIN -> except(s); // its replies only (SPEC §14.1)
             });

@@ -74,7 +74,7 @@ public final class AuthorityConnection implements AutoCloseable {
         NatsConnector.Builder connector = NatsConnector.builder().servers(servers)
                 .selfSigned(new SelfSignedCredential(identity, () -> holder.jwt)).label(role.connectionName(signer.space()))
                 .timeout(Duration.ofSeconds(5)).connectionListener(holder).sslContext(ssl);
-        if (!role.planeCandidate()) {
+        if (role.reconnects()) {
             connector.maxReconnects(-1).reconnectWait(Duration.ofMillis(250));
         }
         Connection connection = connector.build().connect();

@@ -32,7 +32,12 @@ public enum AuthorityRole {
      */
     ISSUER(PlaneConnection.Role.ISSUER),
     /** The admin listener (SPEC §14.1): subscribes the retire subjects, publishes only replies. */
-    ADMIN(PlaneConnection.Role.ADMIN);
+    ADMIN(PlaneConnection.Role.ADMIN),
+    /**
+     * An issuer window (SPEC §14.7): the issuer's store grants on a connection opened for one
+     * served run attempt and closed with it; it never reconnects and subscribes only its inbox.
+     */
+    ISSUER_WINDOW(PlaneConnection.Role.ISSUER_WINDOW);
 
     private static final String JS = "$JS.API.";
     /** The one consumer name each scanner may create. */
@@ -62,6 +67,11 @@ public enum AuthorityRole {
         return this == LEDGER_SCANNER || this == RECORDS_SCANNER;
     }
 
+    /** True for the connections that reconnect forever: every role but the scanners and the issuer window. */
+    public boolean reconnects() {
+        return !planeCandidate() && this != ISSUER_WINDOW;
+    }
+
     /** The subject a manager instance sends its retire requests on (SPEC §14.1). */
     public static String retireManagedSubject(String space, String instanceId) {
         return SpaceName.subjectPrefix(space) + ".auth.admin." + instanceId + ".retire-managed";
@@ -77,7 +87,7 @@ public enum AuthorityRole {
         if (this == ADMIN) {
             sub.add(retireManagedSubject(space, "*"));
         } else if (this == ISSUER) {
-            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.SUBJECTS);
+            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.subjects(space));
         }
         return Permission.allow(sub);
     }
@@ -125,7 +135,7 @@ public enum AuthorityRole {
                     pub.add(JS + "STREAM.MSG.GET." + admission);
                 }
             }
-            case ISSUER -> {
+            case ISSUER, ISSUER_WINDOW -> {
                 for (String kind : List.of("issued", "accepted")) {
                     String bucket = StoreNames.bucket(kind, space);
                     pub.add("$KV." + bucket + ".>");

@@ -125,13 +125,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.serving = new ServingRecords(space, writer.connection(), reader.connection());
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
-        this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), options.clock(),
+        this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
                 ai.cotal.auth.ManagerRuns.MAX_OBSERVED, scheduler); // before the plane is returned (SPEC §14.8)
         this.runs = new PlaneManagerRuns(new PlaneManagerRuns.Wiring(space, options.signer(),
                 new RowStore(writer.connection(), StoreNames.bucket("admission", space)),
                 new RowStore(reader.connection(), StoreNames.bucket("records", space)), managers, ledger,
-                new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns, options.clock(),
-                this::refuseIfUnavailable));
+                new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns,
+                new IssuerWindows(options, ledger, scheduler), options.clock(), this::refuseIfUnavailable));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,

@@ -4,6 +4,7 @@ import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
@@ -36,9 +37,15 @@ import java.util.concurrent.TimeoutException;
 public final class ObservedRunRequests implements AutoCloseable {
     /** {@code OBSERVED_RUN_REQUEST_WINDOW}: how long an observed request can still be forwarded. */
     public static final Duration WINDOW = Duration.ofMinutes(5);
-    /** The subjects the issuer connection subscribes to. */
-    public static final List<String> SUBJECTS = List.of("P.svc.manager.*.run.start.*.*",
-            "P.svc.manager.*.run.resume.*.*", "P.svc.manager.*.run.answer.*.*");
+    /**
+     * The subjects the issuer connection of {@code space} subscribes to:
+     * {@code P.svc.manager.*.run.<op>.*.*} per op, {@code P} the space's subject prefix.
+     */
+    public static List<String> subjects(String space) {
+        String p = SpaceName.subjectPrefix(space);
+        return List.of(p + ".svc.manager.*.run.start.*.*", p + ".svc.manager.*.run.resume.*.*",
+                p + ".svc.manager.*.run.answer.*.*");
+    }
     /** How often queued observations are moved into the table when no take does it. */
     public static final Duration DRAIN_EVERY = Duration.ofMillis(20);
     private static final Duration FLUSH = Duration.ofSeconds(5);
@@ -48,18 +55,24 @@ public final class ObservedRunRequests implements AutoCloseable {
     }
 
     private final Connection connection;
+    private final String prefix;
     private final Clock clock;
     private final int maxEntries;
     private final List<Subscription> subscriptions = new ArrayList<>();
     private final LinkedHashMap<String, Entry> table = new LinkedHashMap<>();
     private final ScheduledFuture<?> drains;
 
-    /** Subscribes on {@code connection} (the issuer); the subscriptions are on the server once this returns. */
-    public ObservedRunRequests(Connection connection, Clock clock, int maxEntries, ScheduledExecutorService scheduler) {
+    /**
+     * Subscribes on {@code connection} (the issuer of {@code space}) to {@link #subjects}; the
+     * subscriptions are on the server once this returns.
+     */
+    public ObservedRunRequests(Connection connection, String space, Clock clock, int maxEntries,
+            ScheduledExecutorService scheduler) {
         this.connection = connection;
+        this.prefix = SpaceName.subjectPrefix(space);
         this.clock = clock;
         this.maxEntries = maxEntries;
-        for (String subject : SUBJECTS) {
+        for (String subject : subjects(space)) {
             subscriptions.add(connection.subscribe(subject));
         }
         flush();
@@ -103,7 +116,7 @@ public final class ObservedRunRequests implements AutoCloseable {
             }
             head.remove();
         }
-        Optional<Observed> request = RunDocuments.observed(message.getSubject(), message.getData());
+        Optional<Observed> request = RunDocuments.observed(prefix, message.getSubject(), message.getData());
         if (request.isEmpty()) {
             return; // what does not parse is ignored
         }

@@ -13,6 +13,10 @@ import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.RowStore;
+import ai.cotal.core.internal.kv.StoreNames;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.core.issued.KvSourceLiveness;
 import ai.cotal.core.issued.Source;
 import ai.cotal.core.issued.SourceLiveness;
@@ -27,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -42,19 +47,27 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     /**
      * What the plane hands the runs: {@code admissions} on the writer (admission store),
-     * {@code records} on the reader (records store), {@code sources} the plane's composed check.
+     * {@code records} on the reader (records store), {@code sources} the plane's composed check,
+     * {@code windows} opens an issuer window (a served attempt's only).
      */
     public record Wiring(String space, SpaceSigner signer, RowStore admissions, RowStore records,
             ManagerAuthority managers, ActorLedger ledger, SourceLiveness sources, ObservedRunRequests observed,
-            Clock clock, Runnable refuseIfUnavailable) {
+            Supplier<IssuerWindow> windows, Clock clock, Runnable refuseIfUnavailable) {
     }
 
     private final Wiring w;
     private final String actorsBucket;
+    private final String admissionBucket;
+    private final String prefix;
+    private final Pattern served;
 
     public PlaneManagerRuns(Wiring wiring) {
         this.w = wiring;
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
+        this.admissionBucket = StoreNames.bucket("admission", wiring.space());
+        this.prefix = SpaceName.subjectPrefix(wiring.space());
+        this.served = Pattern.compile(Pattern.quote(prefix)
+                + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
     }
 
     @Override
@@ -155,32 +168,78 @@ public final class PlaneManagerRuns implements ManagerRuns {
         }
     }
 
-    /** Step 8: the attempt row, create-only, with its driver credential; a replay answers the stored one. */
+    /**
+     * Step 8: the attempt row, create-only, with its driver credential; a replay answers the
+     * stored one. A served attempt's credential is first recorded as an issuance inside an issuer
+     * window ({@link #issueServed}).
+     */
     private Attempt issue(AdmissionRow admission, AttemptRequest request) {
         String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
         Optional<RowStore.Row> stored = w.admissions().last(key);
         if (stored.isEmpty()) {
             Instant now = w.clock().instant();
             Instant exp = now.plus(ATTEMPT_TTL);
-            AttemptRow row = new AttemptRow(1, request.runId(), request.attemptId(), request.kind().wire(), request.driver(),
-                    request.checkpoint().orElse(null), request.answerId().orElse(null), request.served().orElse(null),
-                    now.toString(), exp.toString(), driverJwt(admission, request.driver(), now, exp));
-            if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
-                return attempt(row, false);
+            String jwt = driverJwt(admission, request.driver(), now, exp);
+            if (request.served().isPresent()) {
+                Optional<Attempt> issued = issueServed(admission, request, key, now, exp, jwt);
+                if (issued.isPresent()) {
+                    return issued.get();
+                }
+            } else if (w.admissions().create(key, RunDocuments.write(row(request, now, exp, jwt, null))).isPresent()) {
+                return attempt(row(request, now, exp, jwt, null), false);
             }
             stored = w.admissions().last(key);
         }
         AttemptRow existing = RunDocuments.attempt(request.runId(), request.attemptId(), stored.orElseThrow(() ->
                 new CotalException(ErrorCode.CONFLICT, "the attempt " + request.attemptId() + " moved while it was written"))
                 .data());
-        AttemptRow asked = new AttemptRow(1, request.runId(), request.attemptId(), request.kind().wire(), request.driver(),
-                request.checkpoint().orElse(null), request.answerId().orElse(null), request.served().orElse(null),
-                null, null, null);
-        if (!existing.sameTerms(asked)) {
+        if (!existing.sameTerms(row(request, null, null, null, null))) {
             throw new CotalException(ErrorCode.ALREADY_EXISTS, "attempt " + request.attemptId() + " of run "
                     + request.runId() + " was issued with other terms");
         }
         return attempt(existing, true);
+    }
+
+    /**
+     * A served attempt (SPEC §14.7, the issuer window): opens a window, checks the issuance's
+     * sources (the run's managed actor at its lifecycle, the run's admission row) through the
+     * composed check on it, stages and releases the issuance of the driver credential's
+     * permissions under the driver's accepted token, then creates the attempt row naming it; the
+     * window closes. Empty when another row landed first (this issuance, which then backs no
+     * credential, is revoked).
+     */
+    private Optional<Attempt> issueServed(AdmissionRow admission, AttemptRequest request, String key, Instant now,
+            Instant exp, String jwt) {
+        List<Source> sources = List.of(new Source(w.space(), actorsBucket, "actor." + admission.owner() + "."
+                + admission.actor() + "." + admission.lifecycleUid()), new Source(w.space(), admissionBucket,
+                RunDocuments.admissionKey(admission.runId())));
+        IssuedRef ref = new IssuedRef(w.space(), admission.owner(), admission.actor(), admission.lifecycleUid(),
+                IssuedAuthority.newGeneration());
+        Ceiling ceiling = new Ceiling(Ceiling.Side.patterns(List.of(driverPublish(admission)), List.of()),
+                Ceiling.Side.patterns(List.of(driverInbox(request.driver())), List.of()));
+        try (IssuerWindow window = w.windows().get()) {
+            for (Source source : sources) {
+                if (!window.sources().isLive(source)) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the issuance source " + source.bucket() + " "
+                            + source.key() + " of run " + admission.runId() + " is not live");
+                }
+            }
+            window.issued().release(window.issued().stage(ref, sources, ceiling, Optional.of(exp.getEpochSecond())),
+                    IssuedAuthority.acceptedToken(request.driver()));
+            String issued = ref.owner() + "." + ref.actor() + "." + ref.uid() + "." + ref.generation();
+            AttemptRow row = row(request, now, exp, jwt, issued);
+            if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
+                return Optional.of(attempt(row, false));
+            }
+            window.issued().revoke(ref);
+            return Optional.empty();
+        }
+    }
+
+    private static AttemptRow row(AttemptRequest r, Instant now, Instant exp, String jwt, String issued) {
+        return new AttemptRow(1, r.runId(), r.attemptId(), r.kind().wire(), r.driver(), r.checkpoint().orElse(null),
+                r.answerId().orElse(null), r.served().orElse(null), now == null ? null : now.toString(),
+                exp == null ? null : exp.toString(), jwt, issued);
     }
 
     private static Attempt attempt(AttemptRow row, boolean replayed) {
@@ -188,9 +247,17 @@ public final class PlaneManagerRuns implements ManagerRuns {
                 replayed);
     }
 
+    private String driverPublish(AdmissionRow admission) {
+        return prefix + ".run." + admission.owner() + "." + admission.runId() + ".>";
+    }
+
+    private static String driverInbox(String driver) {
+        return "_INBOX_" + driver + ".>";
+    }
+
     private String driverJwt(AdmissionRow admission, String driver, Instant now, Instant exp) {
-        UserClaim body = UserClaim.of(Permission.allow(List.of("P.run." + admission.owner() + "." + admission.runId() + ".>")),
-                Permission.allow(List.of("_INBOX_" + driver + ".>")), w.signer().accountPublicKey(),
+        UserClaim body = UserClaim.of(Permission.allow(List.of(driverPublish(admission))),
+                Permission.allow(List.of(driverInbox(driver))), w.signer().accountPublicKey(),
                 List.of("owner:" + admission.owner(), "actor:" + admission.actor(), "run:" + admission.runId()));
         ClaimSet<UserClaim> claims = ClaimSet.of(driver, "cotal:run-driver:" + admission.runId(), body, now)
                 .withExp(exp.getEpochSecond());
@@ -248,7 +315,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
     }
 
-    private static void checkAttempt(AttemptRequest r) {
+    private void checkAttempt(AttemptRequest r) {
         if (r == null || r.kind() == null) {
             throw CotalException.badRequest(r == null ? "request" : "kind", "required");
         }
@@ -271,13 +338,11 @@ public final class PlaneManagerRuns implements ManagerRuns {
             throw CotalException.badRequest("served", "required with answer: every answer is a caller's");
         }
         r.served().ifPresent(s -> {
-            if (s.length() > 256 || !SERVED.matcher(s).matches()) {
+            if (s.length() > 256 || !served.matcher(s).matches()) {
                 throw CotalException.badRequest("served", "must be a served run-request subject");
             }
         });
     }
-
-    private static final Pattern SERVED = Pattern.compile("P\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
 
     private static void check(Pattern grammar, String value, String field) {
         if (value == null || !grammar.matcher(value).matches()) {

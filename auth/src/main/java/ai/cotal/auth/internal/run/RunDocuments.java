@@ -21,6 +21,7 @@ final class RunDocuments {
     static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
     static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
+    static final Pattern ISSUED = Pattern.compile("u_[a-z2-7]{26}\\.[A-Za-z0-9_]{1,64}\\.[a-z0-9]{26,32}\\.[0-9a-f]{32}");
 
     /** {@code run.manager.<runId>.admission}. */
     record AdmissionRow(Integer v, String runId, String owner, String instanceId, String actor, String lifecycleUid,
@@ -31,9 +32,12 @@ final class RunDocuments {
         }
     }
 
-    /** {@code run.manager.<runId>.attempt.<attemptId>}. */
+    /**
+     * {@code run.manager.<runId>.attempt.<attemptId>}; {@code issued} the issuance that backs a
+     * served attempt's credential ({@code <o>.<a>.<uid>.<gen>}, SPEC §14.7), null otherwise.
+     */
     record AttemptRow(Integer v, String runId, String attemptId, String kind, String driver, String checkpoint,
-            String answerId, String served, String issuedAt, String expiresAt, String jwt) {
+            String answerId, String served, String issuedAt, String expiresAt, String jwt, String issued) {
         boolean sameTerms(AttemptRow other) {
             return runId.equals(other.runId) && attemptId.equals(other.attemptId) && kind.equals(other.kind)
                     && driver.equals(other.driver) && Objects.equals(checkpoint, other.checkpoint)
@@ -93,7 +97,8 @@ final class RunDocuments {
         AttemptRow d = read(data, AttemptRow.class, key);
         if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !attemptId.equals(d.attemptId())
                 || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !instant(d.issuedAt())
-                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()) {
+                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()
+                || (d.issued() != null && !matches(ISSUED, d.issued()))) {
             throw corrupt(key, "version, runId, attemptId, kind, driver, times or jwt");
         }
         return d;
@@ -119,16 +124,20 @@ final class RunDocuments {
     }
 
     /**
-     * A served request as observed: {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>} and
-     * its envelope; empty when either does not parse (the observer ignores it).
+     * A served request as observed: {@code <prefix>.svc.manager.<owner>.run.<op>.<runId>.<requestId>}
+     * ({@code prefix} the space's subject prefix, {@code cotal.<token>}) and its envelope; empty
+     * when either does not parse (the observer ignores it).
      */
-    static Optional<Observed> observed(String subject, byte[] data) {
-        String[] t = subject.split("\\.", -1);
-        if (t.length != 8 || !t[0].equals("P") || !t[1].equals("svc") || !t[2].equals("manager") || !t[4].equals("run")
-                || !matches(OWNER, t[3]) || !matches(RunRecords.RUN_ID, t[6]) || !matches(RunRecords.REQUEST_ID, t[7])) {
+    static Optional<Observed> observed(String prefix, String subject, byte[] data) {
+        if (!subject.startsWith(prefix + ".")) {
             return Optional.empty();
         }
-        Optional<Kind> op = Kind.of(t[5]);
+        String[] t = subject.substring(prefix.length() + 1).split("\\.", -1);
+        if (t.length != 7 || !t[0].equals("svc") || !t[1].equals("manager") || !t[3].equals("run")
+                || !matches(OWNER, t[2]) || !matches(RunRecords.RUN_ID, t[5]) || !matches(RunRecords.REQUEST_ID, t[6])) {
+            return Optional.empty();
+        }
+        Optional<Kind> op = Kind.of(t[4]);
         if (op.isEmpty()) {
             return Optional.empty();
         }
@@ -140,10 +149,10 @@ final class RunDocuments {
         }
         boolean checkpoint = op.get() == Kind.START ? d.checkpoint() == null : matches(RunRecords.TOKEN, d.checkpoint());
         boolean answer = op.get() == Kind.ANSWER ? matches(RunRecords.TOKEN, d.answerId()) : d.answerId() == null;
-        if (d.v() == null || d.v() != 1 || !t[6].equals(d.runId()) || !checkpoint || !answer) {
+        if (d.v() == null || d.v() != 1 || !t[5].equals(d.runId()) || !checkpoint || !answer) {
             return Optional.empty();
         }
-        return Optional.of(new Observed(t[3], op.get(), t[6], Optional.ofNullable(d.checkpoint()),
+        return Optional.of(new Observed(t[2], op.get(), t[5], Optional.ofNullable(d.checkpoint()),
                 Optional.ofNullable(d.answerId())));
     }
 

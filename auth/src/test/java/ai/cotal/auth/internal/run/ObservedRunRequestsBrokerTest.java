@@ -12,6 +12,7 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,7 +40,7 @@ class ObservedRunRequestsBrokerTest {
     }
 
     private static String subject(int n) {
-        return RunRecords.servedSubject(OWNER, Kind.RESUME, RUN, String.format("request%012d", n));
+        return RunRecords.servedSubject("alpha", OWNER, Kind.RESUME, RUN, String.format("request%012d", n));
     }
 
     private static void publish(Connection caller, int n) {
@@ -56,7 +57,8 @@ class ObservedRunRequestsBrokerTest {
     void anObservationOlderThanTheWindowIsRefusedAndPrunedFromTheHead(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (Connection issuer = f.admin(nats); Connection caller = f.admin(nats);
-                ObservedRunRequests observed = new ObservedRunRequests(issuer, new TestClock(now::get), 100, scheduler)) {
+                ObservedRunRequests observed = new ObservedRunRequests(issuer, "alpha", new TestClock(now::get), 100,
+                        scheduler)) {
             publish(caller, 1);
             publish(caller, 2);
             flush(caller, issuer);
@@ -76,7 +78,7 @@ class ObservedRunRequestsBrokerTest {
             assertEquals(1, observed.size(), "the expired head was pruned");
             caller.publish(subject(5), "{\"v\":1,\"runId\":\"other\"}".getBytes(StandardCharsets.UTF_8));
             caller.publish(subject(6), "not json".getBytes(StandardCharsets.UTF_8));
-            caller.publish(RunRecords.servedSubject(OWNER, Kind.START, RUN, "request000000000007"),
+            caller.publish(RunRecords.servedSubject("alpha", OWNER, Kind.START, RUN, "request000000000007"),
                     RunRecords.envelope(RUN, "cp1", null)); // a start names no checkpoint
             flush(caller, issuer);
             assertEquals(1, observed.size(), "what does not parse is ignored");
@@ -85,10 +87,32 @@ class ObservedRunRequestsBrokerTest {
     }
 
     @Test
+    void onlyTheSpacesServedSubjectsAreObserved(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (Connection issuer = f.admin(nats); Connection caller = f.admin(nats);
+                ObservedRunRequests observed = new ObservedRunRequests(issuer, "alpha", new TestClock(now::get), 100,
+                        scheduler)) {
+            assertEquals(List.of("cotal.alpha.svc.manager.*.run.start.*.*", "cotal.alpha.svc.manager.*.run.resume.*.*",
+                    "cotal.alpha.svc.manager.*.run.answer.*.*"), ObservedRunRequests.subjects("alpha"));
+            String literal = "P.svc.manager." + OWNER + ".run.resume." + RUN + ".request000000000001";
+            String otherSpace = "cotal.beta.svc.manager." + OWNER + ".run.resume." + RUN + ".request000000000002";
+            caller.publish(literal, RunRecords.envelope(RUN, "cp1", null));
+            caller.publish(otherSpace, RunRecords.envelope(RUN, "cp1", null));
+            publish(caller, 3);
+            flush(caller, issuer);
+            assertEquals(1, observed.size(), "only the space's subject was observed");
+            assertTrue(observed.take(literal).isEmpty(), "a literal P. subject is never observed");
+            assertTrue(observed.take(subject(3)).isPresent(), "the space's subject is");
+            assertTrue(subject(3).startsWith("cotal.alpha.svc.manager."), subject(3));
+        }
+    }
+
+    @Test
     void theTableIsBoundedWhateverTheFlood(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (Connection issuer = f.admin(nats); Connection caller = f.admin(nats);
-                ObservedRunRequests observed = new ObservedRunRequests(issuer, new TestClock(now::get), 100, scheduler)) {
+                ObservedRunRequests observed = new ObservedRunRequests(issuer, "alpha", new TestClock(now::get), 100,
+                        scheduler)) {
             for (int i = 0; i < 1_000; i++) {
                 publish(caller, i);
             }
