@@ -37,6 +37,7 @@ final class SpaceCommand {
             + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
             + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR";
     private static final Duration PUSH_WAIT = Duration.ofSeconds(5);
+    /** The columns every tenant table starts with: space, account, state. */
     private static final String ROW = "| %-16s | %-56s | %-10s | %s%n";
 
     private SpaceCommand() {
@@ -104,8 +105,8 @@ final class SpaceCommand {
                     connection -> SpaceStores.setup(connection, space));
             streams = created.size() + " (SpaceStores.setup)";
         }
-        header(out, "pushed to", "streams");
-        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", pushed + " | " + streams);
+        header(out, String.format("%-56s | %s", "pushed to", "streams"));
+        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %s", pushed, streams));
         if (server.isEmpty()) {
             out.println("recorded; run `cotal-auth up`, start the broker, then add it again with --server to provision it");
         }
@@ -115,7 +116,7 @@ final class SpaceCommand {
     private static int list(Tenants tenants, Optional<String> server, PrintStream out, Clock clock) {
         List<Tenants.Tenant> all = tenants.read();
         Map<String, String> held = server.isPresent() ? held(tenants, server.get(), all, clock) : Map.of();
-        header(out, "broker", null);
+        header(out, "broker");
         boolean unreadable = false;
         for (Tenants.Tenant tenant : all) {
             if (!tenant.readable()) {
@@ -138,7 +139,7 @@ final class SpaceCommand {
             tenant = tenants.store(tenant, claim);
         }
         String pushed = push(tenants, server, List.of(tenant.account().jwt()), clock);
-        header(out, "pushed to", null);
+        header(out, "pushed to");
         out.printf(ROW, space, tenant.account().accountPublicKey(), retire ? "retired" : "live", pushed);
         out.println(retire ? "its connections are closed and new ones refused; its streams stay"
                 : "connections are admitted again; credentials issued before the retirement stay refused");
@@ -146,7 +147,7 @@ final class SpaceCommand {
     }
 
     private static int backup(Tenants tenants, String space, String server, Path to, PrintStream out) {
-        Tenants.Tenant tenant = tenants.require(space);
+        Tenants.Tenant tenant = live(tenants.require(space));
         SpaceBackup.Backup backup = withSpace(tenants, tenant, server, CredentialProfile.BACKUP, "backup",
                 connection -> SpaceBackup.backup(connection, space, to));
         out.printf("| %-34s | %10s | %10s%n", "stream", "messages", "last seq");
@@ -158,7 +159,7 @@ final class SpaceCommand {
     }
 
     private static int restore(Tenants tenants, String space, String server, Path from, PrintStream out) {
-        Tenants.Tenant tenant = tenants.require(space);
+        Tenants.Tenant tenant = live(tenants.require(space));
         List<String> restored = withSpace(tenants, tenant, server, CredentialProfile.RESTORE, "restore",
                 connection -> SpaceBackup.restore(connection, space, from));
         out.println("| stream");
@@ -168,9 +169,18 @@ final class SpaceCommand {
         return 0;
     }
 
-    private static void header(PrintStream out, String last, String extra) {
-        out.printf(ROW, "space", "account", "state", extra == null ? last : last + " | " + extra);
-        out.printf("|%s|%s|%s|%s%n", "-".repeat(18), "-".repeat(58), "-".repeat(12), "-".repeat(20));
+    /** A retired space admits no connection, the command's own included: refused before trying. */
+    private static Tenants.Tenant live(Tenants.Tenant tenant) {
+        if (tenant.retired()) {
+            throw CotalException.failedPrecondition("space '" + tenant.space() + "' is retired and admits no connection:"
+                    + " reinstate it first (back up before retiring)");
+        }
+        return tenant;
+    }
+
+    private static void header(PrintStream out, String rest) {
+        out.printf(ROW, "space", "account", "state", rest);
+        out.printf("|%s|%s|%s|%s%n", "-".repeat(18), "-".repeat(58), "-".repeat(12), "-".repeat(rest.length() + 1));
     }
 
     /** Pushes {@code claims} in order to the server answering at {@code url}; returns that server's id. */
