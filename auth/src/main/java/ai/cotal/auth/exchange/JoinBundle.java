@@ -82,7 +82,12 @@ public final class JoinBundle {
 
     /** True when a client must speak TLS to {@code server}: its scheme is {@code tls} or {@code wss}. */
     static boolean tlsRequired(String server) {
-        String scheme = URI.create(server).getScheme();
+        String scheme;
+        try {
+            scheme = new URI(server).getScheme();
+        } catch (URISyntaxException e) {
+            return false; // the service's own broker URL, which jnats accepted: not a TLS scheme
+        }
         return scheme != null && (scheme.equalsIgnoreCase("tls") || scheme.equalsIgnoreCase("wss"));
     }
 
