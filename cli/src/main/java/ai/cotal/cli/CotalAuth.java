@@ -4,7 +4,8 @@ import java.io.PrintStream;
 
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
- * {@code serve}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire}. Exit
+ * {@code serve}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire},
+ * {@code space add|list|retire|reinstate|backup|restore}, {@code up}. Exit
  * codes: 0 done, 1 failed (or a denied or held answer, or a retirement that retired nothing), 2
  * usage.
  */
@@ -42,6 +43,12 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("service-endpoint")) {
             return ServiceEndpointCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
+        if (args.length >= 1 && args[0].equals("space")) {
+            return SpaceCommand.run(java.util.List.of(args).subList(1, args.length), out, err, java.time.Clock.systemUTC());
+        }
+        if (args.length >= 1 && args[0].equals("up")) {
+            return UpCommand.run(java.util.List.of(args).subList(1, args.length), out, err, java.time.Clock.systemUTC());
+        }
         if (args.length >= 1 && args[0].equals("lifecycle")) {
             return LifecycleCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
@@ -61,7 +68,7 @@ public final class CotalAuth {
             }
         }
         err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth callout-host ..."
-                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ...");
+                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth up ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
@@ -72,6 +79,9 @@ public final class CotalAuth {
         err.println("         send one host request as the signed-in user and print the result");
         err.println("  lifecycle retire (--interactive | --managed) --space NAME --state DIR --owner OWNER --actor ACTOR");
         err.println("         --lifecycle-uid UID: retire one lifecycle through the running service's loopback face");
+        err.println("  space (add | list | retire | reinstate | backup | restore) --root DIR ...: the per-space lifecycle");
+        err.println("         of a root's tenants on a shared broker (docs/cli.md)");
+        err.println("  up --root DIR [--host H] [--port N] [--store-dir DIR]: render the broker config of every tenant");
         return 2;
     }
 }

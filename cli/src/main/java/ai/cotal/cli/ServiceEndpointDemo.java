@@ -2,7 +2,9 @@ package ai.cotal.cli;
 
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
@@ -10,6 +12,7 @@ import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
@@ -24,10 +27,16 @@ import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.FileSecretStore;
 import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -77,13 +86,15 @@ final class ServiceEndpointDemo {
                 Path stateDir = root.resolve("state");
                 IdpPin pin = IdpPin.pin(stateDir, idp.url());
                 try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
-                        .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+                        .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                     String owner = service.plane().deriveOwner(pin.issuer(), "alice");
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(owner, "laptop", none);
                     service.plane().ledger().grantActor(owner, "phone", none);
                     out.println("auth service ready at " + service.loopbackUrl() + "; alice is owner " + owner);
                     drive(service, stateDir, idp.token("alice", Duration.ofMinutes(5)), owner);
+                    join(service.publicUrl().orElseThrow(), idp);
                 }
             }
             out.printf("%ndemo finished in %.1f s; everything it started is stopped%n", (System.nanoTime() - started) / 1e9);
@@ -121,6 +132,46 @@ final class ServiceEndpointDemo {
         row("name-bind", r, "forecast -> weather (as the operator, on loopback)");
         r = client.invoke(token, new HostRequest.Revoke(requestId(), "weather", instance), capability);
         row("revoke", r, r.completion().wire() + ", denyNew " + r.denyNew().wire() + " (its owner, on either face)");
+    }
+
+    /**
+     * A client that knows only the public URL joins (SPEC §13.17): it reads the join bundle, signs
+     * in at the IdP the bundle names, exchanges at the bundle's URL and connects to the bundle's
+     * server with the bundle's sentinel and the bearer, through the auth callout.
+     */
+    private void join(String publicUrl, LocalIdp idp) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        ObjectMapper json = new ObjectMapper();
+        out.println();
+        out.println("joining with nothing but the public URL " + publicUrl + ":");
+        out.printf("| %-8s | %s%n", "step", "detail");
+        out.printf("|%s|%s%n", "-".repeat(10), "-".repeat(60));
+        JsonNode bundle = json.readTree(http.send(HttpRequest.newBuilder(URI.create(publicUrl + JoinBundle.ROUTE)).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode idpPart = bundle.path("userAuth").path("idp");
+        String exchangeUrl = bundle.path("userAuth").path("endpoints").path("url").asText() + "/exchange";
+        out.printf("| %-8s | GET %s: space %s, server %s, tlsRequired %s, idp %s, sentinel credential%n", "bundle",
+                JoinBundle.ROUTE, bundle.path("space").asText(), bundle.path("server").asText(),
+                bundle.path("tlsRequired").asBoolean(), idpPart.path("url").asText());
+        String idpToken = idp.token("alice", Duration.ofMinutes(5)); // signing in at the bundle's IdP
+        HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(exchangeUrl))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(
+                        java.util.Map.of("idpToken", idpToken, "actor", "laptop")))).build(), HttpResponse.BodyHandlers.ofString());
+        if (exchanged.statusCode() != 200) {
+            throw new IllegalStateException("the exchange answered " + exchanged.statusCode());
+        }
+        JsonNode token = json.readTree(exchanged.body());
+        String owner = token.path("owner").asText();
+        out.printf("| %-8s | POST %s: a bearer for %s/laptop until %d%n", "exchange", exchangeUrl, owner,
+                token.path("exp").asLong());
+        String nonce = InboxNonce.forPrincipal(owner, "laptop");
+        try (Connection joined = NatsConnector.builder().server(bundle.path("server").asText())
+                .creds(Creds.parse(bundle.path("sentinelCreds").asText())).bearer(token.path("token").asText())
+                .label(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).maxReconnects(0).build().connect()) {
+            joined.flush(Duration.ofSeconds(5));
+            out.printf("| %-8s | %s with the sentinel and the bearer: admitted by the callout (%s)%n", "connect",
+                    bundle.path("server").asText(), joined.getStatus());
+        }
     }
 
     private void row(String step, HostResult r, String detail) {

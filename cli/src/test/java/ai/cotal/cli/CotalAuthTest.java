@@ -181,6 +181,10 @@ class CotalAuthTest {
             assertTrue(printed.contains(row), "missing row " + row + " in\n" + printed);
         }
         assertTrue(printed.contains("denyNew in-effect"), printed);
+        for (String row : new String[] {"| bundle   | GET /.well-known/cotal-mesh", "| exchange | POST ",
+                "admitted by the callout (CONNECTED)"}) { // a client that knows only the public URL joins
+            assertTrue(printed.contains(row), "missing row " + row + " in\n" + printed);
+        }
         assertTrue(printed.contains("everything it started is stopped"), printed);
     }
 }

@@ -98,6 +98,14 @@ public final class SecretKeys {
         return SecretKey.check("auth/account." + spaceKey(space) + ".json");
     }
 
+    /**
+     * The root's {@code account-claims} system credential (SPEC §7.5): minted once, when the broker
+     * record is created, for pushing its tenants' claims to a running broker.
+     */
+    public static String accountClaimsCredsKey() {
+        return "auth/account-claims.creds";
+    }
+
     /** The list of spaces whose account records exist. */
     public static String accountIndexKey() {
         return "auth/accounts.json";

@@ -173,6 +173,14 @@ public final class TrustRecords {
         return accounts;
     }
 
+    /**
+     * The spaces the index lists (the root's tenants, SPEC §7.5), in the order they were added;
+     * each may still be unreadable ({@link #loadAccount} says). A corrupt index is {@code data-loss}.
+     */
+    public List<String> spaces() {
+        return List.copyOf(index());
+    }
+
     private List<String> index() {
         String key = SecretKeys.accountIndexKey();
         Optional<byte[]> bytes = store.get(key);

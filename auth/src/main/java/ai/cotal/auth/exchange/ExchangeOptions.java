@@ -2,6 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.creds.Creds;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -44,6 +45,10 @@ public final class ExchangeOptions {
     private final int workerThreads;
     private final Duration readDeadline;
     private final Optional<InetAddress> trustedProxy;
+    private final Optional<String> advertisedServer;
+    private final Optional<String> agentProvisioningUrl;
+    private final Optional<String> meshServer;
+    private final Optional<Creds> sentinelCreds;
 
     private ExchangeOptions(Builder b, JwksSource jwks) {
         this.plane = b.plane;
@@ -60,6 +65,10 @@ public final class ExchangeOptions {
         this.workerThreads = b.workerThreads;
         this.readDeadline = b.readDeadline;
         this.trustedProxy = Optional.ofNullable(b.trustedProxy);
+        this.advertisedServer = Optional.ofNullable(b.advertisedServer);
+        this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
+        this.meshServer = Optional.ofNullable(b.meshServer);
+        this.sentinelCreds = Optional.ofNullable(b.sentinelCreds);
     }
 
     public static Builder builder() {
@@ -122,13 +131,34 @@ public final class ExchangeOptions {
         return trustedProxy;
     }
 
+    /** The broker URL the join bundle advertises instead of the service's own (SPEC §13.17). */
+    public Optional<String> advertisedServer() {
+        return advertisedServer;
+    }
+
+    /** The agent provisioning URL the join bundle carries, when set. */
+    public Optional<String> agentProvisioningUrl() {
+        return agentProvisioningUrl;
+    }
+
+    /** The bundle's broker URL: {@code advertisedServer}, else the service's broker; empty without a bundle. */
+    Optional<String> bundleServer() {
+        return advertisedServer.isPresent() ? advertisedServer : meshServer;
+    }
+
+    /** The sentinel credential the bundle carries; empty when the exchange serves no bundle. */
+    Optional<Creds> sentinelCreds() {
+        return sentinelCreds;
+    }
+
     @Override
     public String toString() {
         return "ExchangeOptions[stateDir=" + stateDir + ", loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", refusalsPerMinute=" + refusalsPerMinute + ", maxInFlight=" + maxInFlight
                 + ", deadline=" + deadline + ", maxConnections=" + maxConnections + ", maxConnectionsPerPeer="
                 + maxConnectionsPerPeer + ", workerThreads=" + workerThreads + ", readDeadline=" + readDeadline
-                + ", trustedProxy=" + trustedProxy + "]";
+                + ", trustedProxy=" + trustedProxy + ", advertisedServer=" + advertisedServer
+                + ", agentProvisioningUrl=" + agentProvisioningUrl + ", bundle=" + sentinelCreds.isPresent() + "]";
     }
 
     /** Builds {@link ExchangeOptions}. */
@@ -147,8 +177,35 @@ public final class ExchangeOptions {
         private int workerThreads = 16;
         private Duration readDeadline = Duration.ofSeconds(10);
         private InetAddress trustedProxy;
+        private String advertisedServer;
+        private String agentProvisioningUrl;
+        private String meshServer;
+        private Creds sentinelCreds;
 
         private Builder() {
+        }
+
+        /**
+         * The join bundle (public face, {@code GET /.well-known/cotal-mesh}): the broker URL the
+         * service connects to and the space's sentinel credential (public by design: it can only
+         * reach the auth callout). Without it the route answers 404.
+         */
+        public Builder mesh(String server, Creds sentinel) {
+            this.meshServer = server;
+            this.sentinelCreds = sentinel;
+            return this;
+        }
+
+        /** The broker URL the bundle advertises ({@code nats}, {@code tls}, {@code ws} or {@code wss}); needs the public face. */
+        public Builder advertisedServer(String url) {
+            this.advertisedServer = url;
+            return this;
+        }
+
+        /** The agent provisioning URL ({@code https}) the bundle carries; needs the public face. */
+        public Builder agentProvisioningUrl(String url) {
+            this.agentProvisioningUrl = url;
+            return this;
         }
 
         public Builder plane(AuthAuthorityPlane plane) {
@@ -289,6 +346,22 @@ public final class ExchangeOptions {
             }
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
+            }
+            if (advertisedServer != null) {
+                JoinBundle.checkAdvertisedServer(advertisedServer);
+                if (publicAddress == null) {
+                    throw CotalException.badRequest("advertisedServer", "needs publicAddress (the bundle is on the public face)");
+                }
+            }
+            if (agentProvisioningUrl != null) {
+                JoinBundle.checkAgentProvisioningUrl(agentProvisioningUrl);
+                if (publicAddress == null) {
+                    throw CotalException.badRequest("agentProvisioningUrl", "needs publicAddress (the bundle is on the public face)");
+                }
+            }
+            if ((meshServer == null) != (sentinelCreds == null)) {
+                throw CotalException.badRequest(meshServer == null ? "mesh.server" : "mesh.sentinel",
+                        "the bundle needs both the broker URL and the sentinel credential");
             }
             return new ExchangeOptions(this, jwks != null ? jwks : new HttpJwksSource(clock));
         }

@@ -44,6 +44,8 @@ final class ExchangeRoutes {
         }
     };
     private final Semaphore inFlight;
+    /** The public face's bound URL, set once it is bound (the join bundle names it). */
+    private volatile String publicUrl;
 
     ExchangeRoutes(ExchangeOptions options, byte[] capability) {
         this.options = options;
@@ -53,6 +55,10 @@ final class ExchangeRoutes {
         this.loopbackRefusals = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
         this.badCapabilities = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
         this.inFlight = new Semaphore(options.maxInFlight());
+    }
+
+    void publicFaceBound(String url) {
+        this.publicUrl = url;
     }
 
     void serve(HttpCall call, boolean isPublic) {
@@ -68,6 +74,7 @@ final class ExchangeRoutes {
                     byte[] jwks = options.plane().bearers().jwks().getBytes(StandardCharsets.UTF_8);
                     call.sendRaw(200, jwks, false, "max-age=300");
                 }
+                case JoinBundle.ROUTE -> bundle(call, isPublic);
                 case "/exchange" -> door(call, isPublic, path, (body, refusals) -> exchange(call, isPublic, body, refusals));
                 case "/service-endpoint-host" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body, false));
                 case "/service-endpoint-authority" -> door(call, isPublic, path, (body, refusals) -> host(call, isPublic, body,
@@ -100,6 +107,23 @@ final class ExchangeRoutes {
                 }
             }
         });
+    }
+
+    /** The join bundle (SPEC §13.17): public face only, a GET; no door, no body, nothing secret. */
+    private void bundle(HttpCall call, boolean isPublic) {
+        call.arrived();
+        String url = publicUrl;
+        if (!isPublic || options.sentinelCreds().isEmpty()) {
+            call.send(404, Map.of("error", "not found"));
+        } else if (!call.method().equals("GET")) {
+            call.send(405, Map.of("error", "method not allowed"));
+        } else if (url == null) {
+            call.send(503, Map.of("error", Refusals.UNAVAILABLE));
+        } else {
+            call.sendRaw(200, JoinBundle.render(options.plane().space(), options.bundleServer().orElseThrow(),
+                    options.sentinelCreds().get().text(), url, options.plane().idpPin(), options.agentProvisioningUrl()),
+                    false, "no-store");
+        }
     }
 
     /** Runs {@code work}; a typed failure answers through {@link Refusals}, anything else 500 (logged, class only). */

@@ -72,6 +72,7 @@ public final class TokenExchange implements AutoCloseable {
             if (options.publicAddress().isPresent()) {
                 publicFace = HttpFace.start("public", options.publicAddress().get(), options, options.trustedProxy(),
                         call -> routes.serve(call, true));
+                routes.publicFaceBound(url(publicFace));
             }
             TokenExchange exchange = new TokenExchange(options.stateDir().resolve(DISCOVERY_FILE), capability, loopback,
                     Optional.ofNullable(publicFace));
@@ -97,7 +98,13 @@ public final class TokenExchange implements AutoCloseable {
 
     /** The public face's URL, when it runs. */
     public Optional<String> publicUrl() {
-        return publicFace.map(face -> "http://" + face.address().getHostString() + ":" + face.address().getPort());
+        return publicFace.map(TokenExchange::url);
+    }
+
+    /** {@code http://<bound host>:<bound port>}: the real port, also when the options asked for 0. */
+    private static String url(HttpFace face) {
+        String host = face.address().getHostString();
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + face.address().getPort();
     }
 
     /** Connections open now on the loopback face (monitoring; the face's cap counts these). */

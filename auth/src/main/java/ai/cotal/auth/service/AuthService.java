@@ -67,6 +67,11 @@ public final class AuthService implements AutoCloseable {
             options.publicAddress().ifPresent(faces::publicAddress);
             options.jwks().ifPresent(faces::jwks);
             options.trustedProxy().ifPresent(faces::trustedProxy);
+            if (options.publicAddress().isPresent()) { // the join bundle (SPEC §13.17)
+                faces.mesh(options.servers().get(0), material.callout().sentinelCreds());
+                options.advertisedServer().ifPresent(faces::advertisedServer);
+                options.agentProvisioningUrl().ifPresent(faces::agentProvisioningUrl);
+            }
             TokenExchange exchange = TokenExchange.start(faces.build());
             taken.push(exchange);
             AuthService service = new AuthService(options.space(), opened, callout, exchange);

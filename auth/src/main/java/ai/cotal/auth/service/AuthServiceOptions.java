@@ -1,6 +1,7 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.PlaneSettings;
+import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.JwksSource;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.keys.NKeyCodec;
@@ -27,6 +28,8 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
     private final Optional<InetAddress> trustedProxy;
     private final Optional<SecretStoreIdentity> storeIdentity;
     private final Optional<String> dataAccount;
+    private final Optional<String> advertisedServer;
+    private final Optional<String> agentProvisioningUrl;
 
     private AuthServiceOptions(PlaneSettings settings, Builder b) {
         this.settings = settings;
@@ -36,6 +39,8 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         this.trustedProxy = Optional.ofNullable(b.trustedProxy);
         this.storeIdentity = Optional.ofNullable(b.storeIdentity);
         this.dataAccount = Optional.ofNullable(b.dataAccount);
+        this.advertisedServer = Optional.ofNullable(b.advertisedServer);
+        this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
     }
 
     public static Builder builder() {
@@ -72,11 +77,22 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         return dataAccount;
     }
 
+    /** The broker URL the join bundle advertises (SPEC §13.17); default the first of the servers. */
+    public Optional<String> advertisedServer() {
+        return advertisedServer;
+    }
+
+    /** The agent provisioning URL the join bundle carries. */
+    public Optional<String> agentProvisioningUrl() {
+        return agentProvisioningUrl;
+    }
+
     @Override
     public String toString() {
         return "AuthServiceOptions[" + settings + ", loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", trustedProxy=" + trustedProxy + ", storeIdentity=" + storeIdentity
-                + ", dataAccount=" + dataAccount + "]";
+                + ", dataAccount=" + dataAccount + ", advertisedServer=" + advertisedServer + ", agentProvisioningUrl="
+                + agentProvisioningUrl + "]";
     }
 
     /** Builder; {@link #build()} validates, naming the first bad option. */
@@ -87,8 +103,26 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         private InetAddress trustedProxy;
         private SecretStoreIdentity storeIdentity;
         private String dataAccount;
+        private String advertisedServer;
+        private String agentProvisioningUrl;
 
         private Builder() {
+        }
+
+        /**
+         * The broker URL the public face's join bundle advertises ({@code nats}, {@code tls},
+         * {@code ws} or {@code wss}; a broker that requires TLS is advertised as {@code tls} or
+         * {@code wss}); default the first of the servers. Needs {@link #publicAddress}.
+         */
+        public Builder advertisedServer(String url) {
+            this.advertisedServer = url;
+            return this;
+        }
+
+        /** An {@code https} URL where agents are provisioned, carried by the join bundle. Needs {@link #publicAddress}. */
+        public Builder agentProvisioningUrl(String url) {
+            this.agentProvisioningUrl = url;
+            return this;
         }
 
         /** The loopback face's port (0: any free port; the URL is in {@code auth-service.json}). */
@@ -142,6 +176,18 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
             }
             if (dataAccount != null && !NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT)) {
                 throw CotalException.badRequest("dataAccount", "must be an account public key (A...)");
+            }
+            if (advertisedServer != null) {
+                JoinBundle.checkAdvertisedServer(advertisedServer);
+                if (publicAddress == null) {
+                    throw CotalException.badRequest("advertisedServer", "needs publicAddress (the bundle is on the public face)");
+                }
+            }
+            if (agentProvisioningUrl != null) {
+                JoinBundle.checkAgentProvisioningUrl(agentProvisioningUrl);
+                if (publicAddress == null) {
+                    throw CotalException.badRequest("agentProvisioningUrl", "needs publicAddress (the bundle is on the public face)");
+                }
             }
             return new AuthServiceOptions(settings, this);
         }

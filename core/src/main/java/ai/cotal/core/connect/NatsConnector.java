@@ -45,6 +45,7 @@ public final class NatsConnector {
     private final ScheduledExecutorService timers;
     private final Integer bufferSize;
     private final Long reconnectBufferSize;
+    private final String bearer;
 
     /**
      * The check every SDK options builder applies to its broker URLs: at least one, none null or
@@ -74,6 +75,7 @@ public final class NatsConnector {
         this.timers = b.timers;
         this.bufferSize = b.bufferSize;
         this.reconnectBufferSize = b.reconnectBufferSize;
+        this.bearer = b.bearer;
     }
 
     public static Builder builder() {
@@ -109,6 +111,9 @@ public final class NatsConnector {
         }
         if (reconnectBufferSize != null) {
             options.reconnectBufferSize(reconnectBufferSize);
+        }
+        if (bearer != null) {
+            options.token(bearer.toCharArray());
         }
         return options;
     }
@@ -150,6 +155,7 @@ public final class NatsConnector {
         private ScheduledExecutorService timers;
         private Integer bufferSize;
         private Long reconnectBufferSize;
+        private String bearer;
 
         private Builder() {
         }
@@ -177,6 +183,15 @@ public final class NatsConnector {
         @SuppressWarnings("exports")
         public Builder selfSigned(SelfSignedCredential credential) {
             this.selfSigned = credential;
+            return this;
+        }
+
+        /**
+         * The CONNECT token: the bearer a client of the auth callout presents together with the
+         * space's sentinel credential (SPEC §13.16); the label is then its inbox nonce.
+         */
+        public Builder bearer(String token) {
+            this.bearer = token;
             return this;
         }
 
@@ -274,6 +289,9 @@ public final class NatsConnector {
             }
             if (reconnectBufferSize != null && reconnectBufferSize < 0) {
                 throw CotalException.badRequest("reconnectBufferSize", "must not be negative");
+            }
+            if (bearer != null && bearer.isBlank()) {
+                throw CotalException.badRequest("bearer", "must not be blank");
             }
             if (inboxPrefix != null && !inboxPrefix.matches("_INBOX_[A-Za-z0-9_-]{8,120}")) {
                 throw CotalException.badRequest("inboxPrefix", "must be _INBOX_<connId>");

@@ -1,0 +1,240 @@
+package ai.cotal.cli;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.claims.AccountClaims;
+import ai.cotal.core.connect.NatsConnector;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.stores.SpaceBackup;
+import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.trust.BrokerAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceName;
+import io.nats.client.Connection;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * {@code cotal-auth space add | list | retire | reinstate | backup | restore}: the per-space
+ * lifecycle of a root's tenants on a shared broker (SPEC §7.5). Arguments are checked first (exit
+ * 2, nothing written); every record is read before anything is written or sent; a failure exits 1
+ * with its code and reason, and nothing later in the command ran.
+ */
+final class SpaceCommand {
+    private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL]\n"
+            + "       cotal-auth space list --root DIR [--server URL]\n"
+            + "       cotal-auth space (retire | reinstate) --root DIR --space NAME --server URL\n"
+            + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
+            + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR";
+    private static final Duration PUSH_WAIT = Duration.ofSeconds(5);
+    /** The columns every tenant table starts with: space, account, state. */
+    private static final String ROW = "| %-16s | %-56s | %-10s | %s%n";
+
+    private SpaceCommand() {
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err, Clock clock) {
+        if (args.isEmpty()) {
+            err.println(USAGE);
+            return 2;
+        }
+        String verb = args.get(0);
+        List<String> rest = args.subList(1, args.size());
+        Flags flags;
+        try {
+            flags = switch (verb) {
+                case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server"), Set.of("--root", "--space"));
+                case "list" -> Flags.parse(rest, Set.of("--root", "--server"), Set.of("--root"));
+                case "retire", "reinstate" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
+                        Set.of("--root", "--space", "--server"));
+                case "backup" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
+                        Set.of("--root", "--space", "--server", "--to"));
+                case "restore" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--from"),
+                        Set.of("--root", "--space", "--server", "--from"));
+                default -> throw new IllegalArgumentException("unknown space command " + verb);
+            };
+            flags.optional("--space").ifPresent(space -> SpaceName.check(space, "space"));
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(USAGE);
+            return 2;
+        } catch (CotalException e) {
+            err.println("cotal-auth space " + verb + ": " + e.code().wire() + ": " + e.getMessage() + "; nothing was written");
+            return 2;
+        }
+        Tenants tenants = new Tenants(Path.of(flags.get("--root")), clock);
+        try {
+            return switch (verb) {
+                case "add" -> add(tenants, flags.get("--space"), flags.optional("--server"), out, clock);
+                case "list" -> list(tenants, flags.optional("--server"), out, clock);
+                case "retire", "reinstate" -> retire(tenants, flags.get("--space"), flags.get("--server"),
+                        verb.equals("retire"), out, clock);
+                case "backup" -> backup(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--to")), out);
+                default -> restore(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--from")), out);
+            };
+        } catch (CotalException e) {
+            err.println("cotal-auth space " + verb + ": " + e.code().wire() + ": " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            err.println("cotal-auth space " + verb + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int add(Tenants tenants, String space, Optional<String> server, PrintStream out, Clock clock) {
+        BrokerAuth broker = tenants.ensureBroker();
+        Tenants.Tenant tenant = tenants.add(space, broker);
+        if (tenant.retired()) {
+            throw CotalException.failedPrecondition("space '" + space + "' is retired: reinstate it");
+        }
+        String pushed = "-";
+        String streams = "-";
+        if (server.isPresent()) {
+            pushed = push(tenants, server.get(), List.of(tenant.account().jwt(), tenant.callout().jwt()), clock);
+            List<String> created = withSpace(tenants, tenant, server.get(), CredentialProfile.PROVISIONER, "provisioner",
+                    connection -> SpaceStores.setup(connection, space));
+            streams = created.size() + " (SpaceStores.setup)";
+        }
+        header(out, String.format("%-56s | %s", "pushed to", "streams"));
+        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %s", pushed, streams));
+        if (server.isEmpty()) {
+            out.println("recorded; run `cotal-auth up`, start the broker, then add it again with --server to provision it");
+        }
+        return 0;
+    }
+
+    private static int list(Tenants tenants, Optional<String> server, PrintStream out, Clock clock) {
+        List<Tenants.Tenant> all = tenants.read();
+        Map<String, String> held = server.isPresent() ? held(tenants, server.get(), all, clock) : Map.of();
+        header(out, "broker");
+        boolean unreadable = false;
+        for (Tenants.Tenant tenant : all) {
+            if (!tenant.readable()) {
+                unreadable = true;
+                out.printf(ROW, tenant.space(), "-", "unreadable", tenant.problem());
+                continue;
+            }
+            out.printf(ROW, tenant.space(), tenant.account().accountPublicKey(), tenant.retired() ? "retired" : "live",
+                    held.getOrDefault(tenant.space(), "-"));
+        }
+        return unreadable ? 1 : 0;
+    }
+
+    private static int retire(Tenants tenants, String space, String server, boolean retire, PrintStream out, Clock clock) {
+        Tenants.Tenant tenant = tenants.require(space);
+        if (tenant.retired() != retire) {
+            long now = clock.instant().getEpochSecond();
+            String claim = retire ? AccountClaims.retire(tenants.broker(), tenant.account().jwt(), now)
+                    : AccountClaims.reinstate(tenants.broker(), tenant.account().jwt(), now);
+            tenant = tenants.store(tenant, claim);
+        }
+        String pushed = push(tenants, server, List.of(tenant.account().jwt()), clock);
+        header(out, "pushed to");
+        out.printf(ROW, space, tenant.account().accountPublicKey(), retire ? "retired" : "live", pushed);
+        out.println(retire ? "its connections are closed and new ones refused; its streams stay"
+                : "connections are admitted again; credentials issued before the retirement stay refused");
+        return 0;
+    }
+
+    private static int backup(Tenants tenants, String space, String server, Path to, PrintStream out) {
+        Tenants.Tenant tenant = live(tenants.require(space));
+        SpaceBackup.Backup backup = withSpace(tenants, tenant, server, CredentialProfile.BACKUP, "backup",
+                connection -> SpaceBackup.backup(connection, space, to));
+        out.printf("| %-34s | %10s | %10s%n", "stream", "messages", "last seq");
+        out.printf("|%s|%s|%s%n", "-".repeat(36), "-".repeat(12), "-".repeat(11));
+        backup.streams().forEach((stream, counts) -> out.printf("| %-34s | %10d | %10d%n", stream, counts.messages(),
+                counts.lastSeq()));
+        out.println("space '" + space + "' backed up to " + to.toAbsolutePath() + " (" + backup.streams().size() + " streams)");
+        return 0;
+    }
+
+    private static int restore(Tenants tenants, String space, String server, Path from, PrintStream out) {
+        Tenants.Tenant tenant = live(tenants.require(space));
+        List<String> restored = withSpace(tenants, tenant, server, CredentialProfile.RESTORE, "restore",
+                connection -> SpaceBackup.restore(connection, space, from));
+        out.println("| stream");
+        out.println("|" + "-".repeat(36));
+        restored.forEach(stream -> out.println("| " + stream));
+        out.println("space '" + space + "' restored from " + from.toAbsolutePath() + " (" + restored.size() + " streams)");
+        return 0;
+    }
+
+    /** A retired space admits no connection, the command's own included: refused before trying. */
+    private static Tenants.Tenant live(Tenants.Tenant tenant) {
+        if (tenant.retired()) {
+            throw CotalException.failedPrecondition("space '" + tenant.space() + "' is retired and admits no connection:"
+                    + " reinstate it first (back up before retiring)");
+        }
+        return tenant;
+    }
+
+    private static void header(PrintStream out, String rest) {
+        out.printf(ROW, "space", "account", "state", rest);
+        out.printf("|%s|%s|%s|%s%n", "-".repeat(18), "-".repeat(58), "-".repeat(12), "-".repeat(rest.length() + 1));
+    }
+
+    /** Pushes {@code claims} in order to the server answering at {@code url}; returns that server's id. */
+    private static String push(Tenants tenants, String url, List<String> claims, Clock clock) {
+        return withClaims(tenants, url, clock, (claimsApi, serverId) -> {
+            for (String claim : claims) {
+                claimsApi.push(claim, Set.of(serverId), PUSH_WAIT);
+            }
+            return serverId;
+        });
+    }
+
+    /** What the broker holds for each readable tenant: {@code current}, {@code absent} or {@code other}. */
+    private static Map<String, String> held(Tenants tenants, String url, List<Tenants.Tenant> all, Clock clock) {
+        return withClaims(tenants, url, clock, (claimsApi, serverId) -> {
+            Map<String, String> held = new java.util.LinkedHashMap<>();
+            for (Tenants.Tenant tenant : all) {
+                if (tenant.readable()) {
+                    Optional<String> jwt = claimsApi.lookup(tenant.account().accountPublicKey(), PUSH_WAIT);
+                    held.put(tenant.space(), jwt.isEmpty() ? "absent" : jwt.get().equals(tenant.account().jwt())
+                            ? "current" : "other");
+                }
+            }
+            return held;
+        });
+    }
+
+    private interface ClaimsWork<T> {
+        T run(AccountClaims claims, String serverId);
+    }
+
+    private static <T> T withClaims(Tenants tenants, String url, Clock clock, ClaimsWork<T> work) {
+        BrokerAuth broker = tenants.broker();
+        Creds creds = tenants.claimsCreds();
+        try (Connection system = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:account-claims")
+                .build().connect()) {
+            return work.run(new AccountClaims(system, broker, clock), system.getServerInfo().getServerId());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted", e);
+        }
+    }
+
+    /** Runs {@code work} on a connection as a fresh one-shot credential of the tenant's own account. */
+    private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
+            String label, Function<Connection, T> work) {
+        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile,
+                MintOptions.defaults());
+        try (Connection connection = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:" + label + ":"
+                + tenant.space()).build().connect()) {
+            return work.apply(connection);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted", e);
+        }
+    }
+}

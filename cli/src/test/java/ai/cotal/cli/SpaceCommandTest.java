@@ -1,0 +1,70 @@
+package ai.cotal.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.workspace.SecretKeys;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The per-space commands' refusals that need no broker: usage, bad names, and {@code up} with an unreadable tenant. */
+class SpaceCommandTest {
+    private ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @TempDir
+    Path root;
+
+    private int run(String... args) {
+        out = new ByteArrayOutputStream();
+        err = new ByteArrayOutputStream();
+        return CotalAuth.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void badArgumentsAreUsageAndWriteNothing() {
+        assertEquals(2, run("space"));
+        assertEquals(2, run("space", "drop", "--root", root.toString()));
+        assertEquals(2, run("space", "retire", "--root", root.toString(), "--space", "alpha"));
+        assertTrue(err.toString().contains("--server is required"), err.toString());
+        assertEquals(2, run("space", "add", "--root", root.toString(), "--space", "alpha", "--space", "beta"));
+        assertTrue(err.toString().contains("--space given twice"), err.toString());
+        assertEquals(2, run("space", "add", "--root", root.toString(), "--space", "a\u0001b"));
+        assertTrue(err.toString().contains("bad-request: space"), err.toString());
+        assertEquals(2, run("up", "--root", root.toString(), "--port", "70000"));
+        assertFalse(Files.exists(root.resolve(".cotal")), "nothing was written");
+    }
+
+    @Test
+    void upRefusesWhileATenantRecordIsUnreadableAndNamesIt() throws Exception {
+        assertEquals(1, run("up", "--root", root.toString()));
+        assertTrue(err.toString().contains("add a space first"), err.toString());
+        for (String space : new String[] {"alpha", "beta"}) {
+            assertEquals(0, run("space", "add", "--root", root.toString(), "--space", space), err.toString());
+        }
+        assertEquals(0, run("up", "--root", root.toString()), err.toString());
+        Path config = root.resolve(UpCommand.CONFIG);
+        byte[] rendered = Files.readAllBytes(config);
+        assertTrue(new String(rendered, StandardCharsets.UTF_8).contains("type: full"), "the full resolver");
+        assertTrue(out.toString().contains("alpha") && out.toString().contains("beta"), out.toString());
+
+        Path beta = root.resolve(".cotal").resolve(SecretKeys.accountKey("beta"));
+        Files.writeString(beta, "{\"version\": 1, \"space\": \"beta\"");
+        assertEquals(1, run("up", "--root", root.toString()));
+        assertTrue(err.toString().contains("'beta'") && err.toString().contains(SecretKeys.accountKey("beta")),
+                "names the unreadable tenant and its record: " + err);
+        assertFalse(err.toString().contains("'alpha'"), err.toString());
+        assertArrayEquals(rendered, Files.readAllBytes(config), "nothing was rendered over the last config");
+        assertEquals(1, run("space", "list", "--root", root.toString()));
+        assertTrue(out.toString().lines().anyMatch(l -> l.contains("beta") && l.contains("unreadable")), out.toString());
+        assertTrue(out.toString().lines().anyMatch(l -> l.contains("alpha") && l.contains("live")), out.toString());
+    }
+}
