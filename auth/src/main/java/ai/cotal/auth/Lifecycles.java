@@ -140,6 +140,26 @@ public interface Lifecycles {
             Objects.requireNonNull(opId, "opId");
         }
 
+        /**
+         * The JSON answer of the loopback retire routes and of the manager's retire rail (SPEC
+         * §14.1): the outcome, the alias and uid, the opId when one ran, and for {@code retired}
+         * what the barrier did. Insertion-ordered.
+         */
+        public java.util.Map<String, Object> wire() {
+            java.util.Map<String, Object> answer = new java.util.LinkedHashMap<>();
+            answer.put("outcome", outcome.wire());
+            answer.put("owner", owner);
+            answer.put("actor", actor);
+            answer.put("lifecycleUid", lifecycleUid);
+            opId.ifPresent(id -> answer.put("opId", id));
+            if (outcome == Outcome.RETIRED) {
+                answer.put("credentialsRevoked", credentialsRevoked);
+                answer.put("connectionsClosed", connectionsClosed);
+                answer.put("swept", swept);
+            }
+            return answer;
+        }
+
         /** The four answers of SPEC §14.1. */
         public enum Outcome {
             NOT_STARTED("notStarted"), CONFLICT("conflict"), ALREADY_RETIRED("alreadyRetired"), RETIRED("retired");

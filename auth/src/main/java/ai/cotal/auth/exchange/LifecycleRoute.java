@@ -3,7 +3,6 @@ package ai.cotal.auth.exchange;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -33,18 +32,7 @@ final class LifecycleRoute {
         Lifecycles.Retirement result = managed
                 ? lifecycles.retireManaged(request.owner(), request.actor(), request.lifecycleUid())
                 : lifecycles.retireInteractive(request.owner(), request.actor(), request.lifecycleUid());
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("outcome", result.outcome().wire());
-        answer.put("owner", result.owner());
-        answer.put("actor", result.actor());
-        answer.put("lifecycleUid", result.lifecycleUid());
-        result.opId().ifPresent(id -> answer.put("opId", id));
-        if (result.outcome() == Lifecycles.Retirement.Outcome.RETIRED) {
-            answer.put("credentialsRevoked", result.credentialsRevoked());
-            answer.put("connectionsClosed", result.connectionsClosed());
-            answer.put("swept", result.swept());
-        }
-        return answer;
+        return result.wire();
     }
 
     private static void require(String value, String field) {

@@ -122,18 +122,7 @@ public final class AdminListener implements AutoCloseable {
                     + " is not a candidate (" + verdict.wire() + ")");
         }
         Lifecycles.Retirement result = lifecycles.retireManaged(owner, request.actor(), request.lifecycleUid());
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("outcome", result.outcome().wire());
-        answer.put("owner", result.owner());
-        answer.put("actor", result.actor());
-        answer.put("lifecycleUid", result.lifecycleUid());
-        result.opId().ifPresent(id -> answer.put("opId", id));
-        if (result.outcome() == Lifecycles.Retirement.Outcome.RETIRED) {
-            answer.put("credentialsRevoked", result.credentialsRevoked());
-            answer.put("connectionsClosed", result.connectionsClosed());
-            answer.put("swept", result.swept());
-        }
-        return answer;
+        return result.wire();
     }
 
     /** Closes the connection: no request is taken after this. */

@@ -15,7 +15,6 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.Bearers;
-import ai.cotal.auth.ConnTuple;
 import ai.cotal.auth.ConnectCredentials;
 import ai.cotal.auth.ConnzLivenessOracle;
 import ai.cotal.auth.IdpPin;
@@ -33,13 +32,10 @@ import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
@@ -141,50 +137,38 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
     public static AuthAuthorityPlane open(AuthPlaneOptions options) {
         String space = options.space();
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "cotal-auth-plane-" + space);
-            thread.setDaemon(true);
-            return thread;
-        });
-        Deque<AutoCloseable> opened = new ArrayDeque<>();
-        CompletableFuture<String> renewalFailure = new CompletableFuture<>();
-        CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
+        PlaneOpening opening = new PlaneOpening(options);
+        ScheduledExecutorService scheduler = opening.scheduler();
         try {
-            AuthorityConnection writer = connect(options, AuthorityRole.WRITER, scheduler, renewalFailure, opened);
+            AuthorityConnection writer = opening.connect(AuthorityRole.WRITER);
             SpaceStores.setupAuthority(writer.connection(), space);
-            AuthorityConnection reader = connect(options, AuthorityRole.READER, scheduler, renewalFailure, opened);
-            AuthorityConnection barrier = connect(options, AuthorityRole.BARRIER, scheduler, renewalFailure, opened);
-            AuthorityConnection issuerConnection = connect(options, AuthorityRole.ISSUER, scheduler, renewalFailure, opened);
+            AuthorityConnection reader = opening.connect(AuthorityRole.READER);
+            AuthorityConnection barrier = opening.connect(AuthorityRole.BARRIER);
+            AuthorityConnection issuerConnection = opening.connect(AuthorityRole.ISSUER);
             AuthorityConnection discovery = options.serviceEndpoints().isPresent()
-                    ? connect(options, AuthorityRole.DISCOVERY, scheduler, discoveryFailure, opened) : null;
-            AuthorityConnection ledgerScanner = connect(options, AuthorityRole.LEDGER_SCANNER, scheduler, renewalFailure, opened);
-            AuthorityConnection recordsScanner = connect(options, AuthorityRole.RECORDS_SCANNER, scheduler, renewalFailure,
-                    opened);
+                    ? opening.connect(AuthorityRole.DISCOVERY) : null;
+            AuthorityConnection ledgerScanner = opening.connect(AuthorityRole.LEDGER_SCANNER);
+            AuthorityConnection recordsScanner = opening.connect(AuthorityRole.RECORDS_SCANNER);
             LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
                     space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
             PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
-                    tuple(ledgerScanner), tuple(recordsScanner), oracle, options.clock());
-            // Unwind order: scanners first, then the release, then barrier, reader, writer.
-            AutoCloseable records = opened.pop();
-            AutoCloseable ledgerScan = opened.pop();
-            opened.push(claim::release);
-            opened.push(ledgerScan);
-            opened.push(records);
+                    PlaneOpening.tuple(ledgerScanner), PlaneOpening.tuple(recordsScanner), oracle, options.clock());
+            opening.releaseAfterScanners(claim);
             String startupRefusal = options.serviceEndpointsRefusal();
             if (startupRefusal != null) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
             BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
-            requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
+            PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
                     recordsScanner, claim, issuer, discovery);
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
-            renewalFailure.thenAccept(plane::fence);
+            opening.renewalFailure().thenAccept(plane::fence);
             // the host only: it stays unavailable until the plane is opened again; the plane stays up
-            discoveryFailure.thenAccept(why -> plane.endpoints.discoveryClosed(why));
+            opening.discoveryFailure().thenAccept(why -> plane.endpoints.discoveryClosed(why));
             if (discovery != null) { // last: an open that fails before here leaves admission as it was
                 ServiceEndpointAdmissionKey.open(writer.connection(), space, claim.generation(), options.clock().instant());
             }
@@ -198,7 +182,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                         plane::fence);
                 plane.resumeRetirements(); // before anything is served: a corrupt intent store fails the open
                 // the retire rail, last: no request is taken before the resume finished (SPEC §14.1)
-                plane.adminConnection = connect(options, AuthorityRole.ADMIN, scheduler, renewalFailure, opened);
+                plane.adminConnection = opening.connect(AuthorityRole.ADMIN);
                 plane.admin = AdminListener.open(plane.adminConnection, space, plane.managers, plane.serving,
                         plane.lifecycles, plane::refuseIfUnavailable);
             } catch (RuntimeException e) {
@@ -208,52 +192,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             LOG.info("auth-plane: space {} opened with plane claim generation {}", space, claim.generation());
             return plane;
         } catch (RuntimeException e) {
-            unwind(opened, e);
-            scheduler.shutdownNow();
+            opening.unwind(e);
             throw e;
-        }
-    }
-
-    private static AuthorityConnection connect(AuthPlaneOptions options, AuthorityRole role,
-            ScheduledExecutorService scheduler, CompletableFuture<String> renewalFailure, Deque<AutoCloseable> opened) {
-        AuthorityConnection connection = AuthorityConnection.open(options.servers(), options.signer(), role,
-                options.standingTtl(), options.clock(), scheduler, options.sslContext().orElse(null),
-                renewalFailure::complete);
-        opened.push(connection);
-        return connection;
-    }
-
-    /**
-     * One round trip on each scanner: a broker lost after the claim landed refuses the open here
-     * (the fence hooks are not wired yet, and the scanners never reconnect).
-     */
-    private static void requireLive(String space, AuthorityConnection... scanners) {
-        for (AuthorityConnection scanner : scanners) {
-            try {
-                scanner.connection().flush(Duration.ofSeconds(5));
-            } catch (java.util.concurrent.TimeoutException | IllegalStateException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
-                        + "\" lost its broker while opening; retry", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while opening the authority plane of space \""
-                        + space + "\"", e);
-            }
-        }
-    }
-
-    private static ConnTuple tuple(AuthorityConnection connection) {
-        AuthorityConnection.Tuple t = connection.tuple();
-        return new ConnTuple(t.serverId(), t.cid(), t.userNkey());
-    }
-
-    private static void unwind(Deque<AutoCloseable> opened, RuntimeException cause) {
-        while (!opened.isEmpty()) {
-            try {
-                opened.pop().close();
-            } catch (Exception e) {
-                cause.addSuppressed(e);
-            }
         }
     }
 

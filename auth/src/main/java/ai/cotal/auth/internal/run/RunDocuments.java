@@ -86,7 +86,7 @@ final class RunDocuments {
         AdmissionRow d = read(data, AdmissionRow.class, key);
         if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !matches(OWNER, d.owner())
                 || !matches(INSTANCE_ID, d.instanceId()) || !matches(ACTOR, d.actor()) || !matches(UID, d.lifecycleUid())
-                || !instant(d.admittedAt())) {
+                || !ClosedJson.isInstant(d.admittedAt())) {
             throw corrupt(key, "version, runId, owner, instanceId, actor, lifecycleUid or admittedAt");
         }
         return d;
@@ -96,8 +96,8 @@ final class RunDocuments {
         String key = attemptKey(runId, attemptId);
         AttemptRow d = read(data, AttemptRow.class, key);
         if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !attemptId.equals(d.attemptId())
-                || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !instant(d.issuedAt())
-                || !instant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()
+                || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !ClosedJson.isInstant(d.issuedAt())
+                || !ClosedJson.isInstant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()
                 || (d.issued() != null && !matches(ISSUED, d.issued()))) {
             throw corrupt(key, "version, runId, attemptId, kind, driver, times or jwt");
         }
@@ -160,17 +160,6 @@ final class RunDocuments {
         return value != null && grammar.matcher(value).matches();
     }
 
-    private static boolean instant(String text) {
-        if (text == null || text.length() > 64) {
-            return false;
-        }
-        try {
-            java.time.Instant.parse(text);
-            return true;
-        } catch (java.time.format.DateTimeParseException e) {
-            return false;
-        }
-    }
 
     private static <T> T read(byte[] data, Class<T> type, String key) {
         try {

@@ -1,0 +1,110 @@
+package ai.cotal.auth.internal.plane;
+
+import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.internal.connect.AuthorityConnection;
+import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * One open of the plane (SPEC §13.12 boot order): its scheduler, the standing connections it
+ * opens and their unwind stack. A failed open closes what it opened in reverse and stops the
+ * scheduler; a renewal failure of a standing connection (or of discovery, which only the host
+ * depends on) completes its future for the plane to wire once it exists. Single-threaded.
+ */
+final class PlaneOpening {
+    private final AuthPlaneOptions options;
+    private final ScheduledExecutorService scheduler;
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    private final CompletableFuture<String> renewalFailure = new CompletableFuture<>();
+    private final CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
+
+    PlaneOpening(AuthPlaneOptions options) {
+        this.options = options;
+        String space = options.space();
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cotal-auth-plane-" + space);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /** Completes with the reason when a standing connection's renewal fails. */
+    CompletableFuture<String> renewalFailure() {
+        return renewalFailure;
+    }
+
+    /** Completes with the reason when the discovery connection's renewal fails (the host only). */
+    CompletableFuture<String> discoveryFailure() {
+        return discoveryFailure;
+    }
+
+    /** Opens the role's connection and pushes it on the unwind stack. */
+    AuthorityConnection connect(AuthorityRole role) {
+        CompletableFuture<String> failure = role == AuthorityRole.DISCOVERY ? discoveryFailure : renewalFailure;
+        AuthorityConnection connection = AuthorityConnection.open(options.servers(), options.signer(), role,
+                options.standingTtl(), options.clock(), scheduler, options.sslContext().orElse(null), failure::complete);
+        opened.push(connection);
+        return connection;
+    }
+
+    /**
+     * Puts the claim's release under the two scanners (the last two connections opened): a failed
+     * open closes the scanners first, then releases the claim, then closes the rest.
+     */
+    void releaseAfterScanners(PlaneClaim claim) {
+        AutoCloseable records = opened.pop();
+        AutoCloseable ledgerScan = opened.pop();
+        opened.push(claim::release);
+        opened.push(ledgerScan);
+        opened.push(records);
+    }
+
+    /** Closes everything opened, in reverse, adding close failures to {@code cause}; stops the scheduler. */
+    void unwind(RuntimeException cause) {
+        while (!opened.isEmpty()) {
+            try {
+                opened.pop().close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
+        scheduler.shutdownNow();
+    }
+
+    /**
+     * One round trip on each scanner: a broker lost after the claim landed refuses the open here
+     * (the fence hooks are not wired yet, and the scanners never reconnect).
+     */
+    static void requireLive(String space, AuthorityConnection... scanners) {
+        for (AuthorityConnection scanner : scanners) {
+            try {
+                scanner.connection().flush(Duration.ofSeconds(5));
+            } catch (java.util.concurrent.TimeoutException | IllegalStateException e) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + space
+                        + "\" lost its broker while opening; retry", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while opening the authority plane of space \""
+                        + space + "\"", e);
+            }
+        }
+    }
+
+    /** A connection's identity as the plane claim records it. */
+    static ConnTuple tuple(AuthorityConnection connection) {
+        AuthorityConnection.Tuple t = connection.tuple();
+        return new ConnTuple(t.serverId(), t.cid(), t.userNkey());
+    }
+}
