@@ -347,18 +347,7 @@ public final class ExchangeOptions {
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
-            if (advertisedServer != null) {
-                JoinBundle.checkAdvertisedServer(advertisedServer);
-                if (publicAddress == null) {
-                    throw CotalException.badRequest("advertisedServer", "needs publicAddress (the bundle is on the public face)");
-                }
-            }
-            if (agentProvisioningUrl != null) {
-                JoinBundle.checkAgentProvisioningUrl(agentProvisioningUrl);
-                if (publicAddress == null) {
-                    throw CotalException.badRequest("agentProvisioningUrl", "needs publicAddress (the bundle is on the public face)");
-                }
-            }
+            JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
             if ((meshServer == null) != (sentinelCreds == null)) {
                 throw CotalException.badRequest(meshServer == null ? "mesh.server" : "mesh.sentinel",
                         "the bundle needs both the broker URL and the sentinel credential");

@@ -28,6 +28,27 @@ public final class JoinBundle {
     }
 
     /**
+     * Checks the bundle's two options of a face's builder: each, when set, is valid and needs the
+     * public face the bundle is served on.
+     *
+     * @throws CotalException {@code bad-request} naming the option
+     */
+    public static void checkOptions(String advertisedServer, String agentProvisioningUrl, boolean publicFace) {
+        if (advertisedServer != null) {
+            checkAdvertisedServer(advertisedServer);
+            if (!publicFace) {
+                throw CotalException.badRequest("advertisedServer", "needs publicAddress (the bundle is on the public face)");
+            }
+        }
+        if (agentProvisioningUrl != null) {
+            checkAgentProvisioningUrl(agentProvisioningUrl);
+            if (!publicFace) {
+                throw CotalException.badRequest("agentProvisioningUrl", "needs publicAddress (the bundle is on the public face)");
+            }
+        }
+    }
+
+    /**
      * Checks {@code advertisedServer}: an absolute {@code nats}, {@code tls}, {@code ws} or
      * {@code wss} URL with a host and without user info, query or fragment.
      *

@@ -177,18 +177,7 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
             if (dataAccount != null && !NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT)) {
                 throw CotalException.badRequest("dataAccount", "must be an account public key (A...)");
             }
-            if (advertisedServer != null) {
-                JoinBundle.checkAdvertisedServer(advertisedServer);
-                if (publicAddress == null) {
-                    throw CotalException.badRequest("advertisedServer", "needs publicAddress (the bundle is on the public face)");
-                }
-            }
-            if (agentProvisioningUrl != null) {
-                JoinBundle.checkAgentProvisioningUrl(agentProvisioningUrl);
-                if (publicAddress == null) {
-                    throw CotalException.badRequest("agentProvisioningUrl", "needs publicAddress (the bundle is on the public face)");
-                }
-            }
+            JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
             return new AuthServiceOptions(settings, this);
         }
     }
