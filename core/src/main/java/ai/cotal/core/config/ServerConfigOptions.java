@@ -21,6 +21,7 @@ public final class ServerConfigOptions {
     private final List<String> extraAccounts;
     private final Clock clock;
     private final Optional<BrokerPolicy> policy;
+    private final Optional<ClusterConfig> cluster;
 
     private ServerConfigOptions(Builder b) {
         this.host = b.host;
@@ -32,6 +33,7 @@ public final class ServerConfigOptions {
         this.extraAccounts = List.copyOf(b.extraAccounts);
         this.clock = b.clock;
         this.policy = Optional.ofNullable(b.policy);
+        this.cluster = Optional.ofNullable(b.cluster);
     }
 
     public static Builder builder() {
@@ -76,6 +78,11 @@ public final class ServerConfigOptions {
         return policy;
     }
 
+    /** This server's place in a cluster ({@code server_name} and {@code cluster {}}), when it has one. */
+    public Optional<ClusterConfig> cluster() {
+        return cluster;
+    }
+
     /** Builds {@link ServerConfigOptions}. */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -87,6 +94,7 @@ public final class ServerConfigOptions {
         private List<String> extraAccounts = List.of();
         private Clock clock = Clock.systemUTC();
         private BrokerPolicy policy;
+        private ClusterConfig cluster;
 
         private Builder() {
         }
@@ -135,6 +143,12 @@ public final class ServerConfigOptions {
         /** The broker's policy: {@link #build()} refuses a transport or resolver that differs from it. */
         public Builder policy(BrokerPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Renders this server as a member of a cluster (SPEC §3.4); absent, a single server. */
+        public Builder cluster(ClusterConfig cluster) {
+            this.cluster = Objects.requireNonNull(cluster, "cluster");
             return this;
         }
 

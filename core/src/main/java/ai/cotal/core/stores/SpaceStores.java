@@ -11,6 +11,7 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -41,11 +42,20 @@ public final class SpaceStores {
      * everything, reconciles the TTL buckets; returns the stream names, in creation order.
      */
     public static List<String> setup(Connection connection, String space) {
+        return setup(connection, space, StoreReplicas.one());
+    }
+
+    /**
+     * {@link #setup(Connection, String)} with every store at {@code replicas} replicas (SPEC §6):
+     * created so when absent; an existing store with another replica count is drift, refused
+     * with the edit that fixes it, and left as it is.
+     */
+    public static List<String> setup(Connection connection, String space, StoreReplicas replicas) {
         SpaceName.check(space, "space");
-        requireBroker(connection);
+        int count = checkedReplicas(connection, replicas);
         JetStreamManagement jsm = management(connection);
-        List<String> names = new ArrayList<>(ensure(jsm, StoreSpecs.authority(space), null, space));
-        names.addAll(ensure(jsm, SpaceStreamSpecs.all(space), connection, space));
+        List<String> names = new ArrayList<>(ensure(jsm, StoreSpecs.authority(space, count), null, space));
+        names.addAll(ensure(jsm, StoreSpecs.withReplicas(SpaceStreamSpecs.all(space), count), connection, space));
         return names;
     }
 
@@ -54,9 +64,51 @@ public final class SpaceStores {
      * Creates what is missing, verifies everything; returns the stream names, in creation order.
      */
     public static List<String> setupAuthority(Connection connection, String space) {
+        return setupAuthority(connection, space, StoreReplicas.one());
+    }
+
+    /** {@link #setupAuthority(Connection, String)} with every authority store at {@code replicas} replicas. */
+    public static List<String> setupAuthority(Connection connection, String space, StoreReplicas replicas) {
         SpaceName.check(space, "space");
+        int count = checkedReplicas(connection, replicas);
+        return ensure(management(connection), StoreSpecs.authority(space, count), null, space);
+    }
+
+    /**
+     * The deliberate replica change (SPEC §6): sets exactly {@code num_replicas} of every existing
+     * store of {@code space} to {@code replicas} (one stream update each, logged), the SDK form of
+     * {@code nats stream edit <stream> --replicas <n>}; a store already at that count, or absent,
+     * is not touched. Returns the streams it changed. The broker moves the data to the new peers.
+     */
+    public static List<String> changeReplicas(Connection connection, String space, StoreReplicas replicas) {
+        SpaceName.check(space, "space");
+        int count = checkedReplicas(connection, replicas);
+        JetStreamManagement jsm = management(connection);
+        List<String> changed = new ArrayList<>();
+        List<StreamConfiguration> every = new ArrayList<>(StoreSpecs.authority(space));
+        every.addAll(SpaceStreamSpecs.all(space));
+        for (StreamConfiguration spec : every) {
+            Optional<StreamConfiguration> live = info(jsm, spec.getName()).map(StreamInfo::getConfiguration);
+            if (live.isEmpty() || live.get().getReplicas() == count) {
+                continue;
+            }
+            try {
+                jsm.updateStream(StoreSpecs.withReplicas(live.get(), count));
+            } catch (JetStreamApiException e) {
+                throw apiFailure("change the replicas of " + spec.getName() + " to " + count, e);
+            } catch (IOException e) {
+                throw unavailable("change the replicas of " + spec.getName(), e);
+            }
+            LOG.info("space-stores: {} replicas {} -> {} (SPEC §6)", spec.getName(), live.get().getReplicas(), count);
+            changed.add(spec.getName());
+        }
+        return changed;
+    }
+
+    private static int checkedReplicas(Connection connection, StoreReplicas replicas) {
+        Objects.requireNonNull(replicas, "replicas");
         requireBroker(connection);
-        return ensure(management(connection), StoreSpecs.authority(space), null, space);
+        return replicas.resolve(connection);
     }
 
     private static List<String> ensure(JetStreamManagement jsm, List<StreamConfiguration> specs, Connection ttlCanary,
@@ -88,9 +140,12 @@ public final class SpaceStores {
         if (IssuedStores.predatesBoundedRetention(expected, live)) {
             throw new IssuedStoreRetentionRefusal(expected.getName());
         }
+        String replicaFix = expected.getReplicas() == live.getReplicas() ? "" : "; to change its replicas run `nats stream"
+                + " edit " + expected.getName() + " --replicas " + expected.getReplicas() + "` or SpaceStores.changeReplicas("
+                + "connection, space, StoreReplicas.of(" + expected.getReplicas() + "))";
         throw CotalException.failedPrecondition("store " + expected.getName() + " exists with another configuration ("
                 + String.join("; ", differences) + "); it is refused, not adopted: restore the expected configuration"
-                + " or remove the store deliberately");
+                + " or remove the store deliberately" + replicaFix);
     }
 
     /** Tightens exactly {@code max_bytes} of an unbounded store to the spec bound; nothing else changes. */

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * The exact stream configurations of a space's authority stores (SPEC §6). Each is a KV bucket
  * ({@code KV_cotal_<kind>_<token>}, subjects {@code $KV.cotal_<kind>_<token>.>}), file storage,
- * one replica, limits retention, discard new, a two-minute duplicate window, and a bounded
+ * one replica unless the setup asks for more ({@link StoreReplicas}), limits retention, discard new, a two-minute duplicate window, and a bounded
  * {@code max_bytes} per kind (the sizing rule of SPEC §6 and docs/stores.md): the broker reserves
  * the bound in its file store, and the plane refuses budgeted writes above {@link #HIGH_WATER}
  * of it, before the broker refuses every writer.
@@ -50,6 +50,20 @@ public final class StoreSpecs {
     /** Every authority store of {@code space}, in creation order. */
     public static List<StreamConfiguration> authority(String space) {
         return List.of(auth(space), records(space), issued(space), accepted(space), admission(space), channels(space));
+    }
+
+    /** Every authority store of {@code space} with {@code replicas} replicas (SPEC §6), in creation order. */
+    public static List<StreamConfiguration> authority(String space, int replicas) {
+        return withReplicas(authority(space), replicas);
+    }
+
+    /** {@code specs} with {@code num_replicas} set to {@code replicas}; every other field unchanged. */
+    static List<StreamConfiguration> withReplicas(List<StreamConfiguration> specs, int replicas) {
+        return specs.stream().map(spec -> withReplicas(spec, replicas)).toList();
+    }
+
+    static StreamConfiguration withReplicas(StreamConfiguration spec, int replicas) {
+        return spec.getReplicas() == replicas ? spec : StreamConfiguration.builder(spec).replicas(replicas).build();
     }
 
     /** Gates, credential rows and the {@code plane} key. Fenced reads only (no direct get); markers expire. */
