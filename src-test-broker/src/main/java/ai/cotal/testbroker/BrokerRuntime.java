@@ -7,6 +7,15 @@ interface BrokerRuntime {
     /** Starts with {@code config} on a free port; returns when the server says it is ready. */
     void start(String config);
 
+    /**
+     * Starts with {@code config} on the given client port and monitoring port (a cluster member:
+     * its peers' routes are rendered before it starts); returns when the server says it is ready.
+     */
+    void startAt(String config, int clientPort, int monitorPort);
+
+    /** The HTTP monitoring port, or -1 when the server has none. */
+    int monitorPort();
+
     /** The host a client on this machine connects to. */
     String host();
 

@@ -48,6 +48,17 @@ final class ContainerBrokerRuntime extends DirectoryRuntime {
         followLog();
     }
 
+    @Override
+    public void startAt(String config, int clientPort, int monitor) {
+        throw new BrokerException("a nats-server cluster runs on the local backend only (COTAL_BROKER_BACKEND=local or"
+                + " COTAL_NATS_SERVER): routes between containers are not built yet");
+    }
+
+    @Override
+    public int monitorPort() {
+        return -1;
+    }
+
     private void followLog() {
         long mark = log.mark();
         docker().logContainerCmd(container.getContainerId()).withStdOut(true).withStdErr(true)

@@ -39,6 +39,7 @@ final class LocalBrokerRuntime extends DirectoryRuntime {
     private Process process;
     private Thread pump;
     private int port = -1;
+    private int monitorPort = -1;
 
     LocalBrokerRuntime(Path binary) {
         this.binary = binary;
@@ -80,9 +81,25 @@ final class LocalBrokerRuntime extends DirectoryRuntime {
         launch("-1");
     }
 
+    @Override
+    public void startAt(String config, int clientPort, int monitor) {
+        port = clientPort;
+        monitorPort = monitor;
+        writeConfig(config);
+        launch(Integer.toString(clientPort));
+    }
+
+    @Override
+    public int monitorPort() {
+        return monitorPort;
+    }
+
     private void launch(String portArg) {
         List<String> command = new ArrayList<>(List.of(binary.toString(), "-c", configFile.toString(),
                 "-a", HOST, "-p", portArg));
+        if (monitorPort > 0) {
+            command.addAll(List.of("-m", Integer.toString(monitorPort)));
+        }
         long mark = log.mark();
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -80,6 +80,27 @@ public final class NatsBroker implements AutoCloseable {
         return broker;
     }
 
+    /**
+     * Starts a cluster member on fixed ports (its peers' routes name them before it starts);
+     * {@code config} is called once, before the server starts.
+     */
+    static NatsBroker startAt(BackendChoice choice, int clientPort, int monitorPort,
+            java.util.function.Function<NatsBroker, String> config) {
+        BrokerRuntime runtime = choice.kind() == BackendChoice.Kind.LOCAL
+                ? new LocalBrokerRuntime(choice.binary())
+                : new ContainerBrokerRuntime(choice.image());
+        NatsBroker broker = new NatsBroker(runtime, choice.kind(), null);
+        try {
+            broker.config = config.apply(broker);
+            runtime.startAt(broker.config, clientPort, monitorPort);
+            broker.readInfo();
+        } catch (RuntimeException e) {
+            runtime.destroy();
+            throw e;
+        }
+        return broker;
+    }
+
     private void readInfo() {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(runtime.host(), runtime.port()), 5_000);
@@ -121,6 +142,11 @@ public final class NatsBroker implements AutoCloseable {
 
     public int port() {
         return runtime.port();
+    }
+
+    /** The HTTP monitoring port ({@code /jsz}, {@code /healthz}) of a cluster member, or -1. */
+    public int monitorPort() {
+        return runtime.monitorPort();
     }
 
     /** The server's id ({@code N...}) from INFO; a new one after each restart. */

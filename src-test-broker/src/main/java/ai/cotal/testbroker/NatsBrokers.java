@@ -29,6 +29,17 @@ public final class NatsBrokers implements AutoCloseable {
         return track(NatsBroker.start(choice, config));
     }
 
+    /**
+     * Starts a three-member JetStream cluster ({@link NatsCluster}, local backend): {@code config}
+     * renders each member's config. Every member is closed after the test, and its log tail is
+     * attached to a failure like any broker's.
+     */
+    public NatsCluster startCluster(Function<ClusterMember, String> config) {
+        NatsCluster cluster = NatsCluster.start(choice, 3, config);
+        started.addAll(cluster.members());
+        return cluster;
+    }
+
     private NatsBroker track(NatsBroker broker) {
         started.add(broker);
         return broker;
