@@ -1,5 +1,6 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.jose.Ed25519JwsSigner;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -10,6 +11,7 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetKeyPair;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
@@ -22,11 +24,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 
 /**
  * A test-side OpenID Connect provider on loopback (SPEC §13.18 says why not mock-oauth2-server):
@@ -34,16 +36,21 @@ import java.util.function.UnaryOperator;
  * RS256 and ES256 tokens signed with Nimbus, key rotation on demand and a JWKS fetch counter.
  * The issuer has a path, like Keycloak's realms.
  */
-final class OidcTestProvider implements AutoCloseable {
-    static final String CLIENT_ID = "cotal-space";
+public final class OidcTestProvider implements AutoCloseable {
+    /** The client id the tests pin. */
+    public static final String CLIENT_ID = "cotal-space";
     private final HttpServer server;
     private final AtomicInteger jwksFetches = new AtomicInteger();
     private volatile RSAKey rsa;
     private volatile ECKey ec;
     private volatile String discoveryIssuer;
     private int generation = 1;
+    private final Ed25519PrivateKeyParameters stockKey = new Ed25519PrivateKeyParameters(new java.security.SecureRandom());
+    private final OctetKeyPair stock = new OctetKeyPair.Builder(Curve.Ed25519,
+            com.nimbusds.jose.util.Base64URL.encode(stockKey.generatePublicKey().getEncoded())).keyID("stock-1").build();
 
-    OidcTestProvider() throws Exception {
+    /** Starts the provider on a loopback port. */
+    public OidcTestProvider() throws Exception {
         rsa = new RSAKeyGenerator(2048).keyID("rsa-1").generate();
         ec = new ECKeyGenerator(Curve.P_256).keyID("ec-1").generate();
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
@@ -55,6 +62,7 @@ final class OidcTestProvider implements AutoCloseable {
             jwksFetches.incrementAndGet();
             send(http, new JWKSet(List.<JWK>of(rsa.toPublicJWK(), ec.toPublicJWK())).toString(true));
         });
+        server.createContext("/jwks", http -> send(http, new JWKSet(stock.toPublicJWK()).toString(true)));
         server.start();
     }
 
@@ -66,7 +74,21 @@ final class OidcTestProvider implements AutoCloseable {
         http.close();
     }
 
-    String issuer() {
+    /** The URL of the stock-shape provider this server also is (EdDSA, {@code <url>/jwks}, iss = aud = the origin). */
+    public String stockUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** A stock-shape EdDSA token for {@code subject}, valid 10 min. */
+    public String stockToken(String subject) throws Exception {
+        Instant now = Instant.now();
+        return sign(new JWSHeader.Builder(JWSAlgorithm.EdDSA).keyID(stock.getKeyID()).build(), new JWTClaimsSet.Builder()
+                .issuer(stockUrl()).audience(stockUrl()).subject(subject).issueTime(Date.from(now))
+                .expirationTime(Date.from(now.plusSeconds(600))).build(), new Ed25519JwsSigner(stockKey));
+    }
+
+    /** The issuer (with a path, like a Keycloak realm). */
+    public String issuer() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/realms/cotal";
     }
 
@@ -98,7 +120,8 @@ final class OidcTestProvider implements AutoCloseable {
                 .subject(subject).issueTime(Date.from(now)).expirationTime(Date.from(now.plusSeconds(600)));
     }
 
-    String rs256(String subject) throws Exception {
+    /** An RS256 token for {@code subject} with the current RSA key. */
+    public String rs256(String subject) throws Exception {
         return rs256(claims(subject).build(), h -> h);
     }
 
@@ -118,13 +141,7 @@ final class OidcTestProvider implements AutoCloseable {
         return jwt.serialize();
     }
 
-    /** Padding claims that make a token about {@code chars} characters long. */
-    static List<String> filler(int chars) {
-        List<String> out = new ArrayList<>();
-        out.add("x".repeat(chars));
-        return out;
-    }
-
+    /** Stops the provider. */
     @Override
     public void close() {
         server.stop(0);
