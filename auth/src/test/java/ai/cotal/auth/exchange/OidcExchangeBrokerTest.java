@@ -106,6 +106,24 @@ class OidcExchangeBrokerTest {
     }
 
     @Test
+    void anEdDsaProofVerifiesThroughTheEd25519VerifierAndOnlyPinnedAlgorithmsPass(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (OidcTestProvider idp = new OidcTestProvider();
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+             TokenExchange exchange = start(plane, 6)) {
+            IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("EdDSA", "RS256"));
+            plane.ledger().grantActor(plane.deriveOwner(pin.issuer(), "alice"), "laptop",
+                    ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            HttpResponse<String> eddsa = exchange(exchange, idp.eddsa("alice"));
+            assertEquals(200, eddsa.statusCode(), eddsa.body());
+            assertEquals(200, exchange(exchange, idp.rs256("alice")).statusCode());
+            HttpResponse<String> es256 = exchange(exchange, idp.es256("alice"));
+            assertEquals(401, es256.statusCode(), es256.body());
+            assertEquals("identity proof: alg ES256 is not accepted by the pin", error(es256));
+        }
+    }
+
+    @Test
     void aFloodOfUnknownKidsFetchesNoMoreThanTheLimitAMinute(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (OidcTestProvider idp = new OidcTestProvider();

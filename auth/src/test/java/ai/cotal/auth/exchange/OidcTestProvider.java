@@ -60,7 +60,7 @@ public final class OidcTestProvider implements AutoCloseable {
                         + "/auth\",\"id_token_signing_alg_values_supported\":[\"HS256\",\"RS256\",\"ES256\",\"none\"]}"));
         server.createContext("/realms/cotal/protocol/openid-connect/certs", http -> {
             jwksFetches.incrementAndGet();
-            send(http, new JWKSet(List.<JWK>of(rsa.toPublicJWK(), ec.toPublicJWK())).toString(true));
+            send(http, new JWKSet(List.<JWK>of(rsa.toPublicJWK(), ec.toPublicJWK(), stock.toPublicJWK())).toString(true));
         });
         server.createContext("/jwks", http -> send(http, new JWKSet(stock.toPublicJWK()).toString(true)));
         server.start();
@@ -85,6 +85,12 @@ public final class OidcTestProvider implements AutoCloseable {
         return sign(new JWSHeader.Builder(JWSAlgorithm.EdDSA).keyID(stock.getKeyID()).build(), new JWTClaimsSet.Builder()
                 .issuer(stockUrl()).audience(stockUrl()).subject(subject).issueTime(Date.from(now))
                 .expirationTime(Date.from(now.plusSeconds(600))).build(), new Ed25519JwsSigner(stockKey));
+    }
+
+    /** An EdDSA token for {@code subject} with the oidc claims, signed by the Ed25519 key the JWKS also serves. */
+    public String eddsa(String subject) throws Exception {
+        return sign(new JWSHeader.Builder(JWSAlgorithm.EdDSA).keyID(stock.getKeyID()).build(), claims(subject).build(),
+                new Ed25519JwsSigner(stockKey));
     }
 
     /** The issuer (with a path, like a Keycloak realm). */
