@@ -78,6 +78,24 @@ class OidcPinTest {
     }
 
     @Test
+    void aManifestEntryCarriesAnOidcProviderCheckedLikeTheOptions() {
+        var entry = ai.cotal.auth.service.AuthHost.parseAuthHostManifest("{\"ver\":1,\"spaces\":[{\"space\":\"alpha\","
+                + "\"oidc\":{\"issuer\":\"https://kc.example.com/realms/acme\",\"clientId\":\"cotal-space\"}},"
+                + "{\"space\":\"beta\"}]}").spaces();
+        assertEquals(new AuthServiceOptions.Oidc("https://kc.example.com/realms/acme", "cotal-space", List.of()),
+                entry.get(0).oidc());
+        assertEquals(null, entry.get(1).oidc());
+        for (String bad : List.of("{\"issuer\":\"http://kc.example.com\",\"clientId\":\"c\"}",
+                "{\"issuer\":\"https://kc.example.com\"}", "{\"issuer\":\"https://kc.example.com\",\"clientId\":\"c\","
+                        + "\"algorithms\":[\"HS256\"]}", "{\"issuer\":\"https://kc.example.com\",\"clientId\":\"c\",\"x\":1}")) {
+            CotalException e = assertThrows(CotalException.class, () -> ai.cotal.auth.service.AuthHost.parseAuthHostManifest(
+                    "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"oidc\":" + bad + "}]}"), bad);
+            assertEquals(ErrorCode.BAD_REQUEST, e.code(), bad);
+            assertTrue(e.getMessage().startsWith("spaces[0].oidc") || e.getMessage().contains("oidc"), e.getMessage());
+        }
+    }
+
+    @Test
     void optionsAreValidatedNamingTheField() {
         for (List<Object> c : List.of(List.of("http://idp.example", "c", List.of(), "oidcIssuer"),
                 List.of("https://idp.example?x=1", "c", List.of(), "oidcIssuer"),
