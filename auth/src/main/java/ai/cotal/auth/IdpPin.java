@@ -92,6 +92,9 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         if (clientId == null || !clientId.matches("[\\x21-\\x7e]{1,256}")) {
             throw CotalException.badRequest("oidcClientId", "1 to 256 printable ASCII characters");
         }
+        if (algorithms == null) {
+            throw CotalException.badRequest("algorithms", "required (empty: the accepted ones the provider advertises)");
+        }
         for (String alg : algorithms) {
             if (!ACCEPTED_ALGORITHMS.contains(alg)) {
                 throw CotalException.badRequest("algorithms", "each must be one of " + ACCEPTED_ALGORITHMS);

@@ -110,6 +110,9 @@ class OidcPinTest {
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
             assertTrue(e.getMessage().startsWith(c.get(3) + ":"), e.getMessage());
         }
+        CotalException nullAlgs = assertThrows(CotalException.class, () -> IdpPin.pinOidc(stateDir, "https://idp.example",
+                "c", null));
+        assertTrue(nullAlgs.getMessage().startsWith("algorithms:"), nullAlgs.getMessage());
         for (int fetches : new int[] {0, 61}) {
             CotalException rate = assertThrows(CotalException.class, () -> AuthServiceOptions.builder()
                     .server("nats://127.0.0.1:4222").space("alpha").stateDir(stateDir)
