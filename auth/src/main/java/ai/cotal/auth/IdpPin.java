@@ -8,23 +8,101 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * The identity provider a space trusts, pinned in {@code idp.json} under the state directory:
- * {@code {ver: 1, url, issuer, audience, jwksUri}}. The URL is https, or http only on a loopback
- * address, with no query, fragment or user info; issuer and audience are its origin, the JWKS is
- * {@code <url>/jwks}. Re-pinning to another URL is refused.
+ * The identity provider a space trusts, pinned in {@code idp.json} under the state directory
+ * (SPEC §13.14). Two kinds: {@link Kind#STOCK} {@code {ver: 1, url, issuer, audience, jwksUri}}
+ * (issuer and audience the URL's origin, the JWKS at {@code <url>/jwks}, EdDSA only; a file
+ * without {@code kind} is this kind) and {@link Kind#OIDC} {@code {ver: 1, kind: "oidc", url,
+ * issuer, audience, jwksUri, algorithms}} (any OpenID Connect provider: issuer and JWKS from its
+ * discovery document, read once at pin time, the audience its client id). URLs are https, or http
+ * only on a literal loopback address. Re-pinning to another provider is refused.
+ *
+ * @param kind the kind of pin
+ * @param url the provider's URL (a stock pin's normalized URL; an oidc pin's issuer)
+ * @param issuer the exact {@code iss} a token must carry
+ * @param audience the audience a token must name (an oidc pin's client id)
+ * @param jwksUri where the provider's public keys are fetched
+ * @param algorithms the JWS algorithms a token may use (a subset of {@link #ACCEPTED_ALGORITHMS})
  */
-public record IdpPin(String url, String issuer, String audience, String jwksUri) {
+public record IdpPin(Kind kind, String url, String issuer, String audience, String jwksUri, List<String> algorithms) {
     static final String FILE = "idp.json";
+    /** Every JWS algorithm a pin may accept: never {@code none}, never an HMAC algorithm. */
+    public static final List<String> ACCEPTED_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "ES256", "ES384",
+            "EdDSA");
 
-    private record Document(Integer ver, String url, String issuer, String audience, String jwksUri) {
+    /** The kind of a pin. */
+    public enum Kind {
+        /** The stock EdDSA provider shape. */
+        STOCK,
+        /** Any standard OpenID Connect provider. */
+        OIDC
+    }
+
+    /** A stock pin (algorithms {@code [EdDSA]}). */
+    public IdpPin(String url, String issuer, String audience, String jwksUri) {
+        this(Kind.STOCK, url, issuer, audience, jwksUri, List.of("EdDSA"));
+    }
+
+    /** Copies the algorithms. */
+    public IdpPin {
+        algorithms = List.copyOf(algorithms);
+    }
+
+    private record Document(Integer ver, String kind, String url, String issuer, String audience, String jwksUri,
+            List<String> algorithms) {
     }
 
     /** Pins {@code url} for the space at {@code stateDir}; the same URL again is a no-op, another is refused. */
     public static IdpPin pin(Path stateDir, String url) {
         IdpPin wanted = derive(url);
+        return keepOrWrite(stateDir, wanted, () -> wanted);
+    }
+
+    /**
+     * Pins the OpenID Connect provider {@code issuer} with the client id {@code clientId} (SPEC
+     * §13.14): reads its discovery document once (none is read when the same pin is already
+     * there); {@code algorithms} empty means the accepted ones the provider advertises. Another
+     * pin already there is refused {@code failed-precondition}; an unreachable provider is
+     * {@code unavailable} and nothing is written.
+     */
+    public static IdpPin pinOidc(Path stateDir, String issuer, String clientId, List<String> algorithms) {
+        checkOidc(issuer, clientId, algorithms);
+        Optional<IdpPin> current = read(stateDir);
+        if (current.isPresent() && current.get().kind() == Kind.OIDC && current.get().issuer().equals(issuer)
+                && current.get().audience().equals(clientId)
+                && (algorithms.isEmpty() || current.get().algorithms().equals(List.copyOf(algorithms)))) {
+            return current.get();
+        }
+        // another pin already there is refused; none: discovery decides the rest of the pin
+        return keepOrWrite(stateDir, new IdpPin(Kind.OIDC, issuer, issuer, clientId, "", List.of()),
+                () -> OidcDiscovery.discover(issuer, clientId, algorithms));
+    }
+
+    /** Validates an oidc pin's configuration ({@code bad-request} naming the field). */
+    public static void checkOidc(String issuer, String clientId, List<String> algorithms) {
+        try {
+            derive(issuer); // the transport rule
+        } catch (CotalException e) {
+            throw CotalException.badRequest("oidcIssuer", "must be https (http only on a loopback address) with a host"
+                    + " and no user info, query or fragment");
+        }
+        if (clientId == null || !clientId.matches("[\\x21-\\x7e]{1,256}")) {
+            throw CotalException.badRequest("oidcClientId", "1 to 256 printable ASCII characters");
+        }
+        if (algorithms == null) {
+            throw CotalException.badRequest("algorithms", "required (empty: the accepted ones the provider advertises)");
+        }
+        for (String alg : algorithms) {
+            if (!ACCEPTED_ALGORITHMS.contains(alg)) {
+                throw CotalException.badRequest("algorithms", "each must be one of " + ACCEPTED_ALGORITHMS);
+            }
+        }
+    }
+
+    private static IdpPin keepOrWrite(Path stateDir, IdpPin wanted, java.util.function.Supplier<IdpPin> make) {
         Optional<IdpPin> current = read(stateDir);
         if (current.isPresent()) {
             if (!current.get().equals(wanted)) {
@@ -33,11 +111,13 @@ public record IdpPin(String url, String issuer, String audience, String jwksUri)
             }
             return current.get();
         }
+        IdpPin pin = make.get();
         Path file = stateDir.resolve(FILE);
         PrivateFiles.ensureDirectory(stateDir, stateDir);
-        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, wanted.url(), wanted.issuer(),
-                wanted.audience(), wanted.jwksUri())));
-        return wanted;
+        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), pin.kind() == Kind.STOCK
+                ? new Document(1, null, pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), null)
+                : new Document(1, "oidc", pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), pin.algorithms())));
+        return pin;
     }
 
     /**
@@ -57,6 +137,15 @@ public record IdpPin(String url, String issuer, String audience, String jwksUri)
             if (doc.ver() == null || doc.ver() != 1) {
                 throw CotalException.badRequest(FILE, "ver must be 1");
             }
+            if ("oidc".equals(doc.kind())) {
+                return Optional.of(oidcFrom(doc));
+            }
+            if (doc.kind() != null && !doc.kind().equals("stock")) {
+                throw CotalException.badRequest("kind", "must be stock or oidc");
+            }
+            if (doc.algorithms() != null) {
+                throw CotalException.badRequest("algorithms", "goes with the kind oidc only");
+            }
             IdpPin pin = derive(doc.url());
             if (!pin.equals(new IdpPin(doc.url(), doc.issuer(), doc.audience(), doc.jwksUri()))) {
                 throw CotalException.badRequest(FILE, "issuer, audience or jwksUri do not follow from url");
@@ -65,6 +154,18 @@ public record IdpPin(String url, String issuer, String audience, String jwksUri)
         } catch (CotalException e) {
             throw new CotalException(ErrorCode.DATA_LOSS, "idp.json is invalid: " + e.getMessage(), e);
         }
+    }
+
+    private static IdpPin oidcFrom(Document doc) {
+        if (doc.url() == null || !doc.url().equals(doc.issuer())) {
+            throw CotalException.badRequest("url", "must be the issuer");
+        }
+        if (doc.algorithms() == null || doc.algorithms().isEmpty()) {
+            throw CotalException.badRequest("algorithms", "required, not empty");
+        }
+        checkOidc(doc.issuer(), doc.audience(), doc.algorithms());
+        OidcDiscovery.checkJwksUri(doc.jwksUri());
+        return new IdpPin(Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
     }
 
     /** The pin a URL yields, after normalization and the transport rule. */
@@ -88,7 +189,7 @@ public record IdpPin(String url, String issuer, String audience, String jwksUri)
         return new IdpPin(normalized, origin, origin, normalized + "/jwks");
     }
 
-    private static boolean loopback(String host) {
+    static boolean loopback(String host) {
         String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
         if (!bare.matches("[0-9.]+|[0-9a-fA-F:]+")) {
             return false; // names are not resolved: only literal loopback addresses count

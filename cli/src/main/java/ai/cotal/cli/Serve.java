@@ -23,7 +23,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
-            + " | --spaces MANIFEST) --server URL [--server URL ...] --root DIR";
+            + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] | --spaces MANIFEST)"
+            + " --server URL [--server URL ...] --root DIR";
 
     private Serve() {
     }
@@ -47,6 +48,15 @@ final class Serve {
             err.println("--port must be a port number");
             return 2;
         }
+        boolean oidc = flags.containsKey("--oidc-issuer");
+        if (oidc != flags.containsKey("--oidc-client-id") || !oidc && flags.containsKey("--oidc-alg")) {
+            err.println("--oidc-issuer and --oidc-client-id go together (--oidc-alg only with them)");
+            return 2;
+        }
+        if (multi && oidc) {
+            err.println("--oidc-issuer cannot go with --spaces: one provider pins one space");
+            return 2;
+        }
         if (multi && flags.containsKey("--service-endpoints")) {
             err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
             return 2;
@@ -62,6 +72,10 @@ final class Serve {
                         .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
                 if (flags.containsKey("--port")) {
                     options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
+                }
+                if (oidc) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
+                    options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
+                            flags.getOrDefault("--oidc-alg", List.of()));
                 }
                 try (AuthService service = AuthService.start(options.build())) {
                     out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
@@ -89,7 +103,8 @@ final class Serve {
             String flag = args.get(i);
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
-                case "--space", "--spaces", "--server", "--root", "--port" -> {
+                case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
+                        "--oidc-alg" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

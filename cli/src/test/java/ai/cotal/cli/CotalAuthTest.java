@@ -98,6 +98,28 @@ class CotalAuthTest {
     }
 
     @Test
+    void serveTakesAnOidcIssuerAndClientIdTogetherAndPinsAtStart(@TempDir Path root) throws Exception {
+        assertEquals(2, run("serve", "--space", "alpha", "--oidc-issuer", "https://idp.example", "--server", "nats://x",
+                "--root", "r"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("go together"), err.toString(StandardCharsets.UTF_8));
+        assertEquals(2, run("serve", "--spaces", "m.json", "--oidc-issuer", "https://idp.example", "--oidc-client-id", "c",
+                "--server", "nats://x", "--root", "r"));
+        assertEquals(1, run("serve", "--space", "alpha", "--oidc-issuer", "http://idp.example", "--oidc-client-id", "c",
+                "--server", "nats://x", "--root", root.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("oidcIssuer: must be https"), err.toString(StandardCharsets.UTF_8));
+        ProvisionedSpace alpha = new ProvisionedSpace(root, Clock.systemUTC());
+        try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), alpha::config)) {
+            err.reset();
+            assertEquals(1, run("serve", "--space", "alpha", "--oidc-issuer", "http://127.0.0.1:1/realms/cotal",
+                    "--oidc-client-id", "cotal-space", "--server", nats.url(), "--root", root.toString()));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("discovery document"), err.toString(StandardCharsets.UTF_8));
+            Path stateDir = CotalRoot.userAuthStateDir(root, "alpha");
+            assertTrue(Files.notExists(stateDir.resolve("idp.json")) && Files.notExists(stateDir.resolve("auth-service.json")),
+                    "an unreachable provider pins nothing and starts nothing");
+        }
+    }
+
+    @Test
     void aPlainHttpUrlOffLoopbackIsRefusedBeforeAnythingIsSent(@TempDir Path dir) throws Exception {
         Path token = dir.resolve("token");
         Files.writeString(token, "idp-token-that-must-stay-home");

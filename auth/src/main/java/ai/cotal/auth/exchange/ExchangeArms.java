@@ -85,11 +85,13 @@ final class ExchangeArms {
 
     private final AuthAuthorityPlane plane;
     private final JwksSource jwks;
+    private final OidcVerifier oidc;
     private final Clock clock;
 
-    ExchangeArms(AuthAuthorityPlane plane, JwksSource jwks, Clock clock) {
+    ExchangeArms(AuthAuthorityPlane plane, JwksSource jwks, int jwksFetchesPerMinute, Clock clock) {
         this.plane = plane;
         this.jwks = jwks;
+        this.oidc = new OidcVerifier(new OidcKeys(jwks, jwksFetchesPerMinute, clock), clock);
         this.clock = clock;
     }
 
@@ -152,6 +154,9 @@ final class ExchangeArms {
     }
 
     private JWTClaimsSet verifyIdp(String token, IdpPin pin) {
+        if (pin.kind() == IdpPin.Kind.OIDC) {
+            return oidc.verify(token, pin);
+        }
         try {
             SignedJWT jwt = SignedJWT.parse(token);
             JWSHeader header = jwt.getHeader();

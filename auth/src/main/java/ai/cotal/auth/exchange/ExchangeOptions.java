@@ -36,6 +36,7 @@ public final class ExchangeOptions {
     private final int loopbackPort;
     private final Optional<InetSocketAddress> publicAddress;
     private final JwksSource jwks;
+    private final int jwksFetchesPerMinute;
     private final Clock clock;
     private final int refusalsPerMinute;
     private final int maxInFlight;
@@ -56,6 +57,7 @@ public final class ExchangeOptions {
         this.loopbackPort = b.loopbackPort;
         this.publicAddress = Optional.ofNullable(b.publicAddress);
         this.jwks = jwks;
+        this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
         this.clock = b.clock;
         this.refusalsPerMinute = b.refusalsPerMinute;
         this.maxInFlight = b.maxInFlight;
@@ -73,6 +75,16 @@ public final class ExchangeOptions {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The default of {@link Builder#jwksFetchesPerMinute}. */
+    public static final int DEFAULT_JWKS_FETCHES_PER_MINUTE = 6;
+
+    /** {@code bad-request} naming {@code jwksFetchesPerMinute} unless it is 1 to 60. */
+    public static void checkJwksFetchesPerMinute(int fetches) {
+        if (fetches < 1 || fetches > 60) {
+            throw CotalException.badRequest("jwksFetchesPerMinute", "must be 1 to 60");
+        }
     }
 
     public AuthAuthorityPlane plane() {
@@ -93,6 +105,11 @@ public final class ExchangeOptions {
 
     public JwksSource jwks() {
         return jwks;
+    }
+
+    /** The most JWKS fetches an oidc pin's keys make in a rolling minute (SPEC §13.17). */
+    public int jwksFetchesPerMinute() {
+        return jwksFetchesPerMinute;
     }
 
     public Clock clock() {
@@ -168,6 +185,7 @@ public final class ExchangeOptions {
         private int loopbackPort;
         private InetSocketAddress publicAddress;
         private JwksSource jwks;
+        private int jwksFetchesPerMinute = DEFAULT_JWKS_FETCHES_PER_MINUTE;
         private Clock clock = Clock.systemUTC();
         private int refusalsPerMinute = 30;
         private int maxInFlight = 64;
@@ -233,6 +251,12 @@ public final class ExchangeOptions {
         /** The IdP key source (default: {@link HttpJwksSource}). */
         public Builder jwks(JwksSource jwks) {
             this.jwks = jwks;
+            return this;
+        }
+
+        /** The most JWKS fetches an oidc pin's keys make in a rolling minute, 1 to 60 (default 6). */
+        public Builder jwksFetchesPerMinute(int fetches) {
+            this.jwksFetchesPerMinute = fetches;
             return this;
         }
 
@@ -347,6 +371,7 @@ public final class ExchangeOptions {
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
+            checkJwksFetchesPerMinute(jwksFetchesPerMinute);
             JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
             if ((meshServer == null) != (sentinelCreds == null)) {
                 throw CotalException.badRequest(meshServer == null ? "mesh.server" : "mesh.sentinel",

@@ -49,7 +49,8 @@ final class ExchangeRoutes {
 
     ExchangeRoutes(ExchangeOptions options, byte[] capability) {
         this.options = options;
-        this.arms = new ExchangeArms(options.plane(), options.jwks(), options.clock());
+        this.arms = new ExchangeArms(options.plane(), options.jwks(), options.jwksFetchesPerMinute(),
+                options.clock());
         this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
         this.loopbackRefusals = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());

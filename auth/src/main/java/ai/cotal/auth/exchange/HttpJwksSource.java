@@ -14,7 +14,10 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Fetches a JWKS over HTTP (JDK client, no redirects, 5 s timeout) and keeps it for five minutes. Thread-safe. */
+/**
+ * Fetches a JWKS over HTTP (JDK client, no redirects, 5 s timeout, 64 KiB) and keeps it for five
+ * minutes; {@link #fresh} fetches without the cache. Thread-safe.
+ */
 public final class HttpJwksSource implements JwksSource {
     private static final Duration KEEP = Duration.ofMinutes(5);
     private static final int MAX_BYTES = 64 * 1024;
@@ -37,6 +40,13 @@ public final class HttpJwksSource implements JwksSource {
         if (cached != null && clock.instant().isBefore(cached.until())) {
             return cached.keys();
         }
+        JWKSet keys = fresh(jwksUri);
+        cache.put(jwksUri, new Cached(keys, clock.instant().plus(KEEP)));
+        return keys;
+    }
+
+    @Override
+    public JWKSet fresh(URI jwksUri) {
         try {
             HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(jwksUri).timeout(Duration.ofSeconds(5))
                     .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -44,9 +54,7 @@ public final class HttpJwksSource implements JwksSource {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the identity provider's JWKS answered "
                         + response.statusCode());
             }
-            JWKSet keys = JWKSet.parse(new String(response.body(), StandardCharsets.UTF_8));
-            cache.put(jwksUri, new Cached(keys, clock.instant().plus(KEEP)));
-            return keys;
+            return JWKSet.parse(new String(response.body(), StandardCharsets.UTF_8));
         } catch (CotalException e) {
             throw e;
         } catch (Exception e) {

@@ -188,9 +188,13 @@ public final class AuthHost implements AutoCloseable {
         // the encoded segment, never the raw name: a space name may hold "/", "." or ".."
         Path stateDir = options.stateRoot().resolve(ai.cotal.workspace.SecretKeys.spaceSegment(entry.space()));
         PrivateFiles.ensureDirectory(options.stateRoot(), stateDir);
-        return AuthService.start(AuthServiceOptions.builder().servers(options.servers()).space(entry.space())
+        AuthServiceOptions.Builder lane = AuthServiceOptions.builder().servers(options.servers()).space(entry.space())
                 .stateDir(stateDir).secretStore(options.secretStore()).clock(options.clock())
-                .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null).build());
+                .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
+        if (entry.oidc() != null) {
+            lane.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
+        }
+        return AuthService.start(lane.build());
     }
 
     /** Closes every lane (the errors of all are kept: the first is thrown with the rest suppressed). */

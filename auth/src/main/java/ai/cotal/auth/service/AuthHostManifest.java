@@ -14,7 +14,7 @@ import java.util.Set;
 
 /**
  * The multi-space host's manifest (SPEC §13.19): {@code {ver: 1, spaces: [{space,
- * serviceEndpoints?}]}}, closed JSON, at most 256 spaces and 64 KiB. Each entry's
+ * serviceEndpoints?, oidc?: {issuer, clientId, algorithms?}}]}}, closed JSON, at most 256 spaces and 64 KiB. Each entry's
  * {@code serviceEndpoints} (default false) is the only place that setting lives for a lane.
  * {@link #parse} is the exact parser the host applies: check a manifest with it before renaming it
  * into place.
@@ -23,8 +23,18 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
     static final int MAX_BYTES = 64 * 1024;
     static final int MAX_SPACES = 256;
 
-    /** One lane. */
-    public record Entry(String space, boolean serviceEndpoints) {
+    /**
+     * One lane.
+     *
+     * @param space the space
+     * @param serviceEndpoints whether the lane hosts service endpoints
+     * @param oidc the OpenID Connect provider the lane pins at start, or null for none (SPEC §13.14)
+     */
+    public record Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc) {
+        /** A lane without an OpenID Connect provider. */
+        public Entry(String space, boolean serviceEndpoints) {
+            this(space, serviceEndpoints, null);
+        }
     }
 
     /** A manifest as it is on disk now: the exact bytes a host applies and what they parse to. */
@@ -54,7 +64,10 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
     private record Document(Integer ver, List<EntryDocument> spaces) {
     }
 
-    private record EntryDocument(String space, Boolean serviceEndpoints) {
+    private record EntryDocument(String space, Boolean serviceEndpoints, OidcDocument oidc) {
+    }
+
+    private record OidcDocument(String issuer, String clientId, List<String> algorithms) {
     }
 
     /** {@code parseAuthHostManifest}: refuses anything out of shape as {@code bad-request} naming the field. */
@@ -88,7 +101,17 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
             if (!seen.add(e.space())) {
                 throw CotalException.badRequest(field + ".space", "lists '" + e.space() + "' twice");
             }
-            entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints())));
+            AuthServiceOptions.Oidc oidc = null;
+            if (e.oidc() != null) {
+                List<String> algorithms = e.oidc().algorithms() == null ? List.of() : e.oidc().algorithms();
+                try {
+                    ai.cotal.auth.IdpPin.checkOidc(e.oidc().issuer(), e.oidc().clientId(), algorithms);
+                } catch (CotalException refused) {
+                    throw CotalException.badRequest(field + ".oidc", refused.getMessage());
+                }
+                oidc = new AuthServiceOptions.Oidc(e.oidc().issuer(), e.oidc().clientId(), algorithms);
+            }
+            entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints()), oidc));
         }
         return new AuthHostManifest(1, List.copyOf(entries));
     }

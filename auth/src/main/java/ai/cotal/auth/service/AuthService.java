@@ -3,6 +3,7 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
@@ -53,6 +54,8 @@ public final class AuthService implements AutoCloseable {
      */
     public static AuthService start(AuthServiceOptions options) {
         ServiceMaterial.Loaded material = preflight(options);
+        options.oidc().ifPresent(oidc -> IdpPin.pinOidc(options.stateDir(), oidc.issuer(), oidc.clientId(),
+                oidc.algorithms())); // before anything is taken (SPEC §13.18)
         Deque<AutoCloseable> taken = new ArrayDeque<>();
         try {
             AuthAuthorityPlane opened = AuthAuthorityPlane.open(AuthPlaneOptions.builder().settings(options.settings())
@@ -63,7 +66,8 @@ public final class AuthService implements AutoCloseable {
                     .clock(options.clock()).build());
             taken.push(callout);
             ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
-                    .loopbackPort(options.loopbackPort()).clock(options.clock());
+                    .loopbackPort(options.loopbackPort()).clock(options.clock())
+                    .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
             options.publicAddress().ifPresent(faces::publicAddress);
             options.jwks().ifPresent(faces::jwks);
             options.trustedProxy().ifPresent(faces::trustedProxy);

@@ -1,6 +1,8 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneSettings;
+import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.JwksSource;
 import ai.cotal.core.CotalException;
@@ -10,6 +12,7 @@ import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.secrets.SecretStoreIdentity;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -30,6 +33,22 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
     private final Optional<String> dataAccount;
     private final Optional<String> advertisedServer;
     private final Optional<String> agentProvisioningUrl;
+    private final Optional<Oidc> oidc;
+    private final int jwksFetchesPerMinute;
+
+    /**
+     * An OpenID Connect provider the service pins at start (SPEC §13.14, §13.18).
+     *
+     * @param issuer the provider's exact issuer URL
+     * @param clientId the client id tokens must name in {@code aud}
+     * @param algorithms the accepted JWS algorithms; empty: those the provider advertises
+     */
+    public record Oidc(String issuer, String clientId, List<String> algorithms) {
+        /** Copies the algorithms. */
+        public Oidc {
+            algorithms = List.copyOf(algorithms);
+        }
+    }
 
     private AuthServiceOptions(PlaneSettings settings, Builder b) {
         this.settings = settings;
@@ -41,6 +60,8 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         this.dataAccount = Optional.ofNullable(b.dataAccount);
         this.advertisedServer = Optional.ofNullable(b.advertisedServer);
         this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
+        this.oidc = Optional.ofNullable(b.oidc);
+        this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
     }
 
     public static Builder builder() {
@@ -87,12 +108,22 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         return agentProvisioningUrl;
     }
 
+    /** The OpenID Connect provider pinned at start, if any. */
+    public Optional<Oidc> oidc() {
+        return oidc;
+    }
+
+    /** The most JWKS fetches an oidc pin's keys make in a rolling minute (SPEC §13.17). */
+    public int jwksFetchesPerMinute() {
+        return jwksFetchesPerMinute;
+    }
+
     @Override
     public String toString() {
         return "AuthServiceOptions[" + settings + ", loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", trustedProxy=" + trustedProxy + ", storeIdentity=" + storeIdentity
                 + ", dataAccount=" + dataAccount + ", advertisedServer=" + advertisedServer + ", agentProvisioningUrl="
-                + agentProvisioningUrl + "]";
+                + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + "]";
     }
 
     /** Builder; {@link #build()} validates, naming the first bad option. */
@@ -105,8 +136,27 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
         private String dataAccount;
         private String advertisedServer;
         private String agentProvisioningUrl;
+        private Oidc oidc;
+        private int jwksFetchesPerMinute = ExchangeOptions.DEFAULT_JWKS_FETCHES_PER_MINUTE;
 
         private Builder() {
+        }
+
+        /**
+         * Pins the OpenID Connect provider {@code issuer} with the client id {@code clientId} at
+         * start (its discovery document is read once, at the first pin); {@code algorithms} empty
+         * means the accepted ones it advertises. A space pinned to another provider refuses the
+         * start.
+         */
+        public Builder oidc(String issuer, String clientId, List<String> algorithms) {
+            this.oidc = new Oidc(issuer, clientId, algorithms == null ? List.of() : algorithms);
+            return this;
+        }
+
+        /** The most JWKS fetches an oidc pin's keys make in a rolling minute, 1 to 60 (default 6). */
+        public Builder jwksFetchesPerMinute(int fetches) {
+            this.jwksFetchesPerMinute = fetches;
+            return this;
         }
 
         /**
@@ -178,6 +228,10 @@ public final class AuthServiceOptions implements PlaneSettings.Holder {
                 throw CotalException.badRequest("dataAccount", "must be an account public key (A...)");
             }
             JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
+            if (oidc != null) {
+                IdpPin.checkOidc(oidc.issuer(), oidc.clientId(), oidc.algorithms());
+            }
+            ExchangeOptions.checkJwksFetchesPerMinute(jwksFetchesPerMinute);
             return new AuthServiceOptions(settings, this);
         }
     }

@@ -5,7 +5,9 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.OidcTestProvider;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
@@ -29,7 +31,8 @@ import java.util.Optional;
 /**
  * Scenario: agent token exchanges over HTTP on the loopback face, one client thread. Floors, in
  * the same run: {@code GET /health} on the same face (the HTTP round trip alone) and the plane
- * work an exchange does, in process (a credential row and a bearer). The faces run on Jetty,
+ * work an exchange does, in process (a credential row and a bearer). Then the human arm with an
+ * EdDSA stock pin and with an RS256 oidc pin, and their ratio. The faces run on Jetty,
  * which sets TCP_NODELAY on every accepted connection.
  */
 public final class ExchangeScenario {
@@ -80,7 +83,39 @@ public final class ExchangeScenario {
             row(" `GET /health` (HTTP floor)", floorHttp, floorHttp, floorWork);
             row(" credential row + bearer in process (work floor)", floorWork, floorHttp, floorWork);
             row(" `POST /exchange`, agent arm", exchanges, floorHttp, floorWork);
+            humanArms(calls, http, plane, stateDir, capability, exchange.loopbackUrl(), floorHttp, floorWork);
         }
+    }
+
+    /**
+     * The human arm with the EdDSA stock pin, then with an RS256 oidc pin (issue #22: the oidc
+     * path >= 0.8x of the stock one), against one test-side provider on loopback.
+     */
+    private static void humanArms(int calls, HttpClient http, AuthAuthorityPlane plane, Path stateDir, String capability,
+            String url, long[] floorHttp, long[] floorWork) throws Exception {
+        try (OidcTestProvider idp = new OidcTestProvider()) {
+            IdpPin stock = IdpPin.pin(stateDir, idp.stockUrl());
+            long[] eddsa = humanArm(calls, http, plane, stock, idp.stockToken("alice"), capability, url);
+            Files.delete(stateDir.resolve("idp.json")); // the bench swaps the pin; a service refuses re-pinning
+            IdpPin oidc = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("RS256"));
+            long[] rs256 = humanArm(calls, http, plane, oidc, idp.rs256("alice"), capability, url);
+            row(" `POST /exchange`, human arm, EdDSA stock pin", eddsa, floorHttp, floorWork);
+            row(" `POST /exchange`, human arm, RS256 oidc pin", rs256, floorHttp, floorWork);
+            System.out.printf("%nRS256 oidc / EdDSA stock: %.2fx (issue #22 wants >= 0.8x)%n", rate(rs256) / rate(eddsa));
+        }
+    }
+
+    private static long[] humanArm(int calls, HttpClient http, AuthAuthorityPlane plane, IdpPin pin, String idpToken,
+            String capability, String url) {
+        plane.ledger().grantActor(plane.deriveOwner(pin.issuer(), "alice"), "laptop", ActorLedger.Grant.of(List.of(),
+                List.of(), List.of()));
+        HttpRequest post = HttpRequest.newBuilder(URI.create(url + "/exchange")).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + capability).POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"idpToken\":\"" + idpToken + "\",\"actor\":\"laptop\"}")).build();
+        for (int i = 0; i < Math.max(50, calls / 10); i++) {
+            send(http, post);
+        }
+        return time(calls, () -> send(http, post));
     }
 
     private static void send(HttpClient http, HttpRequest request) {

@@ -1,0 +1,121 @@
+package ai.cotal.auth.exchange;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.service.AuthService;
+import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.ServiceMaterial;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
+import ai.cotal.core.creds.CredentialProfile;
+import ai.cotal.core.creds.Creds;
+import ai.cotal.core.creds.Identity;
+import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The stock service configured with an OpenID Connect provider (SPEC §13.18) on the real broker:
+ * it pins the provider at start, a human exchanges an RS256 or ES256 proof for a bearer and
+ * connects through the auth callout with it; a space pinned to another provider refuses the start.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class OidcServiceBrokerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final Clock clock = Clock.systemUTC();
+    private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final InMemorySecretStore store = new InMemorySecretStore();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path stateDir;
+
+    private NatsBroker broker(NatsBrokers brokers) {
+        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
+                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        ServiceMaterial.store(store, auth.space(), callout);
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+                .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
+    }
+
+    private AuthServiceOptions.Builder options(NatsBroker nats, String issuer) {
+        return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store)
+                .oidc(issuer, OidcTestProvider.CLIENT_ID, List.of())
+                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    @Test
+    void rs256AndEs256ProofsConnectThroughTheCallout(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = broker(brokers);
+        try (OidcTestProvider idp = new OidcTestProvider();
+             AuthService service = AuthService.start(options(nats, idp.issuer()).build())) {
+            IdpPin pin = IdpPin.read(stateDir).orElseThrow();
+            assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start");
+            assertTrue(Files.readString(stateDir.resolve("idp.json")).contains("\"kind\":\"oidc\""));
+            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            for (String idpToken : List.of(idp.rs256("alice"), idp.es256("alice"))) {
+                HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
+                        + "/exchange")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"idpToken\":\"" + idpToken + "\",\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, exchanged.statusCode(), exchanged.body());
+                JsonNode token = JSON.readTree(exchanged.body());
+                assertEquals(owner, token.get("owner").asText());
+                String nonce = InboxNonce.forPrincipal(owner, "laptop");
+                try (Connection joined = Nats.connect(new Options.Builder().server(nats.url())
+                        .authHandler(Nats.staticCredentials(callout.sentinelCreds().text().getBytes(StandardCharsets.UTF_8)))
+                        .token(token.get("token").asText().toCharArray()).connectionName(nonce)
+                        .inboxPrefix(InboxNonce.inboxPrefix(nonce)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
+                        .noReconnect().build())) {
+                    joined.flush(Duration.ofSeconds(5));
+                    assertEquals(Connection.Status.CONNECTED, joined.getStatus());
+                    assertTrue(joined.getServerInfo().isAuthRequired(), "admitted by the callout");
+                }
+            }
+        }
+        try (OidcTestProvider other = new OidcTestProvider()) {
+            CotalException refused = assertThrows(CotalException.class, () -> AuthService.start(options(nats, other.issuer())
+                    .build()).close());
+            assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
+            assertEquals(0, other.jwksFetches());
+            assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "nothing was started");
+        }
+    }
+}
