@@ -166,6 +166,16 @@ class OidcExchangeBrokerTest {
                     List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID("attacker")
                             .jwk(attacker.toPublicJWK()).build(), good, new RSASSASigner(attacker)),
                             "identity proof: the header must not carry or point to keys"),
+                    // signed by the pinned key itself: the header alone is refused
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                            .jwkURL(java.net.URI.create("https://attacker.example/jwks")).build(), good,
+                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                            .x509CertURL(java.net.URI.create("https://attacker.example/cert.pem")).build(), good,
+                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                            .x509CertChain(List.of(com.nimbusds.jose.util.Base64.encode("not a certificate"))).build(), good,
+                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
                     List.of(idp.rs256(idp.claims("alice").issueTime(Date.from(now.minusSeconds(900)))
                             .expirationTime(Date.from(now.minusSeconds(120))).build(), h -> h), "identity proof: expired"),
                     List.of(idp.rs256(idp.claims("alice").notBeforeTime(Date.from(now.plusSeconds(600))).build(), h -> h),
