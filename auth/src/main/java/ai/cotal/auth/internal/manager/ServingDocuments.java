@@ -220,7 +220,6 @@ public final class ServingDocuments {
                 && new HashSet<>(commands).size() == commands.size();
     }
 
-
     private static <T> T read(byte[] data, Class<T> type, String key) {
         try {
             return ClosedJson.read(ClosedJson.cotal(), data, type, key);

@@ -185,7 +185,6 @@ final class LifecycleRows {
         };
     }
 
-
     private static CotalException corrupt(String key, String why) {
         return new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key + " is corrupt (" + why + ")");
     }

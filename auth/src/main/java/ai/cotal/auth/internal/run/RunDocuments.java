@@ -160,7 +160,6 @@ final class RunDocuments {
         return value != null && grammar.matcher(value).matches();
     }
 
-
     private static <T> T read(byte[] data, Class<T> type, String key) {
         try {
             return ClosedJson.read(ClosedJson.cotal(), data, type, key);
