@@ -58,19 +58,15 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("serve")) {
             return Serve.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
         }
-        if (args.length == 1 && args[0].equals("demo")) {
-            try {
-                new ServiceEndpointDemo(out).run();
-                return 0;
-            } catch (Exception e) {
-                err.println("cotal-auth demo failed: " + e.getMessage());
-                return 1;
-            }
+        if (args.length >= 1 && args[0].equals("demo")) {
+            return DemoCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
         err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth callout-host ..."
                 + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth up ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
-        err.println("         auth service with service endpoints, and drive the host route end to end");
+        err.println("         auth service with service endpoints, and drive the host route end to end;");
+        err.println("         --oidc-issuer URL --oidc-client-id ID --oidc-token-file FILE [--oidc-alg ALG ...] pins that");
+        err.println("         OpenID Connect provider instead of a local one and signs in with the ID token in FILE");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
         err.println("         with --server URL and --root DIR (a provisioned root); stops on SIGINT or SIGTERM");
         err.println("  callout-host  run callout replicas for the spaces of --spaces MANIFEST, with --server URL and");

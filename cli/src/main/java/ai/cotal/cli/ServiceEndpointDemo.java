@@ -44,21 +44,30 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
  * The demo: the project's nats-server, a fresh space provisioned into a temporary root (file
  * secret store), the stock auth service with service endpoints, a local identity provider, and
  * register, decide, caller-grant, instance-read, name-bind and revoke through the HTTP routes,
- * each answer printed as a table row. Cleans up everything it started.
+ * each answer printed as a table row. With an external OpenID Connect issuer, that issuer is
+ * pinned instead and its ID token signs in (never printed). Cleans up everything it started.
  */
 final class ServiceEndpointDemo {
     private static final String SPACE = "demo";
     private final PrintStream out;
+    private final DemoCommand.Oidc oidc;
     private final SecureRandom random = new SecureRandom();
 
     ServiceEndpointDemo(PrintStream out) {
+        this(out, null);
+    }
+
+    /** {@code oidc} null: a local identity provider signs alice in; otherwise that issuer and its ID token. */
+    ServiceEndpointDemo(PrintStream out, DemoCommand.Oidc oidc) {
         this.out = out;
+        this.oidc = oidc;
     }
 
     void run() throws Exception {
@@ -81,20 +90,34 @@ final class ServiceEndpointDemo {
             try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
                     List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())
                             .storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
-                 LocalIdp idp = new LocalIdp()) {
-                out.println("nats-server " + nats.version() + " at " + nats.url() + "; identity provider at " + idp.url());
+                 LocalIdp idp = oidc == null ? new LocalIdp() : null) {
                 Path stateDir = root.resolve("state");
-                IdpPin pin = IdpPin.pin(stateDir, idp.url());
+                IdpPin pin;
+                Callable<String> signIn;
+                String subject;
+                if (oidc == null) {
+                    out.println("nats-server " + nats.version() + " at " + nats.url() + "; identity provider at " + idp.url());
+                    pin = IdpPin.pin(stateDir, idp.url());
+                    signIn = () -> idp.token("alice", Duration.ofMinutes(5));
+                    subject = "alice";
+                } else {
+                    out.println("nats-server " + nats.version() + " at " + nats.url() + "; OpenID Connect issuer "
+                            + oidc.issuer() + " (client id " + oidc.clientId() + ")");
+                    pin = IdpPin.pinOidc(stateDir, oidc.issuer(), oidc.clientId(), oidc.algorithms());
+                    signIn = oidc::idToken;
+                    subject = oidc.subject(); // unverified: the exchange's answer below must name the same owner
+                }
                 try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
                         .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
                         .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
-                    String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+                    String owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(owner, "laptop", none);
                     service.plane().ledger().grantActor(owner, "phone", none);
-                    out.println("auth service ready at " + service.loopbackUrl() + "; alice is owner " + owner);
-                    drive(service, stateDir, idp.token("alice", Duration.ofMinutes(5)), owner);
-                    join(service.publicUrl().orElseThrow(), idp);
+                    out.println("auth service ready at " + service.loopbackUrl() + "; " + (oidc == null ? "alice"
+                            : "the token's subject") + " is owner " + owner);
+                    drive(service, stateDir, signIn.call(), owner);
+                    join(service.publicUrl().orElseThrow(), signIn, owner);
                 }
             }
             out.printf("%ndemo finished in %.1f s; everything it started is stopped%n", (System.nanoTime() - started) / 1e9);
@@ -139,7 +162,7 @@ final class ServiceEndpointDemo {
      * in at the IdP the bundle names, exchanges at the bundle's URL and connects to the bundle's
      * server with the bundle's sentinel and the bearer, through the auth callout.
      */
-    private void join(String publicUrl, LocalIdp idp) throws Exception {
+    private void join(String publicUrl, Callable<String> signIn, String expectedOwner) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         ObjectMapper json = new ObjectMapper();
         out.println();
@@ -153,7 +176,7 @@ final class ServiceEndpointDemo {
         out.printf("| %-8s | GET %s: space %s, server %s, tlsRequired %s, idp %s, sentinel credential%n", "bundle",
                 JoinBundle.ROUTE, bundle.path("space").asText(), bundle.path("server").asText(),
                 bundle.path("tlsRequired").asBoolean(), idpPart.path("url").asText());
-        String idpToken = idp.token("alice", Duration.ofMinutes(5)); // signing in at the bundle's IdP
+        String idpToken = signIn.call(); // signing in at the bundle's IdP
         HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(exchangeUrl))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(
                         java.util.Map.of("idpToken", idpToken, "actor", "laptop")))).build(), HttpResponse.BodyHandlers.ofString());
@@ -162,6 +185,9 @@ final class ServiceEndpointDemo {
         }
         JsonNode token = json.readTree(exchanged.body());
         String owner = token.path("owner").asText();
+        if (!owner.equals(expectedOwner)) {
+            throw new IllegalStateException("the exchange answered owner " + owner + ", not " + expectedOwner);
+        }
         out.printf("| %-8s | POST %s: a bearer for %s/laptop until %d%n", "exchange", exchangeUrl, owner,
                 token.path("exp").asLong());
         String nonce = InboxNonce.forPrincipal(owner, "laptop");

@@ -209,4 +209,40 @@ class CotalAuthTest {
         }
         assertTrue(printed.contains("everything it started is stopped"), printed);
     }
+
+    @Test
+    void theDemoPinsAnExternalOidcIssuerAndJoinsWithItsIdToken(@TempDir Path dir) throws Exception {
+        try (DemoOidcProvider provider = new DemoOidcProvider()) {
+            String idToken = provider.idToken("f:3c1e9b2a:alice@example.com");
+            Path tokenFile = dir.resolve("id-token");
+            Files.writeString(tokenFile, idToken + "\n");
+            int code = run("demo", "--oidc-issuer", provider.issuer(), "--oidc-client-id", DemoOidcProvider.CLIENT_ID,
+                    "--oidc-token-file", tokenFile.toString(), "--oidc-alg", "RS256");
+            String printed = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, code, err.toString(StandardCharsets.UTF_8) + printed);
+            assertTrue(printed.contains("OpenID Connect issuer " + provider.issuer()), printed);
+            for (String row : new String[] {"| register       | pending", "| revoke         | completed",
+                    "idp " + provider.issuer() + ",", "| exchange | POST ", "admitted by the callout (CONNECTED)"}) {
+                assertTrue(printed.contains(row), "missing row " + row + " in\n" + printed);
+            }
+            assertTrue(!printed.contains(idToken) && !err.toString(StandardCharsets.UTF_8).contains(idToken),
+                    "the ID token is never printed");
+        }
+    }
+
+    @Test
+    void theDemoTakesTheOidcFlagsTogetherAndStartsNothingWithoutThem(@TempDir Path dir) throws Exception {
+        assertEquals(2, run("demo", "--oidc-issuer", "http://127.0.0.1:1/realms/demo", "--oidc-client-id", "c"));
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("--oidc-token-file is missing") && said.contains("usage: cotal-auth demo [--oidc-issuer"),
+                said);
+        err.reset();
+        assertEquals(2, run("demo", "--oidc-alg", "RS256"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--oidc-issuer is missing"), err.toString(StandardCharsets.UTF_8));
+        err.reset();
+        assertEquals(2, run("demo", "--oidc-issuer", "http://127.0.0.1:1/realms/demo", "--oidc-client-id", "c",
+                "--oidc-token-file", dir.resolve("absent").toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot be read"), err.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing started");
+    }
 }
