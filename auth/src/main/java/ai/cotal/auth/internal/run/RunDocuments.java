@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.run;
 
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
@@ -16,10 +17,11 @@ import java.util.regex.Pattern;
  * naming its key. Stateless.
  */
 final class RunDocuments {
-    static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
-    static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
-    static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
-    static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
+    // the serving records' grammars (SPEC §14.2); a lifecycle uid has the instance id's shape (§13.14)
+    static final Pattern OWNER = ServingDocuments.OWNER;
+    static final Pattern ACTOR = ServingDocuments.ACTOR;
+    static final Pattern UID = ServingDocuments.INSTANCE_ID;
+    static final Pattern INSTANCE_ID = ServingDocuments.INSTANCE_ID;
     static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
     static final Pattern ISSUED = Pattern.compile("u_[a-z2-7]{26}\\.[A-Za-z0-9_]{1,64}\\.[a-z0-9]{26,32}\\.[0-9a-f]{32}");
 
