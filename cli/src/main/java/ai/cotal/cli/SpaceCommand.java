@@ -3,6 +3,8 @@ package ai.cotal.cli;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.claims.AccountClaims;
+import ai.cotal.core.claims.ClusterMembers;
+import ai.cotal.core.claims.PushIncomplete;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -183,19 +185,30 @@ final class SpaceCommand {
         out.printf("|%s|%s|%s|%s%n", "-".repeat(18), "-".repeat(58), "-".repeat(12), "-".repeat(rest.length() + 1));
     }
 
-    /** Pushes {@code claims} in order to the server answering at {@code url}; returns that server's id. */
+    /**
+     * Pushes {@code claims} in order to every member of the cluster answering at {@code url} (SPEC
+     * §5.5: the one server when it is not clustered); returns the members' names. A member that
+     * does not answer stops the command: the live members hold the claim, and running the same
+     * command again once it is back converges.
+     */
     private static String push(Tenants tenants, String url, List<String> claims, Clock clock) {
-        return withClaims(tenants, url, clock, (claimsApi, serverId) -> {
+        return withClaims(tenants, url, clock, claimsApi -> {
+            ClusterMembers members = claimsApi.members(PUSH_WAIT);
             for (String claim : claims) {
-                claimsApi.push(claim, Set.of(serverId), PUSH_WAIT);
+                try {
+                    claimsApi.push(claim, members, PUSH_WAIT);
+                } catch (PushIncomplete e) {
+                    throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, e.getMessage()
+                            + "; run the same command again once they are back", e);
+                }
             }
-            return serverId;
+            return String.join(", ", members.names());
         });
     }
 
     /** What the broker holds for each readable tenant: {@code current}, {@code absent} or {@code other}. */
     private static Map<String, String> held(Tenants tenants, String url, List<Tenants.Tenant> all, Clock clock) {
-        return withClaims(tenants, url, clock, (claimsApi, serverId) -> {
+        return withClaims(tenants, url, clock, claimsApi -> {
             Map<String, String> held = new java.util.LinkedHashMap<>();
             for (Tenants.Tenant tenant : all) {
                 if (tenant.readable()) {
@@ -208,16 +221,12 @@ final class SpaceCommand {
         });
     }
 
-    private interface ClaimsWork<T> {
-        T run(AccountClaims claims, String serverId);
-    }
-
-    private static <T> T withClaims(Tenants tenants, String url, Clock clock, ClaimsWork<T> work) {
+    private static <T> T withClaims(Tenants tenants, String url, Clock clock, Function<AccountClaims, T> work) {
         BrokerAuth broker = tenants.broker();
         Creds creds = tenants.claimsCreds();
         try (Connection system = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:account-claims")
                 .build().connect()) {
-            return work.run(new AccountClaims(system, broker, clock), system.getServerInfo().getServerId());
+            return work.apply(new AccountClaims(system, broker, clock));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted", e);

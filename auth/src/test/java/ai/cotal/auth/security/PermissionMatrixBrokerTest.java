@@ -93,6 +93,7 @@ class PermissionMatrixBrokerTest {
         s.put("kick", "$SYS.REQ.SERVER." + nats.serverId() + ".KICK");
         s.put("claims-update", "$SYS.REQ.ACCOUNT." + f.space.accountPublicKey() + ".CLAIMS.UPDATE");
         s.put("server-ping", "$SYS.REQ.SERVER.PING");
+        s.put("jsz", "$SYS.REQ.SERVER." + nats.serverId() + ".JSZ");
         return s;
     }
 
@@ -218,7 +219,7 @@ class PermissionMatrixBrokerTest {
             expected.put(profile.label(), switch (profile) {
                 case MEMBERSHIP_OBSERVER -> except(s, "connz");
                 case CONNECTION_EVICTOR -> except(s, "kick");
-                case ACCOUNT_CLAIMS -> except(s, "claims-update");
+                case ACCOUNT_CLAIMS -> except(s, "claims-update", "jsz");
                 default -> except(s);
             });
             actual.put(profile.label(), refused(nats, creds, s));

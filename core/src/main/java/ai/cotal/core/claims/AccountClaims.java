@@ -12,6 +12,7 @@ import ai.cotal.core.trust.BrokerAuth;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
+import io.nats.client.api.ServerInfo;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,11 +23,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Account claims on a running broker with a full resolver (SPEC §5): push, look up, list and
  * reconcile over a system-account connection (the {@code account-claims} profile), and the
- * retire/reinstate claims. Every claim is checked locally before anything is sent: signed by this
+ * retire/reinstate claims. A push expects every member of the broker's cluster
+ * ({@link #members(Duration)}, SPEC §5.5: a lone server is its own cluster of one) and names the
+ * members that did not answer. Every claim is checked locally before anything is sent: signed by this
  * broker's operator (nats-server would store a foreign claim, say "jwt updated", and lock the
  * account's users out) and not older than the claim the broker holds (the full resolver silently
  * keeps the held one).
@@ -38,6 +43,7 @@ public final class AccountClaims {
     private static final String UPDATE = "$SYS.REQ.ACCOUNT.%s.CLAIMS.UPDATE";
     private static final String LOOKUP = "$SYS.REQ.ACCOUNT.%s.CLAIMS.LOOKUP";
     private static final String LIST = "$SYS.REQ.CLAIMS.LIST";
+    private static final String JSZ = "$SYS.REQ.SERVER.%s.JSZ";
 
     private final Connection system;
     private final BrokerAuth broker;
@@ -64,45 +70,105 @@ public final class AccountClaims {
     }
 
     /**
-     * Pushes {@code accountJwt} to every server of the broker and waits until each server in
-     * {@code expectedServerIds} has answered or {@code maxWait} has passed.
+     * Pushes {@code accountJwt} to every server of the broker and waits until each member of
+     * {@code members} (by server name) has answered or {@code maxWait} has passed (SPEC §5.1).
      *
      * @throws CotalException {@code bad-request} for a claim not of this operator (nothing sent);
      *     {@code conflict} when the broker holds a newer claim (nothing sent);
-     *     {@code failed-precondition} naming a server that answered with an error or was not
-     *     expected; {@code deadline-exceeded} naming the expected servers that did not answer;
+     *     {@code failed-precondition} naming a server that answered with an error or is not a
+     *     member; {@link PushIncomplete} ({@code deadline-exceeded}) naming the members that did
+     *     not answer (a member that is down, an unnamed one) and those that did;
      *     {@code unavailable} when the connection closed, saying whether the update was sent (then
      *     it may have landed: pushing the same claim again converges)
+     */
+    public PushResult push(String accountJwt, ClusterMembers members, Duration maxWait) {
+        ClaimSet<AccountClaim> claim = check(accountJwt);
+        if (members == null) {
+            throw CotalException.badRequest("members", "is required (AccountClaims.members or ClusterMembers.of)");
+        }
+        checkWait(maxWait);
+        List<String> unnamed = members.unnamedPeers().stream().map(ClusterMembers::unnamedLabel).toList();
+        return push(claim, accountJwt, new Expected(members.names(), unnamed, ClaimsReply::serverName), maxWait);
+    }
+
+    /**
+     * Pushes {@code accountJwt} to every server of the broker and waits until each server in
+     * {@code expectedServerIds} has answered or {@code maxWait} has passed. A server id names one
+     * run of a server (nats-server makes a new one at every start): on a cluster, or across
+     * restarts, push to {@link #members(Duration) the members} instead.
+     *
+     * @throws CotalException as {@link #push(String, ClusterMembers, Duration)}, naming servers by id
      */
     public PushResult push(String accountJwt, Set<String> expectedServerIds, Duration maxWait) {
         ClaimSet<AccountClaim> claim = check(accountJwt);
         Set<String> expected = checkServers(expectedServerIds);
         checkWait(maxWait);
+        return push(claim, accountJwt, new Expected(expected, List.of(), ClaimsReply::serverId), maxWait);
+    }
+
+    /**
+     * The members of the broker's cluster, learned from the server this connection reached
+     * (SPEC §5.5): that server alone when it is not clustered (nothing is sent); otherwise its
+     * JetStream meta group, members that are down included.
+     *
+     * @throws CotalException {@code failed-precondition} when the meta group cannot be trusted (no
+     *     meta group, fewer members known than its size, an error answer): give the members with
+     *     {@link ClusterMembers#of}; {@code deadline-exceeded} without an answer
+     */
+    public ClusterMembers members(Duration maxWait) {
+        checkWait(maxWait);
+        ServerInfo info = system.getServerInfo();
+        if (info == null || info.getCluster() == null || info.getCluster().isEmpty()) {
+            return ClusterMembers.loneServer(info == null ? null : info.getServerName());
+        }
+        String subject = String.format(JSZ, info.getServerId());
+        Message reply;
+        try {
+            reply = request(subject, new byte[0], maxWait);
+        } catch (CotalException e) {
+            if (e.code() != ErrorCode.DEADLINE_EXCEEDED) {
+                throw e;
+            }
+            throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, e.getMessage() + ": the members of cluster "
+                    + info.getCluster() + " are unknown (an account-claims credential minted without $SYS.REQ.SERVER.*.JSZ"
+                    + " is refused this request); retry, or give them with ClusterMembers.of(serverNames)", e);
+        }
+        return ClusterMembers.fromMetaGroup(info.getCluster(), ClaimsReply.parse(reply.getData()));
+    }
+
+    /** Which servers a push waits for and how an answer is keyed (by name or by id). */
+    private record Expected(Set<String> keys, List<String> unnamed, Function<ClaimsReply, String> key) {
+    }
+
+    private PushResult push(ClaimSet<AccountClaim> claim, String accountJwt, Expected expected, Duration maxWait) {
         Optional<ClaimSet<AccountClaim>> held = held(claim.sub(), maxWait);
         if (held.isPresent() && held.get().iat() > claim.iat()) {
             throw new CotalException(ErrorCode.CONFLICT, "accountJwt: iat " + claim.iat()
                     + " is older than the claim the broker holds for " + claim.sub() + " (iat " + held.get().iat() + ")");
         }
         List<ClaimsReply> replies = gather(String.format(UPDATE, claim.sub()), accountJwt, expected, maxWait);
-        Map<String, ClaimsReply> byServer = ClaimsReply.byServer(replies);
-        for (ClaimsReply reply : byServer.values()) {
-            if (!expected.contains(reply.serverId())) {
-                throw CotalException.failedPrecondition("server " + reply.serverId()
+        Map<String, ClaimsReply> byServer = ClaimsReply.byServer(replies, expected.key());
+        for (Map.Entry<String, ClaimsReply> answer : byServer.entrySet()) {
+            if (!expected.keys().contains(answer.getKey())) {
+                throw CotalException.failedPrecondition("server " + answer.getKey()
                         + " answered the push of " + claim.sub() + " but is not one of the expected servers");
             }
-            if (!reply.updated()) {
-                throw CotalException.failedPrecondition("server " + reply.serverId() + " refused the claim of "
+            if (!answer.getValue().updated()) {
+                ClaimsReply reply = answer.getValue();
+                throw CotalException.failedPrecondition("server " + answer.getKey() + " refused the claim of "
                         + claim.sub() + ": " + (reply.error() != null ? reply.error() : "no 'jwt updated'"));
             }
         }
-        Set<String> missing = new LinkedHashSet<>(expected);
+        List<String> missing = new ArrayList<>(expected.keys());
         missing.removeAll(byServer.keySet());
-        if (!missing.isEmpty()) {
-            throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, "no answer within " + maxWait.toMillis()
-                    + " ms to the push of " + claim.sub() + " from " + missing + "; it may have landed there:"
-                    + " push the same claim again (a push of the same claim is idempotent)");
+        missing.addAll(expected.unnamed());
+        PushResult result = new PushResult(claim.sub(), claim.jti(),
+                byServer.values().stream().map(ClaimsReply::serverId).toList(),
+                byServer.values().stream().map(ClaimsReply::serverName).toList(), missing);
+        if (!result.complete()) {
+            throw new PushIncomplete(result, maxWait.toMillis());
         }
-        return new PushResult(claim.sub(), claim.jti(), List.copyOf(byServer.keySet()));
+        return result;
     }
 
     /** The claim the broker holds for {@code account}, or empty; a held claim that does not decode is reported, not trusted. */
@@ -124,9 +190,25 @@ public final class AccountClaims {
 
     /**
      * Compares what the broker holds with {@code expectedClaims} and pushes each claim that is
-     * missing or older there. Never deletes: accounts the host did not name are only reported.
+     * missing or older there, expecting every member of {@code members}. Never deletes: accounts
+     * the host did not name are only reported.
      */
+    public ReconcileReport reconcile(List<String> expectedClaims, ClusterMembers members, Duration maxWait) {
+        if (members == null) {
+            throw CotalException.badRequest("members", "is required (AccountClaims.members or ClusterMembers.of)");
+        }
+        return reconcile(expectedClaims, () -> { }, claim -> push(claim, members, maxWait), maxWait);
+    }
+
+    /** As {@link #reconcile(List, ClusterMembers, Duration)}, expecting the servers by id. */
     public ReconcileReport reconcile(List<String> expectedClaims, Set<String> expectedServerIds, Duration maxWait) {
+        return reconcile(expectedClaims, () -> checkServers(expectedServerIds),
+                claim -> push(claim, expectedServerIds, maxWait), maxWait);
+    }
+
+    /** Every claim verified first, then the targets ({@code checkTargets}), then one lookup and maybe a push per claim. */
+    private ReconcileReport reconcile(List<String> expectedClaims, Runnable checkTargets, Consumer<String> pusher,
+            Duration maxWait) {
         List<ClaimSet<AccountClaim>> claims = new ArrayList<>();
         for (int i = 0; i < expectedClaims.size(); i++) {
             try {
@@ -135,7 +217,7 @@ public final class AccountClaims {
                 throw CotalException.badRequest("expectedClaims[" + i + "]", e.getMessage());
             }
         }
-        checkServers(expectedServerIds);
+        checkTargets.run();
         List<String> pushed = new ArrayList<>();
         List<String> unchanged = new ArrayList<>();
         List<String> newer = new ArrayList<>();
@@ -149,7 +231,7 @@ public final class AccountClaims {
             } else if (held.isPresent() && held.get().iat() > claim.iat()) {
                 newer.add(claim.sub());
             } else {
-                push(expectedClaims.get(i), expectedServerIds, maxWait);
+                pusher.accept(expectedClaims.get(i));
                 pushed.add(claim.sub());
             }
         }
@@ -220,7 +302,7 @@ public final class AccountClaims {
     }
 
     /** Publishes once and collects answers until every expected server answered or the wait ends. */
-    private List<ClaimsReply> gather(String subject, String body, Set<String> expected, Duration maxWait) {
+    private List<ClaimsReply> gather(String subject, String body, Expected expected, Duration maxWait) {
         String inbox = system.createInbox();
         Subscription replies;
         try {
@@ -236,7 +318,7 @@ public final class AccountClaims {
         }
         try {
             List<ClaimsReply> answers = new ArrayList<>();
-            Set<String> waiting = new LinkedHashSet<>(expected);
+            Set<String> waiting = new LinkedHashSet<>(expected.keys());
             long deadline = System.nanoTime() + maxWait.toNanos();
             while (!waiting.isEmpty()) {
                 long left = deadline - System.nanoTime();
@@ -249,7 +331,7 @@ public final class AccountClaims {
                 }
                 ClaimsReply reply = ClaimsReply.parse(message.getData());
                 answers.add(reply);
-                waiting.remove(reply.serverId());
+                waiting.remove(expected.key().apply(reply));
             }
             return answers;
         } catch (InterruptedException e) {

@@ -8,15 +8,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
- * One server's answer to a {@code $SYS.REQ} claims request:
+ * One server's answer to a {@code $SYS.REQ} request (claims, {@code JSZ}):
  * {@code {"server": {...}, "data": ...}} or {@code {"server": {...}, "error": {account, code,
  * description}}}. The top level is closed ({@code server}, {@code data}, {@code error} only); of
- * {@code server}, which grows with every nats-server release, only {@code id} is read and it must
- * be a server key.
+ * {@code server}, which grows with every nats-server release, only {@code id} (a server key) and
+ * {@code name} (present; the id again when the server has no name) are read.
  */
-record ClaimsReply(String serverId, JsonNode data, String error) {
+record ClaimsReply(String serverId, String serverName, JsonNode data, String error) {
     private static final Set<String> TOP = Set.of("server", "data", "error");
 
     static ClaimsReply parse(byte[] body) {
@@ -33,17 +34,21 @@ record ClaimsReply(String serverId, JsonNode data, String error) {
         if (!id.isTextual() || !id.asText().startsWith("N")) {
             throw protocol("reply.server.id: missing or not a server key");
         }
+        JsonNode name = root.path("server").path("name");
+        if (!name.isTextual() || name.asText().isEmpty()) {
+            throw protocol("reply.server.name: missing");
+        }
         JsonNode error = root.get("error");
         if (error != null) {
             JsonNode description = error.get("description");
-            return new ClaimsReply(id.asText(), null, description != null && description.isTextual()
+            return new ClaimsReply(id.asText(), name.asText(), null, description != null && description.isTextual()
                     ? description.asText() : "error " + error.path("code").asText("?"));
         }
         JsonNode data = root.get("data");
         if (data == null) {
             throw protocol("reply: neither data nor error");
         }
-        return new ClaimsReply(id.asText(), data, null);
+        return new ClaimsReply(id.asText(), name.asText(), data, null);
     }
 
     /** True when this is the {@code {code: 200, message: "jwt updated"}} answer of an update. */
@@ -67,10 +72,10 @@ record ClaimsReply(String serverId, JsonNode data, String error) {
         return accounts;
     }
 
-    /** The answers of several servers, by server id, in arrival order. */
-    static Map<String, ClaimsReply> byServer(List<ClaimsReply> replies) {
+    /** The answers of several servers, by {@code key} (server id or name), in arrival order. */
+    static Map<String, ClaimsReply> byServer(List<ClaimsReply> replies, Function<ClaimsReply, String> key) {
         Map<String, ClaimsReply> map = new java.util.LinkedHashMap<>();
-        replies.forEach(reply -> map.putIfAbsent(reply.serverId(), reply));
+        replies.forEach(reply -> map.putIfAbsent(key.apply(reply), reply));
         return map;
     }
 

@@ -85,7 +85,7 @@ public enum CredentialProfile {
     MEMBERSHIP_OBSERVER("membership-observer", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true, Pin.NONE),
     /** System account: kicks connections, nothing else. */
     CONNECTION_EVICTOR("connection-evictor", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true, Pin.NONE),
-    /** System account: pushes, looks up and lists account claims, nothing else. */
+    /** System account: pushes, looks up and lists account claims and learns the cluster's members (JSZ), nothing else. */
     ACCOUNT_CLAIMS("account-claims", Lifetime.of(2_592_000, Lifetime.Renewal.ROTATION), true, Pin.NONE);
 
     /** What a profile's credential is pinned to (SPEC §3.5); a pinned profile refuses a missing pin. */

@@ -78,7 +78,8 @@ final class ProfilePermissions {
             case CONNECTION_EVICTOR -> new Grants(Permission.allow(List.of("$SYS.REQ.SERVER.*.KICK")),
                     Permission.allow(List.of(scope.inbox())));
             case ACCOUNT_CLAIMS -> new Grants(Permission.allow(List.of("$SYS.REQ.ACCOUNT.*.CLAIMS.UPDATE",
-                    "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST")), Permission.allow(List.of(scope.inbox())));
+                    "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST", "$SYS.REQ.SERVER.*.JSZ")), // JSZ: the members, SPEC §5.5
+                    Permission.allow(List.of(scope.inbox())));
             case SUPERVISOR, MEMBERSHIP_RW, PURGER, CHANNEL_WRITER, CHANNEL_PURGER, DEPROVISIONER, RETIREMENT_REQUESTER,
                     LIFECYCLE_EXECUTOR, OPERATOR, BACKUP, RESTORE, CONTROL_CALLER_PRIVILEGED, CONTROL_CALLER_ADMIN ->
                     OperationGrants.grants(profile, scope);

@@ -117,6 +117,27 @@ class AccountClaimsBrokerTest {
     }
 
     @Test
+    void aLoneServerIsItsOwnClusterOfOneAndAGivenMemberThatNeverAnswersIsMissing(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            ClusterMembers members = claims.members(WAIT);
+            assertEquals(ClusterMembers.Source.LONE_SERVER, members.source());
+            assertEquals(Set.of(nats.serverId()), members.names(), "a server without server_name is named by its id");
+            PushResult result = claims.push(f.beta.jwt(), members, WAIT);
+            assertEquals(List.of(nats.serverId()), result.serverNames());
+            assertEquals(List.of(), result.missing());
+
+            PushIncomplete incomplete = org.junit.jupiter.api.Assertions.assertThrows(PushIncomplete.class,
+                    () -> claims.push(f.beta.jwt(), ClusterMembers.of(List.of(nats.serverId(), "n9")), Duration.ofMillis(500)));
+            assertEquals(List.of("n9"), incomplete.missing());
+            assertEquals(List.of(nats.serverId()), incomplete.result().serverNames(), "the live server answered");
+            assertEquals(List.of(f.alpha.accountPublicKey(), f.beta.accountPublicKey()),
+                    claims.reconcile(List.of(f.alpha.jwt(), f.beta.jwt()), members, WAIT).unchanged());
+        }
+    }
+
+    @Test
     void pushAddsASpaceWithoutAReload(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(b -> f.config(b, 100));
         long mark = nats.log().mark();
