@@ -77,8 +77,9 @@ final class ProfilePermissions {
                             "$SYS.ACCOUNT." + scope.observedAccount() + ".DISCONNECT")));
             case CONNECTION_EVICTOR -> new Grants(Permission.allow(List.of("$SYS.REQ.SERVER.*.KICK")),
                     Permission.allow(List.of(scope.inbox())));
+            // JSZ: the cluster's members (SPEC §5.5)
             case ACCOUNT_CLAIMS -> new Grants(Permission.allow(List.of("$SYS.REQ.ACCOUNT.*.CLAIMS.UPDATE",
-                    "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST", "$SYS.REQ.SERVER.*.JSZ")), // JSZ: the members, SPEC §5.5
+                    "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP", "$SYS.REQ.CLAIMS.LIST", "$SYS.REQ.SERVER.*.JSZ")),
                     Permission.allow(List.of(scope.inbox())));
             case SUPERVISOR, MEMBERSHIP_RW, PURGER, CHANNEL_WRITER, CHANNEL_PURGER, DEPROVISIONER, RETIREMENT_REQUESTER,
                     LIFECYCLE_EXECUTOR, OPERATOR, BACKUP, RESTORE, CONTROL_CALLER_PRIVILEGED, CONTROL_CALLER_ADMIN ->
