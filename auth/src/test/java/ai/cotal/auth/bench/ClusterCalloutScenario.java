@@ -18,6 +18,7 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.BackendChoice;
@@ -57,13 +58,13 @@ public final class ClusterCalloutScenario {
         Concurrent.Result clusterCallout;
         try (NatsCluster cluster = NatsCluster.start(BackendChoice.detect(), 3, m -> member(auth, callout, m))) {
             cluster.awaitMetaLeader(WAIT);
-            Measured m = measure(auth, callout, List.of(cluster.urls()), perThread, threads);
+            Measured m = measure(auth, callout, List.of(cluster.urls()), StoreReplicas.of(3), perThread, threads);
             clusterCallout = m.callout();
             rows.add(m.floor().row("cluster of 3: static user JWT (floor)", m.floor()));
             rows.add(m.callout().row("cluster of 3: auth callout, 3 responders", m.floor()));
         }
         try (NatsBroker single = BenchSpace.broker(auth, callout.jwt())) {
-            Measured m = measure(auth, callout, List.of(single.url()), perThread, threads);
+            Measured m = measure(auth, callout, List.of(single.url()), StoreReplicas.one(), perThread, threads);
             rows.add(m.floor().row("one server: static user JWT (floor)", m.floor()));
             rows.add(m.callout().row("one server: auth callout, 1 responder", m.floor()));
             System.out.println("\n| path (" + threads + " threads, connect + close) | connects/s | p50 ms | p99 ms"
@@ -79,13 +80,14 @@ public final class ClusterCalloutScenario {
     }
 
     /** One plane on the first url, one responder per url, clients round-robin over the urls. */
-    private static Measured measure(SpaceAuth auth, CalloutAuth callout, List<String> urls, int perThread, int threads)
+    private static Measured measure(SpaceAuth auth, CalloutAuth callout, List<String> urls, StoreReplicas replicas,
+            int perThread, int threads)
             throws Exception {
         InMemorySecretStore store = BenchSpace.store(auth);
         List<AuthCallout> responders = new ArrayList<>();
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(urls.get(0))
                 .space("alpha").stateDir(Files.createTempDirectory("cluster-callout")).secretStore(store)
-                .signer(auth.strip()).build())) {
+                .signer(auth.strip()).storeReplicas(replicas).build())) {
             for (String url : urls) {
                 responders.add(AuthCallout.start(CalloutOptions.builder().server(url).callout(callout)
                         .plane(plane.calloutAuthority()).signer(auth.strip()).build()));
