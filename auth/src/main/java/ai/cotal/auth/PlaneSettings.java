@@ -3,6 +3,7 @@ package ai.cotal.auth;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.SpaceName;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,10 +17,11 @@ import java.util.Optional;
  * the space, its state directory (actor ledger, IdP pin), the identity root (where the plane's
  * restart identity lives; default the state directory), the {@link SecretStore}, the clock, the
  * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
- * 24 h, default 15 min), the service-endpoint setting (off by default) and the {@link WriteBudgets}
- * of SPEC §13.20. Held by {@link AuthPlaneOptions} and {@code AuthServiceOptions}, whose builders
- * extend {@link Builder}: the only way to make one, validated before it exists. Immutable and
- * thread-safe; {@code toString()} never shows the store or the oracle.
+ * 24 h, default 15 min), the service-endpoint setting (off by default), the {@link WriteBudgets}
+ * of SPEC §13.20 and the authority stores' {@link StoreReplicas} (default one). Held by
+ * {@link AuthPlaneOptions} and {@code AuthServiceOptions}, whose builders extend {@link Builder}:
+ * the only way to make one, validated before it exists. Immutable and thread-safe;
+ * {@code toString()} never shows the store or the oracle.
  */
 public final class PlaneSettings {
     /** A remote manager's standing service credential lifetime unless set (SPEC §14.6). */
@@ -35,6 +37,7 @@ public final class PlaneSettings {
     private final Duration managerStandingTtl;
     private final Optional<ServiceEndpoints> serviceEndpoints;
     private final WriteBudgets writeBudgets;
+    private final StoreReplicas storeReplicas;
 
     private PlaneSettings(Builder<?> b, WriteBudgets writeBudgets) {
         this.servers = List.copyOf(b.servers);
@@ -48,6 +51,7 @@ public final class PlaneSettings {
         this.managerStandingTtl = b.managerStandingTtl;
         this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
         this.writeBudgets = writeBudgets;
+        this.storeReplicas = b.storeReplicas;
     }
 
     public List<String> servers() {
@@ -105,6 +109,11 @@ public final class PlaneSettings {
     /** All the write budgets of SPEC §13.20. */
     public WriteBudgets writeBudgets() {
         return writeBudgets;
+    }
+
+    /** The replica count the plane's open creates or verifies its authority stores with (SPEC §13.12). */
+    public StoreReplicas storeReplicas() {
+        return storeReplicas;
     }
 
     /**
@@ -165,6 +174,11 @@ public final class PlaneSettings {
         default WriteBudgets writeBudgets() {
             return settings().writeBudgets();
         }
+
+        /** The replica count of the authority stores (default {@link StoreReplicas#one()}). */
+        default StoreReplicas storeReplicas() {
+            return settings().storeReplicas();
+        }
     }
 
     @Override
@@ -172,7 +186,7 @@ public final class PlaneSettings {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
                 + identityRoot() + ", standingTtl=" + standingTtl + ", managerStandingTtl="
                 + managerStandingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
-                + writeBudgets + "]";
+                + writeBudgets + ", storeReplicas=" + storeReplicas + "]";
     }
 
     /**
@@ -199,6 +213,7 @@ public final class PlaneSettings {
         private int issuancesPerSpace;
         private int endpointWritesPerPrincipal;
         private int endpointWritesPerSpace;
+        private StoreReplicas storeReplicas = StoreReplicas.one();
 
         protected Builder() {
             writeBudgets(WriteBudgets.defaults());
@@ -214,7 +229,7 @@ public final class PlaneSettings {
             servers(settings.servers).space(settings.space).stateDir(settings.stateDir).identityRoot(settings.identityRoot)
                     .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).managerStandingTtl(settings.managerStandingTtl)
-                    .serviceEndpoints(settings.serviceEndpoints.orElse(null));
+                    .serviceEndpoints(settings.serviceEndpoints.orElse(null)).storeReplicas(settings.storeReplicas);
             return writeBudgets(settings.writeBudgets);
         }
 
@@ -301,6 +316,15 @@ public final class PlaneSettings {
             return self();
         }
 
+        /**
+         * The authority stores' replica count (SPEC §13.12; default {@link StoreReplicas#one()}, {@code of(3)}
+         * on a cluster of three or more): a store with another count refuses the open as drift.
+         */
+        public B storeReplicas(StoreReplicas replicas) {
+            this.storeReplicas = replicas;
+            return self();
+        }
+
         /** All the write budgets at once (default {@link WriteBudgets#defaults()}). */
         public B writeBudgets(WriteBudgets budgets) {
             return mintsPerPrincipalPerMinute(budgets.mintsPerPrincipal()).mintsPerSpacePerMinute(budgets.mintsPerSpace())
@@ -322,10 +346,7 @@ public final class PlaneSettings {
             return self();
         }
 
-        /**
-         * Issuances (manager-caller connects under a new nonce) per principal per rolling minute
-         * (1 to 1,000,000; default 30).
-         */
+        /** Issuances (manager-caller connects under a new nonce) per principal per rolling minute (1 to 1,000,000; 30). */
         public B issuancesPerPrincipalPerMinute(int limit) {
             this.issuancesPerPrincipal = limit;
             return self();
@@ -337,10 +358,7 @@ public final class PlaneSettings {
             return self();
         }
 
-        /**
-         * Service-endpoint writes (owner requests binding a new request id) per principal per
-         * rolling minute (1 to 1,000,000; default 30).
-         */
+        /** Service-endpoint writes (owner requests binding a new request id) per principal per minute (1 to 1,000,000; 30). */
         public B endpointWritesPerPrincipalPerMinute(int limit) {
             this.endpointWritesPerPrincipal = limit;
             return self();
@@ -378,6 +396,9 @@ public final class PlaneSettings {
             if (managerStandingTtl == null || managerStandingTtl.compareTo(Duration.ofSeconds(5)) < 0
                     || managerStandingTtl.compareTo(Duration.ofHours(24)) > 0) {
                 throw CotalException.badRequest("managerStandingTtl", "must be between 5 s and 24 h");
+            }
+            if (storeReplicas == null) {
+                throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
             }
             WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
                     issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option

@@ -13,6 +13,7 @@ import ai.cotal.auth.WriteBudgets;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ class OptionsBuildTest {
         AuthServiceOptions service = AuthServiceOptions.builder().servers(List.of("nats://a:4222", "nats://b:4222"))
                 .space("alpha").stateDir(dir.resolve("x/../state")).secretStore(store).clock(clock)
                 .livenessOracle(oracle).standingTtl(Duration.ofMinutes(2)).serviceEndpoints(ServiceEndpoints.normal())
-                .writeBudgets(budgets).loopbackPort(4000).build();
+                .writeBudgets(budgets).storeReplicas(StoreReplicas.of(3)).loopbackPort(4000).build();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         SpaceSigner signer = auth.strip();
         AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(service.settings()).signer(signer).build();
@@ -56,6 +57,8 @@ class OptionsBuildTest {
         assertEquals(ServiceEndpoints.normal(), plane.serviceEndpoints().orElseThrow());
         assertEquals(budgets, plane.writeBudgets());
         assertEquals(6, plane.endpointWritesPerSpacePerMinute());
+        assertSame(service.storeReplicas(), plane.storeReplicas());
+        assertTrue(plane.toString().contains("StoreReplicas[3]"), plane.toString());
         assertFalse(plane.toString().contains(auth.space().signing().seed()), "no seed in toString: " + plane);
         assertFalse(service.toString().contains("InMemorySecretStore"), "no store in toString: " + service);
 
@@ -63,6 +66,7 @@ class OptionsBuildTest {
                 .secretStore(store).build();
         assertEquals(AuthPlaneOptions.DEFAULT_STANDING_TTL, defaults.standingTtl());
         assertEquals(WriteBudgets.defaults(), defaults.writeBudgets());
+        assertSame(StoreReplicas.one(), defaults.storeReplicas(), "one replica unless asked");
         assertTrue(defaults.serviceEndpoints().isEmpty() && defaults.livenessOracle().isEmpty());
     }
 
@@ -116,7 +120,9 @@ class OptionsBuildTest {
                 "retry", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
                         .secrets(store).retry(Duration.ZERO).build(),
                 "ttl", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
-                        .secrets(store).ttl(Duration.ofSeconds(-1)).build());
+                        .secrets(store).ttl(Duration.ofSeconds(-1)).build(),
+                "storeReplicas", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .secretStore(store).storeReplicas(null).signer(SpaceAuth.create("alpha", clock).strip()).build());
         bad.forEach((option, build) -> {
             CotalException e = assertThrows(CotalException.class, build::get, option);
             assertEquals(ErrorCode.BAD_REQUEST, e.code(), option);

@@ -141,7 +141,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         ScheduledExecutorService scheduler = opening.scheduler();
         try {
             AuthorityConnection writer = opening.connect(AuthorityRole.WRITER);
-            SpaceStores.setupAuthority(writer.connection(), space);
+            SpaceStores.setupAuthority(writer.connection(), space, options.storeReplicas());
             AuthorityConnection reader = opening.connect(AuthorityRole.READER);
             AuthorityConnection barrier = opening.connect(AuthorityRole.BARRIER);
             AuthorityConnection issuerConnection = opening.connect(AuthorityRole.ISSUER);
