@@ -16,8 +16,10 @@ public interface LivenessOracle {
 
     /**
      * @param states         one state per asked tuple
-     * @param completeSweep  true only when every connection of the account on every relevant
-     *                       server was seen
+     * @param completeSweep  true only when every asked tuple's server was accounted for: every
+     *                       connection of the account on it was seen, or it is proven to have
+     *                       ended since (on a cluster, the servers holding no asked tuple are not
+     *                       relevant: SPEC §13.13)
      */
     record Answer(Map<ConnTuple, State> states, boolean completeSweep) {
         public Answer {

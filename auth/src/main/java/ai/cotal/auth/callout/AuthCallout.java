@@ -14,7 +14,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The space's auth callout responder (SPEC §13.16): on the callout account's connection it serves
  * {@value CalloutAuth#REQUEST_SUBJECT} in the queue group {@value CalloutOptions#QUEUE_GROUP}, so
- * several responders share the load and any one can stop. Requests that are not sealed to the
+ * several responders share the load and any one can stop; on a cluster the group spans the
+ * members, so responders on different members keep answering when one member is lost. Once its
+ * authority stops ({@link CalloutAuthority#stopped()}) the responder leaves the group rather than
+ * refuse every connect it is handed. Requests that are not sealed to the
  * callout's curve key, do not verify, or do not come from an expected server get no answer; a
  * refused bearer gets a signed, sealed error with the reason. Closing stops this responder only.
  * Thread-safe.
@@ -41,19 +44,29 @@ public final class AuthCallout implements AutoCloseable {
                 return thread;
             }, new java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy());
 
-    private AuthCallout(Connection connection, CalloutHandler handler) {
+    private final String space;
+    private volatile Dispatcher dispatcher;
+    private volatile boolean answering = true;
+
+    private AuthCallout(Connection connection, CalloutHandler handler, String space) {
         this.connection = connection;
         this.handler = handler;
+        this.space = space;
     }
 
-    /** Connects as the callout user and starts answering. */
+    /**
+     * Connects as the callout user (to one of the servers, reconnecting forever to any member of
+     * the cluster it knows) and starts answering; leaves the queue group once the authority
+     * stops ({@link CalloutAuthority#stopped()}).
+     */
     public static AuthCallout start(CalloutOptions options) {
         Connection connection = NatsConnector.builder().servers(options.servers()).creds(options.callout().calloutCreds())
                 .label("cotal:auth-callout:" + options.plane().space()).maxReconnects(-1).timeout(Duration.ofSeconds(5))
                 .sslContext(options.sslContext()).build().connect();
         CalloutHandler handler = new CalloutHandler(options);
-        AuthCallout callout = new AuthCallout(connection, handler);
+        AuthCallout callout = new AuthCallout(connection, handler, options.plane().space());
         Dispatcher dispatcher = connection.createDispatcher(callout::onMessage);
+        callout.dispatcher = dispatcher;
         dispatcher.subscribe(CalloutAuth.REQUEST_SUBJECT, options.queueGroup());
         try {
             connection.flush(Duration.ofSeconds(5));
@@ -62,7 +75,27 @@ public final class AuthCallout implements AutoCloseable {
             throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE,
                     "auth callout: the subscription was not confirmed by the broker", e);
         }
+        options.plane().stopped().thenAccept(callout::leave);
         return callout;
+    }
+
+    /** Leaves the queue group: the authority can only refuse now, so the other responders answer. */
+    private void leave(String why) {
+        if (!answering) {
+            return;
+        }
+        answering = false;
+        try {
+            dispatcher.unsubscribe(CalloutAuth.REQUEST_SUBJECT);
+            LOG.warn("auth-callout: space {}: left the queue group, its authority stopped: {}", space, why);
+        } catch (RuntimeException e) { // closed meanwhile: it has left already
+            LOG.debug("auth-callout: space {}: the responder was closed before it could leave", space);
+        }
+    }
+
+    /** True until the responder left the queue group (its authority stopped) or was closed. */
+    public boolean answering() {
+        return answering;
     }
 
     private void onMessage(Message message) {
@@ -89,6 +122,7 @@ public final class AuthCallout implements AutoCloseable {
 
     @Override
     public void close() {
+        answering = false;
         workers.shutdownNow();
         try {
             connection.close();

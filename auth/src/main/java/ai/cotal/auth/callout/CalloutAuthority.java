@@ -17,6 +17,16 @@ public interface CalloutAuthority {
     /** The space this authority answers for. */
     String space();
 
+    /**
+     * Completes, with the reason, once this authority can only refuse from then on (a fenced
+     * plane, a callout replica whose connections failed): its responder then leaves the queue
+     * group so the space's other responders take every request (SPEC §13.16). This default never
+     * completes.
+     */
+    default java.util.concurrent.CompletableFuture<String> stopped() {
+        return new java.util.concurrent.CompletableFuture<>();
+    }
+
     /** Verifies a bearer of this space ({@code unauthenticated} with the reason when refused). */
     BearerClaims verifyBearer(String token);
 

@@ -36,8 +36,8 @@ import javax.net.ssl.SSLContext;
  * end through {@link #gone()}. Thread-safe.
  */
 public final class AuthorityConnection implements AutoCloseable {
-    /** Where a plane candidate stands on the broker: the server, its client id and the user key. */
-    public record Tuple(String serverId, long cid, String userNkey) {
+    /** Where a plane candidate stands on the broker: the server's id and name, its client id and the user key. */
+    public record Tuple(String serverId, String serverName, long cid, String userNkey) {
     }
 
     private final AuthorityRole role;
@@ -138,8 +138,10 @@ public final class AuthorityConnection implements AutoCloseable {
 
     /** This candidate's place on the broker. */
     public Tuple tuple() {
-        return new Tuple(connection.getServerInfo().getServerId(), connection.getServerInfo().getClientId(),
-                identity.publicKey());
+        ServerInfo info = connection.getServerInfo();
+        String name = info.getServerName() == null || info.getServerName().isEmpty() ? info.getServerId()
+                : info.getServerName(); // a server without server_name is named by its id
+        return new Tuple(info.getServerId(), name, info.getClientId(), identity.publicKey());
     }
 
     /**

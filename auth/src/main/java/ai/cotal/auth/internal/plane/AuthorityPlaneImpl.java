@@ -129,7 +129,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 new PlaneSourceLiveness(space, ledger, issuerConnection.connection()), observedRuns,
                 new IssuerWindows(options, ledger, scheduler), options.clock(), this::refuseIfUnavailable));
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
-                endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers);
+                endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers, fenced);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
                 new RevokedConnections(live, sweep, evictor));
     }

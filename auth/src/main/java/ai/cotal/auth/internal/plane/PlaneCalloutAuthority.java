@@ -17,10 +17,18 @@ import ai.cotal.core.issued.Ceiling;
 /**
  * What the callout asks of the plane, answered by the plane's facets; {@code connects} is null
  * when the plane hosts no service endpoints (then it issues no serving connection and no grant).
+ * {@code fenced} is the plane's fatal latch: once it completes the plane refuses every connect,
+ * so its responders leave the queue group ({@link #stopped()}).
  */
 record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials credentials, IssuedCallers issued,
         ConnectChecks connects, LiveConnectionRegister live, LifecycleConnections lifecycles,
-        ai.cotal.auth.ManagerAuthority managers) implements CalloutAuthority {
+        ai.cotal.auth.ManagerAuthority managers, java.util.concurrent.CompletableFuture<String> fenced)
+        implements CalloutAuthority {
+    @Override
+    public java.util.concurrent.CompletableFuture<String> stopped() {
+        return fenced.copy();
+    }
+
     @Override
     public BearerClaims verifyBearer(String token) {
         return bearers.verify(token);

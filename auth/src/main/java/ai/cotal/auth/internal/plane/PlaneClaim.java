@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The plane claim (SPEC §13.13): the {@code plane} key of {@code cotal_auth_<space>}, written only
  * by the barrier connection. One holder per space; a held row is reclaimed only when the liveness
- * oracle proves both recorded scanner connections gone under a complete sweep. Thread-safe.
+ * oracle proves both recorded scanner connections gone under a complete sweep; a refusal for want
+ * of proof names the servers that gave none. Thread-safe.
  */
 final class PlaneClaim {
     static final String KEY = "plane";
@@ -31,13 +32,15 @@ final class PlaneClaim {
             TupleDocument records, String openedAt) {
     }
 
-    record TupleDocument(String serverId, Long cid, String userNkey) {
+    /** A recorded tuple; {@code serverName} is absent in rows written before it was recorded. */
+    record TupleDocument(String serverId, String serverName, Long cid, String userNkey) {
         static TupleDocument of(ConnTuple tuple) {
-            return new TupleDocument(tuple.serverId(), tuple.cid(), tuple.userNkey());
+            return new TupleDocument(tuple.serverId(), tuple.serverName(), tuple.cid(), tuple.userNkey());
         }
 
+        /** The tuple; without a recorded name the id stands for it, so no restart can prove it gone. */
         ConnTuple tuple() {
-            return new ConnTuple(serverId, cid == null ? 0 : cid, userNkey);
+            return new ConnTuple(serverId, serverName == null ? serverId : serverName, cid == null ? 0 : cid, userNkey);
         }
     }
 
@@ -110,8 +113,16 @@ final class PlaneClaim {
                     + " holds it and its connections are live");
         }
         if (!answer.completeSweep() || sa != LivenessOracle.State.GONE || sb != LivenessOracle.State.GONE) {
+            java.util.Set<String> silent = new java.util.TreeSet<>();
+            if (sa != LivenessOracle.State.GONE) {
+                silent.add(a.serverName());
+            }
+            if (sb != LivenessOracle.State.GONE) {
+                silent.add(b.serverName());
+            }
             throw new PlaneClaimRefusal(Reason.UNKNOWN, space, "the liveness check of generation " + row.generation()
-                    + " did not complete");
+                    + " did not complete" + (silent.isEmpty() ? "" : ": no proof from server " + String.join(" or ", silent)
+                    + " that its connections there are gone; it must answer again, restarted or replaced under its name"));
         }
     }
 

@@ -105,6 +105,6 @@ final class PlaneOpening {
     /** A connection's identity as the plane claim records it. */
     static ConnTuple tuple(AuthorityConnection connection) {
         AuthorityConnection.Tuple t = connection.tuple();
-        return new ConnTuple(t.serverId(), t.cid(), t.userNkey());
+        return new ConnTuple(t.serverId(), t.serverName(), t.cid(), t.userNkey());
     }
 }

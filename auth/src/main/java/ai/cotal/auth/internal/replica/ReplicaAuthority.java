@@ -104,6 +104,12 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
         return failure;
     }
 
+    /** Completes when a connection failed to renew: its responder leaves the queue group. */
+    @Override
+    public java.util.concurrent.CompletableFuture<String> stopped() {
+        return failure.copy();
+    }
+
     private void refuseIfFailed() {
         if (failed != null) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the callout replica of space \"" + space

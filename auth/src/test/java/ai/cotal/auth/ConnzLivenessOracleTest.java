@@ -1,0 +1,67 @@
+package ai.cotal.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ConnzLivenessOracle.ServerRead;
+import ai.cotal.auth.LivenessOracle.State;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The oracle's rule (SPEC §13.13) from what a sweep heard: proofs (a) and (b), and silence as no proof. */
+class ConnzLivenessOracleTest {
+    private static final String N1_RUN1 = NKeyPair.create(KeyType.SERVER).publicKey();
+    private static final String N1_RUN2 = NKeyPair.create(KeyType.SERVER).publicKey();
+    private static final String N2 = NKeyPair.create(KeyType.SERVER).publicKey();
+    private final ConnTuple onN1 = new ConnTuple(N1_RUN1, "n1", 7, NKeyPair.create(KeyType.USER).publicKey());
+    private final ConnTuple onN2 = new ConnTuple(N2, "n2", 9, NKeyPair.create(KeyType.USER).publicKey());
+
+    @Test
+    void listedIsLiveAndReadToItsEndWithoutItIsGone() {
+        LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
+                new ServerRead(N1_RUN1, "n1", true, Set.of("7/" + onN1.userNkey())),
+                new ServerRead(N2, "n2", true, Set.of("8/" + onN2.userNkey()))));
+        assertEquals(State.LIVE, answer.of(onN1));
+        assertEquals(State.GONE, answer.of(onN2), "proof (a): its own server was read to its end without it");
+        assertTrue(answer.completeSweep());
+    }
+
+    @Test
+    void aServerAnsweringUnderTheNameWithAnotherIdProvesTheOldRunGone() {
+        LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
+                new ServerRead(N1_RUN2, "n1", false, Set.of()), new ServerRead(N2, "n2", true, Set.of())));
+        assertEquals(State.GONE, answer.of(onN1), "proof (b): n1 restarted, so its old run's connections ended");
+        assertEquals(State.GONE, answer.of(onN2));
+        assertTrue(answer.completeSweep());
+    }
+
+    @Test
+    void aSilentServerIsNoProofWhateverTheOthersSay() {
+        LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
+                new ServerRead(N2, "n2", true, Set.of())));
+        assertEquals(State.UNKNOWN, answer.of(onN1), "n1 may be partitioned, not dead");
+        assertEquals(State.GONE, answer.of(onN2));
+        assertFalse(answer.completeSweep());
+    }
+
+    @Test
+    void itsOwnServerNotReadToItsEndIsNoProof() {
+        LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1), List.of(
+                new ServerRead(N1_RUN1, "n1", false, Set.of())));
+        assertEquals(State.UNKNOWN, answer.of(onN1));
+        assertFalse(answer.completeSweep());
+    }
+
+    @Test
+    void aTupleWithoutARecordedNameIsNeverProvedByARestart() {
+        ConnTuple unnamed = new ConnTuple(N1_RUN1, N1_RUN1, 7, onN1.userNkey()); // a row written before names
+        LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(unnamed), List.of(
+                new ServerRead(N1_RUN2, N1_RUN2, true, Set.of())));
+        assertEquals(State.UNKNOWN, answer.of(unnamed));
+        assertFalse(answer.completeSweep());
+    }
+}
