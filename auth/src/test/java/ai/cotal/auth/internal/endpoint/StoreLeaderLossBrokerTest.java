@@ -170,7 +170,8 @@ class StoreLeaderLossBrokerTest {
             }
             Answer hit = answers.get(KILLED_AT - 1);
             assertEquals("held", hit.kind(), "the invocation whose grant write met the kill: " + hit);
-            assertEquals("unavailable", hit.result().reason(), "no leader took its grant write: " + hit);
+            // no leader took the write (unavailable), or its member's route was not yet seen gone and no ack came (fenced)
+            assertTrue(Set.of("unavailable", "fenced").contains(hit.result().reason()), "its grant write: " + hit);
             assertNotNull(hit.result().operationId(), "its binding landed: the held answer names its operation");
             System.out.println("store-leader-loss: killed " + leader + " at invocation " + KILLED_AT + "; first answers "
                     + byKind + ": " + answers.stream().filter(a -> !"granted".equals(a.kind())).map(Answer::toString).toList());
