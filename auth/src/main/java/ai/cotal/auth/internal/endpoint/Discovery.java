@@ -29,8 +29,6 @@ import java.util.concurrent.ExecutionException;
  * whose order none of its decisions depends on and waits once for their answers. Thread-safe.
  */
 final class Discovery {
-    /** The HTTP-like code of an API error that says the stream cannot answer now (its group has no leader). */
-    private static final int UNAVAILABLE = 503;
 
     /** What a read found on one key. */
     record Seen(String key, boolean tombstone, byte[] data, long revision) {
@@ -193,7 +191,7 @@ final class Discovery {
             return read(key);
         }
         if (info.hasError()) {
-            if (info.getErrorCode() == UNAVAILABLE) { // the group is electing a leader: no re-read will do better now
+            if (LeaderGet.unavailable(info.getApiErrorCode())) { // the group is electing: no re-read does better now
                 throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key + " ("
                         + info.getApiErrorCode() + " " + info.getDescription() + "); nothing was written");
             }

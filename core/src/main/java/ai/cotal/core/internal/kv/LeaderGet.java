@@ -9,6 +9,7 @@ import io.nats.client.api.MessageInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 
@@ -24,8 +25,13 @@ import java.util.concurrent.ExecutionException;
 public final class LeaderGet {
     /** The API error of a get that found no message. */
     public static final int NO_MESSAGE = 10037;
-    /** The HTTP-like code of an API error that says the stream or JetStream cannot answer now. */
-    private static final int UNAVAILABLE = 503;
+    /**
+     * API errors that say the stream's group cannot serve now, and nothing else (a full store also
+     * answers with the HTTP-like 503, and that is a refusal): "JetStream system temporarily
+     * unavailable" (10008), "JetStream cluster can not handle request" (10009, not its leader),
+     * "stream is offline" (10118).
+     */
+    private static final Set<Integer> UNAVAILABLE = Set.of(10008, 10009, 10118);
 
     private final Connection connection;
     private final String prefix;
@@ -102,6 +108,11 @@ public final class LeaderGet {
      * no leader, JetStream is not available): a retry later may succeed, so it is never a refusal.
      */
     public static boolean unavailable(JetStreamApiException e) {
-        return e.getErrorCode() == UNAVAILABLE;
+        return unavailable(e.getApiErrorCode());
+    }
+
+    /** True for such an API error code ({@link #unavailable(JetStreamApiException)}). */
+    public static boolean unavailable(int apiErrorCode) {
+        return UNAVAILABLE.contains(apiErrorCode);
     }
 }
