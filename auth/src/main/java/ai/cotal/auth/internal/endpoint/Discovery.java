@@ -29,7 +29,6 @@ import java.util.concurrent.ExecutionException;
  * whose order none of its decisions depends on and waits once for their answers. Thread-safe.
  */
 final class Discovery {
-
     /** What a read found on one key. */
     record Seen(String key, boolean tombstone, byte[] data, long revision) {
         static Seen absent(String key) {

@@ -233,11 +233,11 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             return unfinished(inv, plan, "fenced");
         } catch (PlaneClaimRefusal e) {
             if (e.reason() == PlaneClaimRefusal.Reason.UNREACHABLE) { // the claim could not be read: not lost
-                return unavailable(inv, plan, e);
+                return refusedMidway(inv, plan, e);
             }
             return unfinished(inv, plan, "claim");
         } catch (CotalException e) {
-            return unavailable(inv, plan, e);
+            return refusedMidway(inv, plan, e);
         } finally {
             opening.discard(early);
             if (effect != null) {
@@ -268,7 +268,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
      * happened, {@code held} ({@code unavailable} for a store or broker that cannot answer now,
      * e.g. a store electing a leader, else {@code failed: …}), so the request is sent again.
      */
-    private static HostResult unavailable(Invocation inv, Plan plan, CotalException e) {
+    private static HostResult refusedMidway(Invocation inv, Plan plan, CotalException e) {
         if (!inv.attemptedBind && inv.wrote.isEmpty()) {
             throw e; // nothing was written: the caller sees the refusal itself
         }
