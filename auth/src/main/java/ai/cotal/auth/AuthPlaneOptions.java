@@ -15,7 +15,7 @@ import javax.net.ssl.SSLContext;
  * an optional TLS context.
  * Thread-safe; {@code toString()} shows the signer's public key only.
  */
-public final class AuthPlaneOptions implements PlaneSettings.Holder {
+public final class AuthPlaneOptions implements PlaneSettingsHolder {
     /** The standing authority credential lifetime unless set. */
     public static final Duration DEFAULT_STANDING_TTL = Duration.ofMinutes(15);
     /** Credential mints a principal may make per rolling minute unless set. */

@@ -4,8 +4,8 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 
 /**
- * The plane claim refused (SPEC §13.13). {@link #reason()} says why; {@code unknown} and
- * {@code release-unreachable} are {@code unavailable} (retry), the rest
+ * The plane claim refused (SPEC §13.13). {@link #reason()} says why; {@code unknown},
+ * {@code release-unreachable} and {@code unreachable} are {@code unavailable} (retry), the rest
  * {@code failed-precondition}. Each reason has its own operator message; the {@code unknown}
  * message never tells the operator to stop another process.
  */
@@ -15,7 +15,7 @@ public final class PlaneClaimRefusal extends CotalException {
     /** Why the claim was refused. */
     public enum Reason {
         CORRUPT("corrupt"), LIVE_PEER("live-peer"), UNKNOWN("unknown"), CONCURRENT("concurrent"), FENCED("fenced"),
-        RELEASED("released"), LOST("lost"), RELEASE_UNREACHABLE("release-unreachable");
+        RELEASED("released"), LOST("lost"), RELEASE_UNREACHABLE("release-unreachable"), UNREACHABLE("unreachable");
 
         private final String wire;
 
@@ -31,8 +31,8 @@ public final class PlaneClaimRefusal extends CotalException {
     private final Reason reason;
 
     public PlaneClaimRefusal(Reason reason, String space, String detail) {
-        super(reason == Reason.UNKNOWN || reason == Reason.RELEASE_UNREACHABLE ? ErrorCode.UNAVAILABLE
-                : ErrorCode.FAILED_PRECONDITION, message(reason, space, detail));
+        super(reason == Reason.UNKNOWN || reason == Reason.RELEASE_UNREACHABLE || reason == Reason.UNREACHABLE
+                ? ErrorCode.UNAVAILABLE : ErrorCode.FAILED_PRECONDITION, message(reason, space, detail));
         this.reason = reason;
     }
 
@@ -58,6 +58,8 @@ public final class PlaneClaimRefusal extends CotalException {
                     + "; another instance took over";
             case RELEASE_UNREACHABLE -> "the broker could not be reached to release the plane claim of space " + s + tail
                     + "; call close() again once the broker is reachable";
+            case UNREACHABLE -> "the plane claim of space " + s + " cannot be read now" + tail + "; nothing was decided"
+                    + " from it: retry shortly";
         };
     }
 }

@@ -19,7 +19,8 @@ import java.util.Optional;
  * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
  * 24 h, default 15 min), the service-endpoint setting (off by default), the {@link WriteBudgets}
  * of SPEC §13.20 and the authority stores' {@link StoreReplicas} (default one). Held by
- * {@link AuthPlaneOptions} and {@code AuthServiceOptions}, whose builders extend {@link Builder}:
+ * {@link AuthPlaneOptions} and {@code AuthServiceOptions} (both {@link PlaneSettingsHolder}s), whose
+ * builders extend {@link Builder}:
  * the only way to make one, validated before it exists. Immutable and thread-safe;
  * {@code toString()} never shows the store or the oracle.
  */
@@ -114,71 +115,6 @@ public final class PlaneSettings {
     /** The replica count the plane's open creates or verifies its authority stores with (SPEC §13.12). */
     public StoreReplicas storeReplicas() {
         return storeReplicas;
-    }
-
-    /**
-     * An options type that holds a {@link PlaneSettings} ({@link AuthPlaneOptions},
-     * {@code AuthServiceOptions}): the shared accessors are written once here, so
-     * {@code options.servers()} reads the same on the plane's options and the service's.
-     */
-    public interface Holder {
-        /** The shared settings. */
-        PlaneSettings settings();
-
-        default List<String> servers() {
-            return settings().servers();
-        }
-
-        default String space() {
-            return settings().space();
-        }
-
-        /** Absolute and normalized. */
-        default Path stateDir() {
-            return settings().stateDir();
-        }
-
-        /** Where the plane's restart identity lives; absolute and normalized, the state directory unless set. */
-        default Path identityRoot() {
-            return settings().identityRoot();
-        }
-
-        default SecretStore secretStore() {
-            return settings().secretStore();
-        }
-
-        default Clock clock() {
-            return settings().clock();
-        }
-
-        /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
-        default Optional<LivenessOracle> livenessOracle() {
-            return settings().livenessOracle();
-        }
-
-        default Duration standingTtl() {
-            return settings().standingTtl();
-        }
-
-        /** Lifetime of a remote manager's standing service credential (5 s to 24 h, default 24 h). */
-        default Duration managerStandingTtl() {
-            return settings().managerStandingTtl();
-        }
-
-        /** The service-endpoint setting; empty (the default) hosts no service-endpoint operations. */
-        default Optional<ServiceEndpoints> serviceEndpoints() {
-            return settings().serviceEndpoints();
-        }
-
-        /** All the write budgets of SPEC §13.20. */
-        default WriteBudgets writeBudgets() {
-            return settings().writeBudgets();
-        }
-
-        /** The replica count of the authority stores (default {@link StoreReplicas#one()}). */
-        default StoreReplicas storeReplicas() {
-            return settings().storeReplicas();
-        }
     }
 
     @Override

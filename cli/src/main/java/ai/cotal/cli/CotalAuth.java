@@ -68,7 +68,8 @@ public final class CotalAuth {
         err.println("         --oidc-issuer URL --oidc-client-id ID --oidc-token-file FILE [--oidc-alg ALG ...] pins that");
         err.println("         OpenID Connect provider instead of a local one and signs in with the ID token in FILE");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
-        err.println("         with --server URL and --root DIR (a provisioned root); stops on SIGINT or SIGTERM");
+        err.println("         with --server URL and --root DIR (a provisioned root), [--store-replicas 1|3|5] (the");
+        err.println("         authority stores' replicas, 1 unless given); stops on SIGINT or SIGTERM");
         err.println("  callout-host  run callout replicas for the spaces of --spaces MANIFEST, with --server URL and");
         err.println("         --root DIR; re-applied when the manifest changes, stops on SIGINT or SIGTERM");
         err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");

@@ -4,6 +4,8 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.workspace.CotalRoot;
 import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
@@ -24,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
             + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] | --spaces MANIFEST)"
-            + " --server URL [--server URL ...] --root DIR";
+            + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5]";
 
     private Serve() {
     }
@@ -61,32 +63,28 @@ final class Serve {
             err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
             return 2;
         }
+        StoreReplicas replicas;
+        try {
+            replicas = storeReplicas(flags);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
         Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
         FileSecretStore secrets = new FileSecretStore(root);
-        List<String> servers = flags.get("--server");
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
-                AuthServiceOptions.Builder options = AuthServiceOptions.builder().servers(servers).space(space)
-                        .stateDir(CotalRoot.userAuthStateDir(root, space)).secretStore(secrets)
-                        .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
-                if (flags.containsKey("--port")) {
-                    options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
-                }
-                if (oidc) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
-                    options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
-                            flags.getOrDefault("--oidc-alg", List.of()));
-                }
-                try (AuthService service = AuthService.start(options.build())) {
+                try (AuthService service = AuthService.start(laneOptions(flags, root, secrets, replicas).build())) {
                     out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
                     service.unavailable().thenRun(() -> stop.complete(null));
                     stop.join();
                     return service.state() == AuthService.State.READY ? 0 : 1;
                 }
             }
-            Path manifest = Path.of(flags.get("--spaces").get(0)).toAbsolutePath();
-            try (AuthHost host = AuthHost.start(AuthHost.Options.builder().servers(servers).manifest(manifest)
-                    .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).build())) {
+            AuthHost.Options options = hostOptions(flags, root, secrets, replicas);
+            Path manifest = options.manifest();
+            try (AuthHost host = AuthHost.start(options)) {
                 out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
                 ManifestWatch.run(host::apply, host.appliedFile(), manifest, "cotal-auth serve", err, stop);
                 return 0;
@@ -97,14 +95,54 @@ final class Serve {
         }
     }
 
-    private static Map<String, List<String>> parse(List<String> args) {
+    /**
+     * {@code --store-replicas}: the authority stores' replica count the plane opens with (SPEC
+     * §13.12; 1 unless given, 3 or 5 on a cluster of that many members or more).
+     */
+    static StoreReplicas storeReplicas(Map<String, List<String>> flags) {
+        List<String> given = flags.getOrDefault("--store-replicas", List.of());
+        if (given.isEmpty()) {
+            return StoreReplicas.one();
+        }
+        if (given.size() > 1 || !List.of("1", "3", "5").contains(given.get(0))) {
+            throw new IllegalArgumentException("--store-replicas must be given once: 1, 3 or 5");
+        }
+        return StoreReplicas.of(Integer.parseInt(given.get(0)));
+    }
+
+    /** The one space's service options ({@code --space}), with the root's secret store and state directory. */
+    static AuthServiceOptions.Builder laneOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
+            StoreReplicas replicas) {
+        String space = flags.get("--space").get(0);
+        AuthServiceOptions.Builder options = AuthServiceOptions.builder().servers(flags.get("--server")).space(space)
+                .stateDir(CotalRoot.userAuthStateDir(root, space)).secretStore(secrets).storeReplicas(replicas)
+                .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
+        if (flags.containsKey("--port")) {
+            options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
+        }
+        if (flags.containsKey("--oidc-issuer")) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
+            options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
+                    flags.getOrDefault("--oidc-alg", List.of()));
+        }
+        return options;
+    }
+
+    /** The multi-space host's options ({@code --spaces}): its lanes' state under {@code .cotal/auth-host}. */
+    static AuthHost.Options hostOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
+            StoreReplicas replicas) {
+        return AuthHost.Options.builder().servers(flags.get("--server"))
+                .manifest(Path.of(flags.get("--spaces").get(0)).toAbsolutePath())
+                .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas).build();
+    }
+
+    static Map<String, List<String>> parse(List<String> args) {
         Map<String, List<String>> flags = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg" -> {
+                        "--oidc-alg", "--store-replicas" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

@@ -3,6 +3,7 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.workspace.PrivateFiles;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -23,17 +24,20 @@ public final class AuthHost implements AutoCloseable {
 
     /**
      * What the host runs from, validated in {@link Builder#build()}: the broker URLs, the manifest
-     * file, the root under which each lane keeps its state, the secret store and the clock.
-     * Immutable; {@code toString()} never shows the store.
+     * file, the root under which each lane keeps its state, the secret store, the clock and the
+     * authority stores' replica count every lane opens its plane with. Immutable;
+     * {@code toString()} never shows the store.
      */
     public static final class Options extends HostOptions {
         private final Path manifest;
         private final Path stateRoot;
+        private final StoreReplicas storeReplicas;
 
         private Options(Builder b) {
             super(b);
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
+            this.storeReplicas = b.storeReplicas;
         }
 
         public static Builder builder() {
@@ -52,15 +56,22 @@ public final class AuthHost implements AutoCloseable {
             return store();
         }
 
+        /** The replica count of every lane's authority stores (SPEC §13.19; default {@link StoreReplicas#one()}). */
+        public StoreReplicas storeReplicas() {
+            return storeReplicas;
+        }
+
         @Override
         public String toString() {
-            return "AuthHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot + "]";
+            return "AuthHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot
+                    + ", storeReplicas=" + storeReplicas + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
         public static final class Builder extends HostOptions.Builder<Builder> {
             private Path manifest;
             private Path stateRoot;
+            private StoreReplicas storeReplicas = StoreReplicas.one();
 
             private Builder() {
             }
@@ -87,6 +98,18 @@ public final class AuthHost implements AutoCloseable {
                 return this;
             }
 
+            /**
+             * The authority stores' replica count every lane's plane creates or verifies (default
+             * {@link StoreReplicas#one()}; {@code of(3)} on a cluster of three or more). It is the
+             * host's, not a manifest entry's: every lane runs on the same servers, and a re-applied
+             * manifest never changes it (a lane whose stores have another count refuses to start
+             * as drift, SPEC §6).
+             */
+            public Builder storeReplicas(StoreReplicas replicas) {
+                this.storeReplicas = replicas;
+                return this;
+            }
+
             public Options build() {
                 checkServers();
                 if (manifest == null) {
@@ -97,6 +120,9 @@ public final class AuthHost implements AutoCloseable {
                 }
                 checkStore("secretStore");
                 checkClock();
+                if (storeReplicas == null) {
+                    throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
+                }
                 return new Options(this);
             }
         }
@@ -190,6 +216,7 @@ public final class AuthHost implements AutoCloseable {
         PrivateFiles.ensureDirectory(options.stateRoot(), stateDir);
         AuthServiceOptions.Builder lane = AuthServiceOptions.builder().servers(options.servers()).space(entry.space())
                 .stateDir(stateDir).secretStore(options.secretStore()).clock(options.clock())
+                .storeReplicas(options.storeReplicas())
                 .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
         if (entry.oidc() != null) {
             lane.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());

@@ -2,6 +2,7 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneSettings;
+import ai.cotal.auth.PlaneSettingsHolder;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.JwksSource;
@@ -23,7 +24,7 @@ import java.util.Optional;
  * Validated at build, before anything is taken. Immutable and thread-safe; {@code toString()}
  * never shows the store.
  */
-public final class AuthServiceOptions implements PlaneSettings.Holder {
+public final class AuthServiceOptions implements PlaneSettingsHolder {
     private final PlaneSettings settings;
     private final int loopbackPort;
     private final Optional<InetSocketAddress> publicAddress;

@@ -178,7 +178,8 @@ class PermissionMatrixBrokerTest {
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER, ISSUER_WINDOW -> except(s, "issued-row", "read-auth-stream");
-                case LEDGER_SCANNER, RECORDS_SCANNER -> except(s);
+                case LEDGER_SCANNER -> except(s, "read-auth-stream"); // a sealed scan is closed by the leader (SPEC §6)
+                case RECORDS_SCANNER -> except(s);
                 case ADMIN -> except(s); // its replies only (SPEC §14.1)
             });
         }

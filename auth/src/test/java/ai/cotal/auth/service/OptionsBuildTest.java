@@ -131,6 +131,18 @@ class OptionsBuildTest {
     }
 
     @Test
+    void theAuthHostCarriesOneStoreReplicaCountForEveryLaneAndRefusesNone() {
+        AuthHost.Options.Builder host = AuthHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
+                .stateRoot(dir).secretStore(store);
+        assertEquals(1, host.build().storeReplicas().resolve(null), "one replica unless asked");
+        assertEquals(3, host.storeReplicas(ai.cotal.core.stores.StoreReplicas.of(3)).build().storeReplicas().resolve(null));
+        assertTrue(host.build().toString().contains("storeReplicas=StoreReplicas[3]"), host.build().toString());
+        CotalException none = assertThrows(CotalException.class, () -> host.storeReplicas(null).build());
+        assertEquals(ErrorCode.BAD_REQUEST, none.code());
+        assertTrue(none.getMessage().startsWith("storeReplicas"), none.getMessage());
+    }
+
+    @Test
     void theCalloutHostBuilderRefusesNamingTheOptionAndKeepsTheReplicaDefaults() {
         Map<String, Supplier<Object>> bad = Map.of(
                 "manifest", () -> CalloutHost.Options.builder().server("nats://a:4222").stateRoot(dir).secretStore(store)

@@ -3,29 +3,34 @@ package ai.cotal.core.issued;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.connect.ConnectedWait;
+import ai.cotal.core.internal.kv.LeaderGet;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.api.KeyValueEntry;
-import io.nats.client.api.KeyValueOperation;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Core's source check (SPEC §13.15): a source is live while its KV row exists and its last
  * operation is a put. It refuses an actor-ledger source (bucket {@code cotal_actors_<token>}):
  * the actor ledger is files, not a KV bucket, and only the authority plane that owns it answers
- * for it. A read that meets the connection reconnecting waits for it, as every row read does.
- * Thread-safe.
+ * for it. The row is read from the stream's leader ({@code STREAM.MSG.GET}), never by a direct get:
+ * a replica a write behind would still show a source just deleted as live (SPEC §6 Reads). A read
+ * that meets the connection reconnecting waits for it, as every row read does. Thread-safe.
  */
 public final class KvSourceLiveness implements SourceLiveness {
     /** The bucket prefix of actor-ledger sources, which no KV bucket carries. */
     public static final String ACTOR_LEDGER_BUCKET_PREFIX = "cotal_actors_";
 
     private final Connection connection;
+    private final LeaderGet leader;
 
-    /** Reads sources over {@code connection}, which must be allowed to read their buckets. */
+    /** Reads sources over {@code connection}, which must be allowed {@code STREAM.MSG.GET} of their buckets' streams. */
     public KvSourceLiveness(Connection connection) {
         this.connection = Objects.requireNonNull(connection, "connection");
+        this.leader = new LeaderGet(connection);
     }
 
     @Override
@@ -36,8 +41,11 @@ public final class KvSourceLiveness implements SourceLiveness {
         }
         try {
             return ConnectedWait.on(connection).run(() -> {
-                KeyValueEntry entry = connection.keyValue(source.bucket()).get(source.key());
-                return entry != null && entry.getOperation() == KeyValueOperation.PUT;
+                Optional<MessageInfo> last = leader.last("KV_" + source.bucket(), "$KV." + source.bucket() + "."
+                        + source.key());
+                Headers headers = last.map(MessageInfo::getHeaders).orElse(null);
+                return last.isPresent() && (headers == null || (!headers.containsKey("KV-Operation")
+                        && !headers.containsKey("Nats-Marker-Reason")));
             });
         } catch (JetStreamApiException | IOException | IllegalStateException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read source " + source.bucket() + "/" + source.key(), e);

@@ -1,6 +1,7 @@
 package ai.cotal.core.stores;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.internal.kv.LeaderGet;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -18,7 +19,6 @@ import java.util.Objects;
 final class TtlReconcile {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TtlReconcile.class);
     static final String CANARY_KEY = "_cotal_ttl_reconcile";
-    private static final int NO_MESSAGE = 10037;
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration GRACE = Duration.ofSeconds(2);
 
@@ -50,23 +50,24 @@ final class TtlReconcile {
         SpaceStores.verify(expected, readBack);
         LOG.info("space-stores: reconciled {}: max_age {} -> {} ms (SPEC §6.1)", stream, millis(live.getMaxAge()),
                 expected.getMaxAge().toMillis());
-        canary(connection, jsm, stream, expected.getMaxAge());
+        canary(connection, stream, expected.getMaxAge());
         return updated;
     }
 
     /** Writes the canary key and waits (at most TTL + 2 s) for the broker to expire it. */
-    private static void canary(Connection connection, JetStreamManagement jsm, String stream, Duration ttl) {
+    private static void canary(Connection connection, String stream, Duration ttl) {
         String subject = "$KV." + stream.substring("KV_".length()) + "." + CANARY_KEY;
         try {
             connection.jetStream().publish(subject, "ttl-canary".getBytes(StandardCharsets.UTF_8));
+            // the leader's copy (never a direct get): a replica that has not applied the canary yet reads "gone" too
+            LeaderGet leader = new LeaderGet(connection);
             long deadline = System.nanoTime() + ttl.plus(GRACE).toNanos();
             while (System.nanoTime() < deadline) {
                 try {
-                    jsm.getLastMessage(stream, subject);
-                } catch (JetStreamApiException e) {
-                    if (e.getApiErrorCode() == NO_MESSAGE) {
+                    if (leader.last(stream, subject).isEmpty()) {
                         return;
                     }
+                } catch (JetStreamApiException e) {
                     throw SpaceStores.apiFailure("read the TTL canary of " + stream, e);
                 }
                 Thread.sleep(POLL.toMillis()); // expiry has no event to wait on: poll, bounded by the deadline

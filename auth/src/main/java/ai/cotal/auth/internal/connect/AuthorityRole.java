@@ -167,7 +167,8 @@ public enum AuthorityRole {
     }
 
     private static List<String> scan(String stream, String consumer) {
-        return List.of(JS + "STREAM.INFO." + stream, JS + "CONSUMER.CREATE." + stream + "." + consumer,
+        return List.of(JS + "STREAM.INFO." + stream, JS + "STREAM.MSG.GET." + stream, // a scan is closed by the leader
+                JS + "CONSUMER.CREATE." + stream + "." + consumer,
                 JS + "CONSUMER.CREATE." + stream + "." + consumer + ".>", JS + "CONSUMER.INFO." + stream + "." + consumer,
                 JS + "CONSUMER.MSG.NEXT." + stream + "." + consumer, JS + "CONSUMER.DELETE." + stream + "." + consumer);
     }

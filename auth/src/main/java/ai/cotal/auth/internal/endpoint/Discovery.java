@@ -2,10 +2,10 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.LeaderGet;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.JetStreamOptions;
 import io.nats.client.Message;
 import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -28,8 +29,6 @@ import java.util.concurrent.ExecutionException;
  * whose order none of its decisions depends on and waits once for their answers. Thread-safe.
  */
 final class Discovery {
-    private static final int NO_MESSAGE = 10037;
-
     /** What a read found on one key. */
     record Seen(String key, boolean tombstone, byte[] data, long revision) {
         static Seen absent(String key) {
@@ -63,9 +62,11 @@ final class Discovery {
     private final ai.cotal.auth.internal.connect.AuthorityConnection standing;
     private final Connection connection;
     private final JetStreamManagement jsm;
-    /** {@code STREAM.MSG.GET} of the bucket's stream, as {@link #jsm} sends it (a leader-served get, never direct). */
+    /** Every key read: {@code STREAM.MSG.GET}, answered by the stream's leader alone (never a direct get). */
+    private final LeaderGet leader;
+    /** {@code STREAM.MSG.GET} of the bucket's stream. */
     private final String msgGet;
-    /** How long {@link #jsm} waits for an answer. */
+    /** How long a read waits for the leader's answer. */
     private final Duration timeout;
     private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
@@ -78,10 +79,9 @@ final class Discovery {
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot open discovery", e);
         }
-        JetStreamOptions defaults = JetStreamOptions.defaultOptions();
-        this.msgGet = defaults.getPrefix() + "STREAM.MSG.GET.KV_" + bucket;
-        this.timeout = defaults.getRequestTimeout() != null ? defaults.getRequestTimeout()
-                : connection.getOptions().getConnectionTimeout();
+        this.leader = new LeaderGet(connection);
+        this.msgGet = leader.subject("KV_" + bucket);
+        this.timeout = leader.timeout();
     }
 
     String bucket() {
@@ -119,13 +119,11 @@ final class Discovery {
         reads.incrementAndGet();
         requireConnected();
         try {
-            return seen(key, standing.online().run(() -> jsm.getLastMessage("KV_" + bucket, subject(key))));
+            Optional<MessageInfo> last = standing.online().run(() -> leader.last("KV_" + bucket, subject(key)));
+            return last.isEmpty() ? Seen.absent(key) : seen(key, last.get());
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == NO_MESSAGE) {
-                return Seen.absent(key);
-            }
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key + " ("
-                    + e.getApiErrorCode() + ")", e);
+                    + e.getApiErrorCode() + " " + e.getErrorDescription() + "); nothing was written", e);
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key
                     + " (the broker did not answer); nothing was written", e);
@@ -192,18 +190,39 @@ final class Discovery {
             return read(key);
         }
         if (info.hasError()) {
-            return info.getApiErrorCode() == NO_MESSAGE ? Seen.absent(key) : read(key);
+            if (LeaderGet.unavailable(info.getApiErrorCode())) { // the group is electing: no re-read does better now
+                throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key + " ("
+                        + info.getApiErrorCode() + " " + info.getDescription() + "); nothing was written");
+            }
+            return info.getApiErrorCode() == LeaderGet.NO_MESSAGE ? Seen.absent(key) : read(key);
         }
         return seen(key, info);
     }
 
-    /** The keys under {@code prefix} (e.g. {@code svc.asg.<owner>.}), sorted, from the stream's subject index. */
+    /**
+     * True when a stream info answer is the leader's: a clustered stream's replica answers one
+     * with no leader while its group elects, from a copy that may miss the latest writes. A
+     * single server names itself.
+     */
+    static boolean fromLeader(StreamInfo info) {
+        return info.getClusterInfo() == null || (info.getClusterInfo().getLeader() != null
+                && !info.getClusterInfo().getLeader().isEmpty());
+    }
+
+    /**
+     * The keys under {@code prefix} (e.g. {@code svc.asg.<owner>.}), sorted, from the leader's
+     * subject index; a listing no leader answered is {@code unavailable}.
+     */
     List<String> keys(String prefix) {
         reads.incrementAndGet();
         requireConnected();
         try {
             StreamInfo info = standing.online().run(() -> jsm.getStreamInfo("KV_" + bucket,
                     StreamInfoOptions.filterSubjects(subject(prefix) + ">")));
+            if (!fromLeader(info)) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot list " + prefix + "* (the auth"
+                        + " store is electing a leader: a replica's listing may miss the latest keys); retry shortly");
+            }
             List<String> keys = new ArrayList<>();
             List<Subject> subjects = info.getStreamState().getSubjects();
             if (subjects != null) {

@@ -5,6 +5,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.internal.connect.ConnectionEvents;
 import ai.cotal.core.internal.connect.SelfSignedCredential;
+import ai.cotal.core.internal.kv.LeaderGet;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -37,6 +38,8 @@ import javax.net.ssl.SSLContext;
  */
 public final class EffectConnection implements AutoCloseable {
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    /** The status the broker sends to a publish's reply subject when nothing subscribes to the published subject. */
+    private static final int NO_RESPONDERS = 503;
     /** The JetStream publish header of a compare-and-set (0: no message at all on the subject). */
     private static final String EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
     /** Records are small (a few hundred bytes): a short-lived connection needs no 64 KiB buffers. */
@@ -191,6 +194,8 @@ public final class EffectConnection implements AutoCloseable {
      * Publishes {@code data} on {@code key} when its last subject sequence is {@code expected}
      * ({@code 0}: no message at all). Empty when the key moved. Throws {@link Lost} when the
      * connection is gone or the outcome cannot be known; the caller must then write nothing more.
+     * Throws {@code unavailable} when the store took no write (no leader to take it, SPEC §13.1);
+     * any other refusal is {@code failed-precondition}.
      */
     java.util.Optional<Long> publish(String key, byte[] data, long expected) {
         if (lost()) {
@@ -207,6 +212,9 @@ public final class EffectConnection implements AutoCloseable {
         } catch (IllegalStateException e) { // the connection closed under the write
             throw unknown(e.getMessage());
         }
+        if (reply != null && reply.isStatusMessage() && reply.getStatus().getCode() == NO_RESPONDERS) {
+            throw notTaken(key, "no member holds the store's leadership now");
+        }
         if (reply == null || reply.isStatusMessage()) {
             throw unknown(reply == null ? "no acknowledgement in time" : "status " + reply.getStatus().getCode());
         }
@@ -216,11 +224,24 @@ public final class EffectConnection implements AutoCloseable {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
                 return java.util.Optional.empty();
             }
+            if (LeaderGet.unavailable(e)) {
+                throw notTaken(key, e.getApiErrorCode() + " " + e.getErrorDescription());
+            }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "service endpoints: the broker refused a write to "
                     + key + " (" + e.getApiErrorCode() + ")", e);
         } catch (IOException e) {
             throw unknown(e.getMessage());
         }
+    }
+
+    /**
+     * A write the store did not take (SPEC §13.1, the loss of a store leader): no stream leader
+     * received it (no responders) or the stream answered that it cannot take writes now. Its
+     * outcome is known, nothing was written, and the connection stays usable.
+     */
+    private static CotalException notTaken(String key, String why) {
+        return new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: the auth store took no write to " + key
+                + " (" + why + "); nothing was written by it");
     }
 
     /** A write whose outcome cannot be known: the connection counts as lost, and nothing more is written on it. */

@@ -232,12 +232,12 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         } catch (EffectConnection.Lost e) {
             return unfinished(inv, plan, "fenced");
         } catch (PlaneClaimRefusal e) {
+            if (e.reason() == PlaneClaimRefusal.Reason.UNREACHABLE) { // the claim could not be read: not lost
+                return refusedMidway(inv, plan, e);
+            }
             return unfinished(inv, plan, "claim");
         } catch (CotalException e) {
-            if (!inv.attemptedBind && inv.wrote.isEmpty()) {
-                throw e; // nothing was written: the caller sees the refusal itself
-            }
-            return unfinished(inv, plan, e.code() == ErrorCode.UNAVAILABLE ? "unavailable" : "failed: " + e.getMessage());
+            return refusedMidway(inv, plan, e);
         } finally {
             opening.discard(early);
             if (effect != null) {
@@ -261,6 +261,18 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(),
                 o.actor() == null ? "*" : o.actor());
         inv.charged = true;
+    }
+
+    /**
+     * A refusal met on the way: thrown as itself while nothing was written; once a write may have
+     * happened, {@code held} ({@code unavailable} for a store or broker that cannot answer now,
+     * e.g. a store electing a leader, else {@code failed: …}), so the request is sent again.
+     */
+    private static HostResult refusedMidway(Invocation inv, Plan plan, CotalException e) {
+        if (!inv.attemptedBind && inv.wrote.isEmpty()) {
+            throw e; // nothing was written: the caller sees the refusal itself
+        }
+        return unfinished(inv, plan, e.code() == ErrorCode.UNAVAILABLE ? "unavailable" : "failed: " + e.getMessage());
     }
 
     /**

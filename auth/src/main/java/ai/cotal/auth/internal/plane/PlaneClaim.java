@@ -133,7 +133,8 @@ final class PlaneClaim {
 
     /**
      * The guard run before and after every sealed scan: not fenced, not releasing, and the row is
-     * still held by this claim with the same tuples.
+     * still held by this claim with the same tuples. A row that cannot be read now (the store
+     * electing a leader, the broker not answering) is {@code unreachable}, never {@code lost}.
      */
     public void assertHeld() {
         if (fenced) {
@@ -148,6 +149,9 @@ final class PlaneClaim {
         } catch (PlaneClaimRefusal e) {
             throw e;
         } catch (CotalException e) {
+            if (e.code() == ErrorCode.UNAVAILABLE) { // e.g. the auth store electing a leader: the claim is not lost
+                throw new PlaneClaimRefusal(Reason.UNREACHABLE, space, e.getMessage());
+            }
             throw new PlaneClaimRefusal(Reason.LOST, space, "the row cannot be read: " + e.getMessage());
         }
         Document doc = read(space, row);

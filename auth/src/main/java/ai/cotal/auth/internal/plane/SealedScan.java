@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.plane;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.LeaderGet;
 import io.nats.client.Connection;
 import io.nats.client.ConsumerContext;
 import io.nats.client.FetchConsumeOptions;
@@ -12,16 +13,27 @@ import io.nats.client.Message;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A scan of the live keys under a prefix of one KV bucket, through the scanner's one literal
  * consumer: proved absent first, created ephemeral (pull, no acks, last per subject, memory, 30 s
- * inactivity), drained until the broker reports nothing pending, always deleted afterwards.
- * Delete and purge markers are left out. Scans on one scanner are serialized.
+ * inactivity), drained until the broker reports nothing pending, always deleted afterwards, then
+ * <b>closed by the leader</b>. Delete and purge markers are left out. Scans on one scanner are
+ * serialized.
+ *
+ * <p>The consumer is one replica, which the broker places on any member of the stream's group
+ * and which delivers from that member's copy: on R3 a follower may not have applied the latest
+ * acknowledged writes. Its copy is a prefix of the leader's, and it delivers in stream order, so
+ * every message under the prefix that it missed comes after the highest sequence it delivered.
+ * The close asks the leader ({@code STREAM.MSG.GET}, next message by subject from that sequence
+ * on) for each of those and applies it: a put adds or replaces its key, a marker removes it
+ * (SPEC §6 Reads).
  */
 final class SealedScan {
     private static final int CONSUMER_NOT_FOUND = 10014;
@@ -49,19 +61,20 @@ final class SealedScan {
             try {
                 java.util.Map<String, byte[]> keys = new java.util.LinkedHashMap<>();
                 ConsumerContext context = scanner.jetStream().getConsumerContext(stream, consumer);
+                long highest = 0;
                 for (int round = 0; round < MAX_ROUNDS; round++) {
                     long pending = context.getConsumerInfo().getNumPending();
                     if (pending == 0) {
+                        closeByLeader(new LeaderGet(scanner), stream, subjectPrefix, prefix, highest, keys);
                         return keys;
                     }
                     try (FetchConsumer fetch = context.fetch(FetchConsumeOptions.builder()
                             .maxMessages((int) Math.min(512, pending)).expiresIn(2000).build())) {
                         Message message;
                         while ((message = fetch.nextMessage()) != null) {
-                            if (!marker(message.getHeaders())) {
-                                keys.put(message.getSubject().substring(subjectPrefix.length()),
-                                        message.getData() == null ? new byte[0] : message.getData());
-                            }
+                            highest = Math.max(highest, message.metaData().streamSequence());
+                            apply(keys, message.getSubject().substring(subjectPrefix.length()), message.getHeaders(),
+                                    message.getData());
                         }
                     }
                 }
@@ -78,6 +91,34 @@ final class SealedScan {
             throw new CotalException(ErrorCode.UNAVAILABLE, "scan of " + bucket + " failed: " + e.getMessage(), e);
         } catch (Exception e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "scan of " + bucket + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Applies to {@code keys} every message under the prefix that the leader holds after sequence
+     * {@code highest}: the writes the consumer's member had not applied when it delivered.
+     */
+    static void closeByLeader(LeaderGet leader, String stream, String subjectPrefix, String prefix, long highest,
+            java.util.Map<String, byte[]> keys) throws IOException, JetStreamApiException {
+        long next = highest + 1;
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            Optional<MessageInfo> later = leader.next(stream, next, subjectPrefix + prefix + ">");
+            if (later.isEmpty()) {
+                return;
+            }
+            MessageInfo message = later.get();
+            apply(keys, message.getSubject().substring(subjectPrefix.length()), message.getHeaders(), message.getData());
+            next = message.getSeq() + 1;
+        }
+        throw new CotalException(ErrorCode.RESOURCE_EXHAUSTED, "scan of " + stream + " did not finish: its leader keeps"
+                + " taking writes under " + prefix);
+    }
+
+    /** The key's latest message: a put (re)places it last, in stream order; a marker removes it. */
+    private static void apply(java.util.Map<String, byte[]> keys, String key, Headers headers, byte[] data) {
+        keys.remove(key);
+        if (!marker(headers)) {
+            keys.put(key, data == null ? new byte[0] : data);
         }
     }
 

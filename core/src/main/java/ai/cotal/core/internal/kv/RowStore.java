@@ -5,7 +5,6 @@ import ai.cotal.core.ErrorCode;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
@@ -16,12 +15,13 @@ import java.util.Optional;
 /**
  * Create-only and compare-and-set writes and first/last reads on one KV bucket's stream, without
  * the KV client's conveniences: a delete or purge marker is never "absent" here, it is corruption
- * ({@code data-loss}). Reads go to the stream leader ({@code STREAM.MSG.GET}) when the bucket
- * has no direct get. Thread-safe.
+ * ({@code data-loss}). Every read goes to the stream leader ({@link LeaderGet}), whether or not
+ * the bucket allows direct gets: the rows read here decide writes and answers (SPEC §6 Reads). A
+ * stream that cannot answer or take a write now (its group electing a leader) is
+ * {@code unavailable}, never a refusal. Thread-safe.
  */
 public final class RowStore {
     private static final int WRONG_LAST_SEQUENCE = 10071;
-    private static final int NO_MESSAGE = 10037;
 
     /** A stored row: its bytes and its stream sequence (the revision). */
     public record Row(byte[] data, long revision) {
@@ -29,7 +29,7 @@ public final class RowStore {
 
     private final String bucket;
     private final JetStream js;
-    private final JetStreamManagement jsm;
+    private final LeaderGet leader;
     private final ai.cotal.core.internal.connect.ConnectedWait online;
 
     /**
@@ -40,9 +40,9 @@ public final class RowStore {
     public RowStore(Connection connection, String bucket) {
         this.bucket = bucket;
         this.online = ai.cotal.core.internal.connect.ConnectedWait.on(connection);
+        this.leader = new LeaderGet(connection);
         try {
             this.js = connection.jetStream();
-            this.jsm = connection.jetStreamManagement();
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open JetStream for " + bucket, e);
         }
@@ -74,6 +74,10 @@ public final class RowStore {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
                 return Optional.empty();
             }
+            if (LeaderGet.unavailable(e)) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + bucket + " " + key + " now ("
+                        + e.getApiErrorCode() + " " + e.getErrorDescription() + "); retry shortly", e);
+            }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the broker refused a write to " + bucket + " "
                     + key + ": " + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
         } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
@@ -102,7 +106,11 @@ public final class RowStore {
 
     private Optional<Row> readOnce(String key, boolean first) throws IOException {
         try {
-            MessageInfo info = first ? jsm.getFirstMessage(stream(), subject(key)) : jsm.getLastMessage(stream(), subject(key));
+            Optional<MessageInfo> found = first ? leader.first(stream(), subject(key)) : leader.last(stream(), subject(key));
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            MessageInfo info = found.get();
             Headers headers = info.getHeaders();
             if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
                 throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
@@ -110,8 +118,8 @@ public final class RowStore {
             }
             return Optional.of(new Row(info.getData() == null ? new byte[0] : info.getData(), info.getSeq()));
         } catch (JetStreamApiException e) {
-            if (e.getApiErrorCode() == NO_MESSAGE) {
-                return Optional.empty();
+            if (LeaderGet.unavailable(e)) {
+                throw new IOException(e.getApiErrorCode() + " " + e.getErrorDescription(), e);
             }
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read " + bucket + " " + key + ": "
                     + e.getApiErrorCode() + " " + e.getErrorDescription(), e);

@@ -1,0 +1,57 @@
+package ai.cotal.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.core.secrets.InMemorySecretStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code cotal-auth serve --store-replicas}: the count reaches the one space's service and every host lane. */
+class ServeTest {
+    private static final String SERVER = "nats://127.0.0.1:4222";
+    private final InMemorySecretStore secrets = new InMemorySecretStore();
+
+    @TempDir
+    Path root;
+
+    private Map<String, List<String>> flags(String... args) {
+        List<String> all = new ArrayList<>(List.of("--server", SERVER, "--root", root.toString()));
+        all.addAll(List.of(args));
+        return Serve.parse(all);
+    }
+
+    @Test
+    void storeReplicasReachTheServiceAndTheHostOneUnlessGiven() {
+        Map<String, List<String>> single = flags("--space", "alpha", "--store-replicas", "3");
+        assertEquals(3, Serve.laneOptions(single, root, secrets, Serve.storeReplicas(single)).build().storeReplicas()
+                .resolve(null));
+        Map<String, List<String>> multi = flags("--spaces", "m.json", "--store-replicas", "5");
+        assertEquals(5, Serve.hostOptions(multi, root, secrets, Serve.storeReplicas(multi)).storeReplicas().resolve(null));
+        Map<String, List<String>> unset = flags("--space", "alpha");
+        assertEquals(1, Serve.laneOptions(unset, root, secrets, Serve.storeReplicas(unset)).build().storeReplicas()
+                .resolve(null));
+    }
+
+    @Test
+    void anyOtherCountIsRefusedBeforeAnythingStarts() {
+        for (List<String> replicas : List.of(List.of("2"), List.of("auto"), List.of("3", "--store-replicas", "3"))) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            List<String> args = new ArrayList<>(List.of("--space", "alpha", "--server", SERVER, "--root", root.toString(),
+                    "--store-replicas"));
+            args.addAll(replicas);
+            assertEquals(2, Serve.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), CompletableFuture.completedFuture(null)), replicas.toString());
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--store-replicas must be given once: 1, 3 or 5"),
+                    err.toString(StandardCharsets.UTF_8));
+        }
+    }
+}
