@@ -83,8 +83,8 @@ public final class SignerServer implements AutoCloseable {
         try {
             listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             listener.bind(UnixDomainSocketAddress.of(socket));
-            PosixFileAttributeView view = Files.getFileAttributeView(socket, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
+            // by path (chmod): a socket cannot be opened to change its mode, and the private directory holds no link
+            PosixFileAttributeView view = Files.getFileAttributeView(socket, PosixFileAttributeView.class);
             if (options.socketGroup().isPresent()) {
                 view.setGroup(group(options.socketGroup().get()));
                 view.setPermissions(PosixFilePermissions.fromString("rw-rw----"));
