@@ -119,6 +119,18 @@ final class PolicyCheck {
                 }
             }
         }
+        // the common case first: the policy's profiles in catalogue order, the first that covers and admits wins
+        for (Catalogue.Shape shape : catalogue.shapes()) {
+            SignerPolicy.Bound limit = policy.profiles().get(shape.profile());
+            if (limit != null && miss(shape, user, bound) == null && lifetime(claims, shape.profile(), limit, now) == null) {
+                return shape.profile();
+            }
+        }
+        throw refusal(claims, user, bound, now);
+    }
+
+    /** Why no profile of the policy admits the claim: no shape covers it, none listed does, or a lifetime. */
+    private CotalException refusal(ClaimSet<NatsClaim> claims, UserClaim user, Map<String, String> bound, Instant now) {
         List<SignerProfile> covering = new ArrayList<>();
         String unmatched = null;
         for (Catalogue.Shape shape : catalogue.shapes()) {
@@ -130,24 +142,16 @@ final class PolicyCheck {
             }
         }
         if (covering.isEmpty()) {
-            throw denied("permissions: match no profile of this signer (" + unmatched + ")");
+            return denied("permissions: match no profile of this signer (" + unmatched + ")");
         }
-        CotalException first = null;
         for (SignerProfile profile : covering) {
             SignerPolicy.Bound limit = policy.profiles().get(profile);
-            if (limit == null) {
-                continue;
+            CotalException late = limit == null ? null : lifetime(claims, profile, limit, now);
+            if (late != null) {
+                return late;
             }
-            CotalException late = lifetime(claims, profile, limit, now);
-            if (late == null) {
-                return profile;
-            }
-            first = first == null ? late : first;
         }
-        if (first != null) {
-            throw first;
-        }
-        throw denied("profile: " + covering.get(0).label() + " is not in this signer's policy");
+        return denied("profile: " + covering.get(0).label() + " is not in this signer's policy");
     }
 
     /** Null when {@code shape} covers the claim, else the first grant it does not cover. */
