@@ -90,6 +90,44 @@ class SignerPolicyTest {
     }
 
     @Test
+    void theManagerRunEffectAndCalloutViewShapesAreRecognized() {
+        String iid = "abcdefghijklmnopqrstuvwxyz";
+        String accepted = "cotal_accepted_alpha";
+        List<String> tags = Claims.principal(OWNER, "mgr");
+        record Case(SignerProfile expected, List<String> pub, List<String> sub, ResponsePermission resp, boolean ownInbox) {
+        }
+        List<Case> cases = List.of(
+                new Case(SignerProfile.MANAGER_SERVICE, List.of("$KV.cotal_records_alpha.svc.manager." + iid + ".status",
+                        "$KV.cotal_records_alpha.svc.manager." + iid + ".session.>", "cotal.alpha.auth.admin." + iid
+                        + ".retire-managed"), List.of("cotal.alpha.svc.manager." + OWNER + ".run-start"),
+                        new ResponsePermission(1, 0), true),
+                new Case(SignerProfile.RUN_DRIVER, List.of("cotal.alpha.run." + OWNER + ".run0001.>"), List.of(), null, true),
+                new Case(SignerProfile.EP_EFFECT, List.of("$KV.cotal_auth_alpha.svc.req.req-1", "$KV.cotal_auth_alpha.svc.cap"
+                        + ".weather." + iid, "$KV.cotal_auth_alpha.epgate.weather." + iid), List.of(), null, true),
+                new Case(SignerProfile.CALLOUT_ENDPOINT_SERVER, null, List.of("cotal.alpha.svc.ep.weather." + iid + ".>",
+                        NONCE), new ResponsePermission(1, 0), false),
+                new Case(SignerProfile.CALLOUT_MANAGER_CALLER, List.of("cotal.alpha.svc.manager." + OWNER + ".run-start",
+                        "cotal.alpha.svc.manager." + OWNER + ".run.start.*.*", "$JS.API.DIRECT.GET.KV_" + accepted + ".$KV."
+                        + accepted + ".accepted.v1.0123456789abcdef0123456789abcdef"), List.of(NONCE), null, false),
+                new Case(SignerProfile.CALLOUT_SESSION_CALLER, List.of("cotal.alpha.svc.manager.u_zyxwvutsrqponmlkjihgfedcba"
+                        + ".status"), List.of(NONCE), null, false));
+        for (Case k : cases) {
+            NKeyPair user = NKeyPair.create(KeyType.USER);
+            List<String> sub = new java.util.ArrayList<>(k.sub());
+            if (k.ownInbox()) {
+                sub.add("_INBOX_" + user.publicKey() + ".>");
+            }
+            UserClaim body = new UserClaim(k.pub() == null ? Permission.none() : Permission.allow(k.pub()),
+                    Permission.allow(sub), k.resp(), null, null, null, -1L, -1L, -1L, null, null, null,
+                    c.account.publicKey(), k.expected() == SignerProfile.EP_EFFECT ? null : tags);
+            PolicyCheck.Verdict verdict = stock().judge(c.input(ClaimSet.of(user.publicKey(), "x", body, now)
+                    .withExp(now.getEpochSecond() + 60)), now);
+            assertTrue(verdict.signed(), () -> k.expected() + ": " + verdict.refusal().getMessage());
+            assertEquals(k.expected(), verdict.profile());
+        }
+    }
+
+    @Test
     void theSystemAccountAndOtherSpacesAreNeverGranted() {
         PolicyCheck stock = stock();
         refused(member(stock, List.of("$SYS.REQ.SERVER.PING"), List.of(NONCE), in15min), ErrorCode.PERMISSION_DENIED,
