@@ -75,7 +75,8 @@ public final class AuthorityConnection implements AutoCloseable {
             Clock clock, ScheduledExecutorService scheduler, SSLContext ssl, Consumer<String> onFailure) {
         NKeyPair identity = NKeyPair.create(KeyType.USER);
         Holder holder = new Holder();
-        holder.jwt = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
+        Signed first = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
+        holder.jwt = first.jwt();
         NatsConnector.Builder connector = NatsConnector.builder().servers(servers)
                 .selfSigned(new SelfSignedCredential(identity, () -> holder.jwt)).label(role.connectionName(signer.space()))
                 .timeout(Duration.ofSeconds(5)).connectionListener(holder).sslContext(ssl);
@@ -89,7 +90,7 @@ public final class AuthorityConnection implements AutoCloseable {
             result.gone.complete(role.connectionName(signer.space()) + " lost its broker connection while opening");
         }
         if (!role.planeCandidate()) {
-            result.expiresAt = clock.instant().plus(ttl).getEpochSecond();
+            result.expiresAt = first.exp();
             result.scheduleRenewal(new Renewal(holder, signer, ttl, clock, scheduler, onFailure),
                     Math.max(1, ttl.toMillis() / 2));
         }
@@ -121,10 +122,10 @@ public final class AuthorityConnection implements AutoCloseable {
     private void renew(Renewal r) {
         long half = Math.max(1, r.ttl().toMillis() / 2);
         try {
-            long exp = r.clock().instant().plus(r.ttl()).getEpochSecond();
-            r.holder().jwt = sign(r.signer(), role, identity, r.ttl(), r.clock());
-            jwt = r.holder().jwt;
-            expiresAt = exp;
+            Signed renewed = sign(r.signer(), role, identity, r.ttl(), r.clock());
+            r.holder().jwt = renewed.jwt();
+            jwt = renewed.jwt();
+            expiresAt = renewed.exp();
             scheduleRenewal(r, half);
         } catch (CotalException e) {
             if (e.code() == ErrorCode.UNAVAILABLE && r.clock().instant().getEpochSecond() + 1 < expiresAt) {
@@ -143,16 +144,22 @@ public final class AuthorityConnection implements AutoCloseable {
         r.onFailure().accept(why);
     }
 
-    private static String sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
+    /** A signed JWT and its {@code exp} (0 without one). */
+    private record Signed(String jwt, long exp) {
+    }
+
+    private static Signed sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
         Permission sub = role.subscribe(signer.space(), identity.publicKey());
         UserClaim body = new UserClaim(role.publish(signer.space()), sub, role.response(), null, null, null, -1L, -1L,
                 -1L, null, null, null, signer.accountPublicKey(), null);
         ClaimSet<UserClaim> claims = ClaimSet.of(identity.publicKey(), role.connectionName(signer.space()), body,
                 clock.instant());
+        long exp = 0;
         if (ttl != null) {
-            claims = claims.withExp(clock.instant().plus(ttl).getEpochSecond());
+            exp = clock.instant().plus(ttl).getEpochSecond();
+            claims = claims.withExp(exp);
         }
-        return NatsJwt.encode(claims, signer.signing());
+        return new Signed(NatsJwt.encode(claims, signer.signing()), exp);
     }
 
     /**
