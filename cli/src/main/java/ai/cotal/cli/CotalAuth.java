@@ -4,7 +4,7 @@ import java.io.PrintStream;
 
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
- * {@code serve}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire},
+ * {@code serve}, {@code signer}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire},
  * {@code space add|list|retire|reinstate|backup|restore}, {@code up}. Exit
  * codes: 0 done, 1 failed (or a denied or held answer, or a retirement that retired nothing), 2
  * usage.
@@ -58,10 +58,13 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("serve")) {
             return Serve.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
         }
+        if (args.length >= 1 && args[0].equals("signer")) {
+            return SignerCommand.run(java.util.List.of(args).subList(1, args.length), out, err, stop);
+        }
         if (args.length >= 1 && args[0].equals("demo")) {
             return DemoCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
-        err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth callout-host ..."
+        err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth signer ... | cotal-auth callout-host ..."
                 + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth up ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end;");
@@ -69,7 +72,11 @@ public final class CotalAuth {
         err.println("         OpenID Connect provider instead of a local one and signs in with the ID token in FILE");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
         err.println("         with --server URL and --root DIR (a provisioned root), [--store-replicas 1|3|5] (the");
-        err.println("         authority stores' replicas, 1 unless given); stops on SIGINT or SIGTERM");
+        err.println("         authority stores' replicas, 1 unless given); stops on SIGINT or SIGTERM;");
+        err.println("         --signer-socket PATH signs through a remote signer (the root then holds no seed)");
+        err.println("  signer --space NAME --socket PATH --root DIR [--policy FILE] [--audit FILE] [--socket-group GROUP]");
+        err.println("         hold the space's signing seed and sign, over a Unix socket, what the policy admits");
+        err.println("         (docs/remote-signer.md); stops on SIGINT or SIGTERM");
         err.println("  callout-host  run callout replicas for the spaces of --spaces MANIFEST, with --server URL and");
         err.println("         --root DIR; re-applied when the manifest changes, stops on SIGINT or SIGTERM");
         err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");

@@ -4,8 +4,11 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.signer.SignerDescription;
+import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
+import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.workspace.CotalRoot;
 import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
@@ -21,11 +24,12 @@ import java.util.concurrent.CompletableFuture;
  * ({@code --spaces manifest.json}) from a provisioned root ({@code --root}, whose {@code .cotal/}
  * holds the file secret store), until {@code stop} completes (SIGINT or SIGTERM in the command).
  * A manifest is re-applied when its content changes ({@link ManifestWatch}); a malformed one is
- * refused and logged, and the lanes keep running.
+ * refused and logged, and the lanes keep running. {@code --signer-socket} signs through a remote
+ * signer ({@code cotal-auth signer}); the root then must not hold the space's seed.
  */
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
-            + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] | --spaces MANIFEST)"
+            + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--signer-socket PATH] | --spaces MANIFEST)"
             + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5]";
 
     private Serve() {
@@ -59,6 +63,10 @@ final class Serve {
             err.println("--oidc-issuer cannot go with --spaces: one provider pins one space");
             return 2;
         }
+        if (multi && flags.containsKey("--signer-socket")) {
+            err.println("--signer-socket cannot go with --spaces: one signer signs for one space");
+            return 2;
+        }
         if (multi && flags.containsKey("--service-endpoints")) {
             err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
             return 2;
@@ -75,11 +83,23 @@ final class Serve {
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
-                try (AuthService service = AuthService.start(laneOptions(flags, root, secrets, replicas).build())) {
+                AuthServiceOptions.Builder options = laneOptions(flags, root, secrets, replicas);
+                UnixSocketAccountSigner remote = null;
+                if (flags.containsKey("--signer-socket")) { // the seed stays with the signer (SPEC §16.4)
+                    Path socket = Path.of(flags.get("--signer-socket").get(0));
+                    SignerDescription signer = UnixSocketAccountSigner.describe(socket, UnixSocketAccountSigner.DEFAULT_TIMEOUT);
+                    remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(signer.signingKey()).build();
+                    options.signer(new SpaceSigner(signer.space(), signer.accountPublicKey(), remote));
+                }
+                try (AuthService service = AuthService.start(options.build())) {
                     out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
                     service.unavailable().thenRun(() -> stop.complete(null));
                     stop.join();
                     return service.state() == AuthService.State.READY ? 0 : 1;
+                } finally {
+                    if (remote != null) {
+                        remote.close();
+                    }
                 }
             }
             AuthHost.Options options = hostOptions(flags, root, secrets, replicas);
@@ -142,7 +162,7 @@ final class Serve {
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg", "--store-replicas" -> {
+                        "--oidc-alg", "--store-replicas", "--signer-socket" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

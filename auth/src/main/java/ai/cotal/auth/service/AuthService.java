@@ -108,7 +108,7 @@ public final class AuthService implements AutoCloseable {
                         + "); a misplaced store would serve other keys or none");
             }
         });
-        ServiceMaterial.Loaded material = ServiceMaterial.load(store, options.space());
+        ServiceMaterial.Loaded material = ServiceMaterial.load(store, options.space(), options.signer().orElse(null));
         options.dataAccount().ifPresent(expected -> {
             if (!expected.equals(material.signer().accountPublicKey())) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "dataAccount: the service keys of space \""

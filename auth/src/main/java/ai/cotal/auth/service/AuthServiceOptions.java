@@ -11,6 +11,7 @@ import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.secrets.SecretStoreIdentity;
+import ai.cotal.core.trust.SpaceSigner;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.Optional;
  * What {@link AuthService#start} ({@code startAuthService}) needs: the {@link PlaneSettings} of the
  * plane it opens (broker, space, state directory, secret store, service endpoints, liveness
  * oracle, standing credential lifetime, write budgets, clock) and the service's own optional parts
- * (ports, a public face, an IdP key source, a trusted proxy, the expected store and data account).
+ * (ports, a public face, an IdP key source, a trusted proxy, the expected store and data account,
+ * and optionally the data account's signer: a remote signer, SPEC §16.4).
  * Validated at build, before anything is taken. Immutable and thread-safe; {@code toString()}
  * never shows the store.
  */
@@ -36,6 +38,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
     private final Optional<String> agentProvisioningUrl;
     private final Optional<Oidc> oidc;
     private final int jwksFetchesPerMinute;
+    private final Optional<SpaceSigner> signer;
 
     /**
      * An OpenID Connect provider the service pins at start (SPEC §13.14, §13.18).
@@ -63,6 +66,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
         this.oidc = Optional.ofNullable(b.oidc);
         this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
+        this.signer = Optional.ofNullable(b.signer);
     }
 
     public static Builder builder() {
@@ -119,12 +123,21 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         return jwksFetchesPerMinute;
     }
 
+    /**
+     * The data account's signer when it is given here (a remote signer, SPEC §16.4); empty: the
+     * service loads it from {@code service-keys.json}.
+     */
+    public Optional<SpaceSigner> signer() {
+        return signer;
+    }
+
     @Override
     public String toString() {
         return "AuthServiceOptions[" + settings + ", loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", trustedProxy=" + trustedProxy + ", storeIdentity=" + storeIdentity
                 + ", dataAccount=" + dataAccount + ", advertisedServer=" + advertisedServer + ", agentProvisioningUrl="
-                + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + "]";
+                + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + ", signer="
+                + signer.map(x -> x.signing().toString()).orElse("service-keys") + "]";
     }
 
     /** Builder; {@link #build()} validates, naming the first bad option. */
@@ -139,8 +152,19 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         private String agentProvisioningUrl;
         private Oidc oidc;
         private int jwksFetchesPerMinute = ExchangeOptions.DEFAULT_JWKS_FETCHES_PER_MINUTE;
+        private SpaceSigner signer;
 
         private Builder() {
+        }
+
+        /**
+         * Signs the space's user JWTs through {@code signer} (normally a remote signer,
+         * {@code ai.cotal.auth.signer.UnixSocketAccountSigner}) instead of the seed in
+         * {@code service-keys.json}; the store must then not hold that file (SPEC §16.4).
+         */
+        public Builder signer(SpaceSigner signer) {
+            this.signer = signer;
+            return this;
         }
 
         /**
@@ -233,6 +257,9 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
                 IdpPin.checkOidc(oidc.issuer(), oidc.clientId(), oidc.algorithms());
             }
             ExchangeOptions.checkJwksFetchesPerMinute(jwksFetchesPerMinute);
+            if (signer != null && !signer.space().equals(settings.space())) {
+                throw CotalException.badRequest("signer", "belongs to space '" + signer.space() + "'");
+            }
             return new AuthServiceOptions(settings, this);
         }
     }

@@ -103,10 +103,24 @@ public final class ServiceMaterial {
      * naming every missing key at once; nothing is ever created here (SPEC §13.18).
      */
     public static Loaded load(SecretStore store, String space) {
+        return load(store, space, null);
+    }
+
+    /**
+     * As {@link #load(SecretStore, String)}, with the data account's signer given ({@code remote},
+     * a remote signer, SPEC §16.4) instead of read: then {@code service-keys.json} is not needed,
+     * and its presence is {@code failed-precondition} (the seed must live only with the signer).
+     * A null {@code remote} reads it.
+     */
+    public static Loaded load(SecretStore store, String space, SpaceSigner remote) {
         Optional<byte[]> keys = store.get(SecretKeys.serviceKeysKey(space));
         Optional<byte[]> callout = store.get(SecretKeys.calloutKey(space));
+        if (remote != null && keys.isPresent()) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "secretStore: holds " + SecretKeys.serviceKeysKey(space)
+                    + " (the data account's signing seed) while a remote signer is set; move it to the signer's store");
+        }
         List<String> missing = new ArrayList<>();
-        if (keys.isEmpty()) {
+        if (keys.isEmpty() && remote == null) {
             missing.add(SecretKeys.serviceKeysKey(space));
         }
         if (callout.isEmpty()) {
@@ -123,7 +137,7 @@ public final class ServiceMaterial {
         }
         BearerIssuer.load(store, space, java.time.Clock.systemUTC()); // its issuer must be urn:cotal:auth:<space>
         OwnerSecret.load(store, space);
-        SpaceSigner signer = signer(space, keys.get());
+        SpaceSigner signer = remote != null ? remote : signer(space, keys.get());
         Callout c = ClosedJson.read(ClosedJson.cotal(), callout.get(), Callout.class, "callout");
         if (c.ver() == null || c.ver() != 1) {
             throw new CotalException(ErrorCode.DATA_LOSS, "the callout material of space \"" + space

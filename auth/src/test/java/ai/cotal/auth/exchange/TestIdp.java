@@ -19,13 +19,13 @@ import java.util.Date;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 
 /** A minimal identity provider on loopback: an Ed25519 key, its JWKS at /jwks, and signed ID tokens. */
-final class TestIdp implements AutoCloseable {
+public final class TestIdp implements AutoCloseable {
     private final Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(new SecureRandom());
     private final OctetKeyPair jwk = new OctetKeyPair.Builder(Curve.Ed25519,
             Base64URL.encode(key.generatePublicKey().getEncoded())).keyID("idp-key-1").build();
     private final HttpServer server;
 
-    TestIdp() throws Exception {
+    public TestIdp() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
         server.createContext("/jwks", http -> {
             byte[] body = new JWKSet(jwk).toString(true).getBytes(StandardCharsets.UTF_8);
@@ -36,11 +36,11 @@ final class TestIdp implements AutoCloseable {
         server.start();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    String token(String subject, long ttlSeconds) throws Exception {
+    public String token(String subject, long ttlSeconds) throws Exception {
         return token(subject, url(), url(), ttlSeconds);
     }
 

@@ -36,6 +36,22 @@ class OptionsBuildTest {
     private final Clock clock = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
 
     @Test
+    void aSignerGivenToTheServiceMustBeItsSpacesAndShowsNoSeed() {
+        SpaceAuth alpha = SpaceAuth.create("alpha", clock);
+        AuthServiceOptions.Builder options = AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
+                .stateDir(dir).secretStore(store);
+        AuthServiceOptions given = options.signer(alpha.strip()).build();
+        assertEquals(alpha.space().accountPublicKey(), given.signer().orElseThrow().accountPublicKey());
+        assertFalse(given.toString().contains(alpha.space().signing().seed()), given.toString());
+        assertTrue(AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir).secretStore(store)
+                .build().signer().isEmpty(), "without one the service reads service-keys.json");
+        CotalException other = assertThrows(CotalException.class,
+                () -> options.signer(SpaceAuth.create("beta", clock).strip()).build());
+        assertEquals(ErrorCode.BAD_REQUEST, other.code());
+        assertTrue(other.getMessage().startsWith("signer: belongs to space 'beta'"), other.getMessage());
+    }
+
+    @Test
     void thePlaneTheServiceOpensGetsEverySharedSetting() {
         LivenessOracle oracle = tuples -> LivenessOracle.Answer.unknown(tuples);
         WriteBudgets budgets = new WriteBudgets(1, 2, 3, 4, 5, 6);

@@ -137,6 +137,27 @@ public final class NatsJwt {
         if (parts.length != 3) {
             throw CotalException.badRequest("jwt", "not three dot-separated parts");
         }
+        return decode(parts, true);
+    }
+
+    /**
+     * Decodes the signing input of a JWT, {@code b64url(header) "." b64url(claims)}, as a signer
+     * receives it before it signs: the same closed checks as {@link #decode} (header, claims, key
+     * types, times), without a signature to verify. A signer that applies a policy reads the
+     * claims with it.
+     */
+    public static ClaimSet<NatsClaim> decodeSigningInput(String signingInput) {
+        if (signingInput == null || signingInput.isEmpty()) {
+            throw CotalException.badRequest("jwt", "missing");
+        }
+        String[] parts = signingInput.split("\\.", -1);
+        if (parts.length != 2) {
+            throw CotalException.badRequest("jwt", "not two dot-separated parts (a signing input)");
+        }
+        return decode(parts, false);
+    }
+
+    private static ClaimSet<NatsClaim> decode(String[] parts, boolean signed) {
         Header header = ClosedJson.read(JSON, base64("jwt.header", parts[0]), Header.class, "jwt.header");
         if (header.typ() == null || !header.typ().equalsIgnoreCase("JWT")) {
             throw CotalException.badRequest("jwt.header.typ", "must be JWT");
@@ -171,10 +192,12 @@ public final class NatsJwt {
                     + type.issuer().name().toLowerCase(java.util.Locale.ROOT) + " key");
         }
         checkSubject(type, envelope.sub());
-        byte[] signature = base64("jwt.signature", parts[2]);
-        byte[] signingInput = (parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII);
-        if (!NKeyPair.verify(envelope.iss(), signingInput, signature)) {
-            throw CotalException.unauthenticated("jwt.signature: does not verify with the issuer key");
+        if (signed) {
+            byte[] signature = base64("jwt.signature", parts[2]);
+            byte[] signingInput = (parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII);
+            if (!NKeyPair.verify(envelope.iss(), signingInput, signature)) {
+                throw CotalException.unauthenticated("jwt.signature: does not verify with the issuer key");
+            }
         }
         ObjectNode typed = body.deepCopy();
         typed.remove("type");

@@ -31,14 +31,18 @@ import javax.net.ssl.SSLContext;
  * One of the plane's own data-account connections. It signs its own user JWT with the space's
  * signing key for a fresh nkey, so it never passes through the auth callout it serves. Standing
  * connections carry {@code exp = now + ttl}, are re-signed at half-life (the newest JWT is
- * presented on every reconnect) and reconnect forever; a failed renewal closes the connection at
- * once. Plane candidates (the scanners) carry no {@code exp}, never reconnect, and report their
+ * presented on every reconnect) and reconnect forever; a renewal the signer cannot answer now
+ * ({@code unavailable}) is tried again every second until the current JWT expires, and any other
+ * failed renewal closes the connection at once. Plane candidates (the scanners) carry no {@code exp}, never reconnect, and report their
  * end through {@link #gone()}. Thread-safe.
  */
 public final class AuthorityConnection implements AutoCloseable {
     /** Where a plane candidate stands on the broker: the server's id and name, its client id and the user key. */
     public record Tuple(String serverId, String serverName, long cid, String userNkey) {
     }
+
+    /** How soon a renewal the signer could not answer is tried again. */
+    private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final AuthorityRole role;
     private final String space;
@@ -49,6 +53,7 @@ public final class AuthorityConnection implements AutoCloseable {
     private final ai.cotal.core.internal.connect.ConnectedWait online;
     private volatile ScheduledFuture<?> renewalTask;
     private volatile String jwt;
+    private volatile long expiresAt;
     private volatile boolean closing;
 
     private AuthorityConnection(AuthorityRole role, String space, NKeyPair identity, String jwt, Connection connection) {
@@ -70,7 +75,8 @@ public final class AuthorityConnection implements AutoCloseable {
             Clock clock, ScheduledExecutorService scheduler, SSLContext ssl, Consumer<String> onFailure) {
         NKeyPair identity = NKeyPair.create(KeyType.USER);
         Holder holder = new Holder();
-        holder.jwt = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
+        Signed first = sign(signer, role, identity, role.planeCandidate() ? null : ttl, clock);
+        holder.jwt = first.jwt();
         NatsConnector.Builder connector = NatsConnector.builder().servers(servers)
                 .selfSigned(new SelfSignedCredential(identity, () -> holder.jwt)).label(role.connectionName(signer.space()))
                 .timeout(Duration.ofSeconds(5)).connectionListener(holder).sslContext(ssl);
@@ -84,9 +90,9 @@ public final class AuthorityConnection implements AutoCloseable {
             result.gone.complete(role.connectionName(signer.space()) + " lost its broker connection while opening");
         }
         if (!role.planeCandidate()) {
-            long half = Math.max(1, ttl.toMillis() / 2);
-            result.renewalTask = scheduler.scheduleAtFixedRate(() -> result.renew(holder, signer, ttl, clock, onFailure),
-                    half, half, TimeUnit.MILLISECONDS);
+            result.expiresAt = first.exp();
+            result.scheduleRenewal(new Renewal(holder, signer, ttl, clock, scheduler, onFailure),
+                    Math.max(1, ttl.toMillis() / 2));
         }
         if (role.planeCandidate() && (connection.getServerInfo().getServerId() == null
                 || connection.getServerInfo().getClientId() <= 0)) {
@@ -97,27 +103,63 @@ public final class AuthorityConnection implements AutoCloseable {
         return result;
     }
 
-    private void renew(Holder holder, SpaceSigner signer, Duration ttl, Clock clock, Consumer<String> onFailure) {
-        try {
-            holder.jwt = sign(signer, role, identity, ttl, clock);
-            jwt = holder.jwt;
-        } catch (RuntimeException e) {
-            String why = role.connectionName(space) + ": renewing its credential failed; closed (" + e.getMessage() + ")";
-            close();
-            onFailure.accept(why);
+    /** What a standing connection's renewal needs. */
+    private record Renewal(Holder holder, SpaceSigner signer, Duration ttl, Clock clock, ScheduledExecutorService scheduler,
+            Consumer<String> onFailure) {
+    }
+
+    private void scheduleRenewal(Renewal r, long delayMillis) {
+        if (!closing) {
+            renewalTask = r.scheduler().schedule(() -> renew(r), delayMillis, TimeUnit.MILLISECONDS);
         }
     }
 
-    private static String sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
+    /**
+     * Re-signs at half-life. A signer that is unavailable (a remote signer that is down, SPEC
+     * §16.4) is asked again every second while the current JWT is still good; any other failure,
+     * or one still failing at the expiry, closes the connection and reports it.
+     */
+    private void renew(Renewal r) {
+        long half = Math.max(1, r.ttl().toMillis() / 2);
+        try {
+            Signed renewed = sign(r.signer(), role, identity, r.ttl(), r.clock());
+            r.holder().jwt = renewed.jwt();
+            jwt = renewed.jwt();
+            expiresAt = renewed.exp();
+            scheduleRenewal(r, half);
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.UNAVAILABLE && r.clock().instant().getEpochSecond() + 1 < expiresAt) {
+                scheduleRenewal(r, Math.min(half, RETRY.toMillis()));
+                return;
+            }
+            fail(r, e);
+        } catch (RuntimeException e) {
+            fail(r, e);
+        }
+    }
+
+    private void fail(Renewal r, RuntimeException e) {
+        String why = role.connectionName(space) + ": renewing its credential failed; closed (" + e.getMessage() + ")";
+        close();
+        r.onFailure().accept(why);
+    }
+
+    /** A signed JWT and its {@code exp} (0 without one). */
+    private record Signed(String jwt, long exp) {
+    }
+
+    private static Signed sign(SpaceSigner signer, AuthorityRole role, NKeyPair identity, Duration ttl, Clock clock) {
         Permission sub = role.subscribe(signer.space(), identity.publicKey());
         UserClaim body = new UserClaim(role.publish(signer.space()), sub, role.response(), null, null, null, -1L, -1L,
                 -1L, null, null, null, signer.accountPublicKey(), null);
         ClaimSet<UserClaim> claims = ClaimSet.of(identity.publicKey(), role.connectionName(signer.space()), body,
                 clock.instant());
+        long exp = 0;
         if (ttl != null) {
-            claims = claims.withExp(clock.instant().plus(ttl).getEpochSecond());
+            exp = clock.instant().plus(ttl).getEpochSecond();
+            claims = claims.withExp(exp);
         }
-        return NatsJwt.encode(claims, signer.signing());
+        return new Signed(NatsJwt.encode(claims, signer.signing()), exp);
     }
 
     /**

@@ -156,6 +156,36 @@ class AuthorityConnectionBrokerTest {
     }
 
     @Test
+    void aRenewalTheSignerCannotAnswerIsAskedAgainUntilTheJwtExpiresThenClosed(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        AtomicInteger asked = new AtomicInteger();
+        ai.cotal.core.keys.AccountSigner down = new ai.cotal.core.keys.AccountSigner() { // a remote signer gone after the open
+            @Override
+            public String publicKey() {
+                return signer.signing().publicKey();
+            }
+
+            @Override
+            public byte[] sign(byte[] input) {
+                if (asked.incrementAndGet() == 1) {
+                    return signer.signing().sign(input);
+                }
+                throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "signer: nothing answers");
+            }
+        };
+        CompletableFuture<String> failure = new CompletableFuture<>();
+        AuthorityConnection reader = AuthorityConnection.open(List.of(nats.url()),
+                new SpaceSigner("alpha", signer.accountPublicKey(), down), AuthorityRole.READER, Duration.ofSeconds(5),
+                Clock.systemUTC(), scheduler, null, failure::complete);
+        long exp = NatsJwt.decode(reader.currentJwt()).exp();
+        String why = failure.get(15, TimeUnit.SECONDS);
+        assertTrue(why.contains("renewing its credential failed") && why.contains("nothing answers"), why);
+        assertTrue(asked.get() >= 3, "asked again after the first refusal: " + asked.get() + " signatures asked");
+        assertTrue(Instant.now().getEpochSecond() + 1 >= exp, "closed only when its JWT was about to expire");
+        assertEquals(Connection.Status.CLOSED, reader.connection().getStatus());
+    }
+
+    @Test
     void planeCandidatesHaveNoExpiryAndReportTheirTuple(NatsBrokers brokers) {
         NatsBroker nats = start(brokers);
         try (AuthorityConnection scanner = AuthorityConnection.open(List.of(nats.url()), signer,

@@ -1,0 +1,150 @@
+package ai.cotal.auth.signer;
+
+import ai.cotal.core.CotalException;
+import ai.cotal.core.keys.InMemoryAccountSigner;
+import ai.cotal.core.trust.SpaceSigner;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@link SignerServer#start} needs: the space's signer (its seed held in this process), the
+ * socket path, the policy (default {@link SignerPolicy#stock}), the audit log path, an optional
+ * socket group, and a clock. Validated at build. Immutable; {@code toString()} shows public keys
+ * and paths only.
+ */
+public final class SignerServerOptions {
+    /** The longest socket path the kernel binds (sun_path is 108 bytes with its terminator). */
+    static final int MAX_SOCKET_PATH = 107;
+
+    private final SpaceSigner signer;
+    private final Path socket;
+    private final SignerPolicy policy;
+    private final Path audit;
+    private final Optional<String> socketGroup;
+    private final Clock clock;
+
+    private SignerServerOptions(Builder b) {
+        this.signer = b.signer;
+        this.socket = b.socket;
+        this.policy = b.policy == null ? SignerPolicy.stock(b.signer.space(), b.signer.accountPublicKey()) : b.policy;
+        this.audit = b.audit;
+        this.socketGroup = Optional.ofNullable(b.socketGroup);
+        this.clock = b.clock;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The space's signer: the key this process signs with. */
+    public SpaceSigner signer() {
+        return signer;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    public SignerPolicy policy() {
+        return policy;
+    }
+
+    public Path audit() {
+        return audit;
+    }
+
+    /** The group that may reach the socket (directory 0710, socket 0660), when not only this user. */
+    public Optional<String> socketGroup() {
+        return socketGroup;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public String toString() {
+        return "SignerServerOptions[" + signer.space() + ", " + signer.signing().publicKey() + ", socket=" + socket
+                + ", audit=" + audit + ", " + policy + ", socketGroup=" + socketGroup + "]";
+    }
+
+    /** Builder; {@link #build()} validates, naming the first bad option. */
+    public static final class Builder {
+        private SpaceSigner signer;
+        private Path socket;
+        private SignerPolicy policy;
+        private Path audit;
+        private String socketGroup;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {
+        }
+
+        /** The space's signer; its key stays in this process (normally an {@link InMemoryAccountSigner}). */
+        public Builder signer(SpaceSigner signer) {
+            this.signer = signer;
+            return this;
+        }
+
+        /** Where to listen: a Unix domain socket path of at most 107 bytes. */
+        public Builder socket(Path socket) {
+            this.socket = socket;
+            return this;
+        }
+
+        public Builder policy(SignerPolicy policy) {
+            this.policy = policy;
+            return this;
+        }
+
+        /** The audit log file (SPEC §16.3); its directory must exist and be private. */
+        public Builder audit(Path audit) {
+            this.audit = audit;
+            return this;
+        }
+
+        /** A group of this user's that may reach the socket (SPEC §16.1); default none. */
+        public Builder socketGroup(String group) {
+            this.socketGroup = group;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public SignerServerOptions build() {
+            if (signer == null) {
+                throw CotalException.badRequest("signer", "the space's signer is required");
+            }
+            if (socket == null) {
+                throw CotalException.badRequest("socket", "required");
+            }
+            socket = socket.toAbsolutePath().normalize();
+            if (socket.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+                throw CotalException.badRequest("socket", "a Unix socket path holds at most " + MAX_SOCKET_PATH + " bytes");
+            }
+            if (audit == null) {
+                throw CotalException.badRequest("audit", "required");
+            }
+            audit = audit.toAbsolutePath().normalize();
+            if (policy != null && !policy.space().equals(signer.space())) {
+                throw CotalException.badRequest("policy", "is for space \"" + policy.space() + "\", not \"" + signer.space()
+                        + "\"");
+            }
+            if (policy != null && !policy.account().equals(signer.accountPublicKey())) {
+                throw CotalException.badRequest("policy", "serves account " + policy.account() + ", but the signer's key"
+                        + " belongs to " + signer.accountPublicKey());
+            }
+            if (socketGroup != null && !socketGroup.matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}")) {
+                throw CotalException.badRequest("socketGroup", "not a group name");
+            }
+            Objects.requireNonNull(clock, "clock");
+            return new SignerServerOptions(this);
+        }
+    }
+}
