@@ -63,11 +63,23 @@ final class MeteredService {
     final List<String> handled = new ArrayList<>();
 
     NatsBroker broker(NatsBrokers brokers) {
+        provision();
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+                .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
+    }
+
+    /** A broker of its own (the caller closes it), outside a JUnit extension. */
+    NatsBroker broker() {
+        provision();
+        return NatsBroker.start(ai.cotal.testbroker.BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
+                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                        .extraAccounts(List.of(callout.jwt())).build()));
+    }
+
+    private void provision() {
         store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
                 CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
         ServiceMaterial.store(store, auth.space(), callout);
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
-                .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
     /** The service with service endpoints, two mints per principal a minute, recording into {@code registry}. */

@@ -2,8 +2,11 @@ package ai.cotal.auth.service;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -14,6 +17,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -101,6 +105,17 @@ class MetricsBrokerTest {
             }
             assertTrue(registry.getMeters().stream().allMatch(m -> m.getId().getTag("space") == null),
                     "no meter names the space without the opt-in");
+            for (Runnable withoutRegistry : List.<Runnable>of(
+                    () -> ai.cotal.auth.callout.CalloutOptions.builder().server(nats.url()).callout(f.callout)
+                            .plane(service.plane().calloutAuthority()).signer(f.auth.strip()).meterSpaceTag(true).build(),
+                    () -> ai.cotal.auth.exchange.ExchangeOptions.builder().plane(service.plane()).stateDir(stateDir)
+                            .meterSpaceTag(true).build(),
+                    () -> AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
+                            .secretStore(f.store).meterSpaceTag(true).build())) {
+                CotalException refused = assertThrows(CotalException.class, withoutRegistry::run);
+                assertEquals(ErrorCode.BAD_REQUEST, refused.code());
+                assertTrue(refused.getMessage().startsWith("meterSpaceTag: needs a meterRegistry"), refused.getMessage());
+            }
         }
         assertTrue(registry.find("cotal.auth.plane.state").gauges().stream().allMatch(g -> g.value() == 0),
                 "a closed plane leaves the state gauge");
