@@ -19,12 +19,14 @@ import java.util.concurrent.CompletableFuture;
  * ({@code --spaces manifest.json}) from a provisioned root ({@code --root}, whose {@code .cotal/}
  * holds the file secret store), until {@code stop} completes (SIGINT or SIGTERM in the command).
  * A manifest is re-applied when its content changes ({@link ManifestWatch}); a malformed one is
- * refused and logged, and the lanes keep running.
+ * refused and logged, and the lanes keep running. {@code --metrics [HOST:]PORT} serves the meters of
+ * SPEC §13.21 for Prometheus ({@link MetricsEndpoint}; the lanes of {@code --spaces} each carry their
+ * space tag).
  */
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
             + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] | --spaces MANIFEST)"
-            + " --server URL [--server URL ...] --root DIR";
+            + " --server URL [--server URL ...] --root DIR [--metrics [HOST:]PORT]";
 
     private Serve() {
     }
@@ -61,9 +63,40 @@ final class Serve {
             err.println("--service-endpoints cannot go with --spaces: set \"serviceEndpoints\": true on the manifest entry");
             return 2;
         }
+        java.net.InetSocketAddress metricsAddress = null;
+        if (flags.containsKey("--metrics")) {
+            try {
+                metricsAddress = MetricsEndpoint.address(flags.get("--metrics").get(0));
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
+        }
         Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
         FileSecretStore secrets = new FileSecretStore(root);
         List<String> servers = flags.get("--server");
+        MetricsEndpoint metrics = null;
+        try {
+            if (metricsAddress != null) {
+                try {
+                    metrics = MetricsEndpoint.start(metricsAddress);
+                } catch (java.io.IOException e) {
+                    err.println("cotal-auth serve: the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+                    return 1;
+                }
+                out.println("cotal-auth: metrics at " + metrics.url());
+            }
+            return serve(flags, single, oidc, root, secrets, servers, metrics, out, err, stop);
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
+    }
+
+    private static int serve(Map<String, List<String>> flags, boolean single, boolean oidc, Path root,
+            FileSecretStore secrets, List<String> servers, MetricsEndpoint metrics, PrintStream out, PrintStream err,
+            CompletableFuture<Void> stop) {
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
@@ -72,6 +105,9 @@ final class Serve {
                         .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
                 if (flags.containsKey("--port")) {
                     options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
+                }
+                if (metrics != null) {
+                    options.meterRegistry(metrics.registry());
                 }
                 if (oidc) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
                     options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
@@ -85,8 +121,12 @@ final class Serve {
                 }
             }
             Path manifest = Path.of(flags.get("--spaces").get(0)).toAbsolutePath();
-            try (AuthHost host = AuthHost.start(AuthHost.Options.builder().servers(servers).manifest(manifest)
-                    .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).build())) {
+            AuthHost.Options.Builder hostOptions = AuthHost.Options.builder().servers(servers).manifest(manifest)
+                    .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets);
+            if (metrics != null) {
+                hostOptions.meterRegistry(metrics.registry());
+            }
+            try (AuthHost host = AuthHost.start(hostOptions.build())) {
                 out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
                 ManifestWatch.run(host::apply, host.appliedFile(), manifest, "cotal-auth serve", err, stop);
                 return 0;
@@ -104,7 +144,7 @@ final class Serve {
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg" -> {
+                        "--oidc-alg", "--metrics" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }
