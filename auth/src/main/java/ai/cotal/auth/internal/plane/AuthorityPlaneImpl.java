@@ -79,7 +79,6 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
-    private final AuthMetrics metrics;
     private final StorePressure pressure;
     private volatile AuthMetrics.Registration gauges = () -> { };
 
@@ -89,7 +88,6 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery,
             AuthMetrics metrics) {
         this.options = options;
-        this.metrics = metrics;
         this.space = options.space();
         this.scheduler = scheduler;
         this.writer = writer;
@@ -362,27 +360,10 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
 
     @Override
     public PlaneHealth health() {
-        PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED
-                : fenced.isDone() ? PlaneHealth.State.FENCED
+        PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED : fenced.isDone() ? PlaneHealth.State.FENCED
                 : closing ? PlaneHealth.State.CLOSING : PlaneHealth.State.OPEN;
-        Optional<String> reason = fenced.isDone() ? Optional.ofNullable(fenced.getNow(null)) : Optional.empty();
-        List<PlaneHealth.StoreFill> stores = new ArrayList<>();
-        for (StorePressure.Reading reading : pressure.readings(scheduler)) {
-            stores.add(new PlaneHealth.StoreFill(storeKind(reading.stream()), reading.stream(),
-                    reading.bytes(), reading.maxBytes(), reading.refusing(), reading.readAtMillis() == 0 ? Optional.empty()
-                            : Optional.of(java.time.Instant.ofEpochMilli(reading.readAtMillis()))));
-        }
-        return new ai.cotal.auth.PlaneHealth(state, reason, connections(), stores);
-    }
-
-    /** {@code auth}, {@code issued} or {@code accepted}: the kind of one of this space's authority streams. */
-    private String storeKind(String stream) {
-        for (String kind : List.of("auth", "issued", "accepted")) {
-            if (stream.equals(StoreNames.bucketStream(kind, space))) {
-                return kind;
-            }
-        }
-        return "other";
+        return StoreReadings.health(space, state, Optional.ofNullable(fenced.getNow(null)), connections(), pressure,
+                scheduler);
     }
 
     @Override
