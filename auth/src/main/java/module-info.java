@@ -7,6 +7,8 @@
  *
  * <p>{@code ai.cotal.auth.internal.*} is the implementation: not exported to anyone.
  */
+// Micrometer 1.17 ships as an automatic module (micrometer.core) with no descriptor of its own
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module ai.cotal.auth {
     requires transitive ai.cotal.core;
     requires transitive ai.cotal.workspace;
@@ -17,6 +19,9 @@ module ai.cotal.auth {
     requires org.slf4j;
     requires java.net.http;
     requires jdk.net; // the peer user of a signer connection (SO_PEERCRED)
+    // optional (SPEC §13.21): read only when an embedder passes its MeterRegistry; the options'
+    // setters name MeterRegistry, so a caller that passes one reads the module through this one
+    requires static transitive micrometer.core;
 
     exports ai.cotal.auth;
     exports ai.cotal.auth.callout;

@@ -18,7 +18,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
  * operation, on the plane or on a facet it handed out, refuses with {@code unavailable}; the
  * service-endpoint host's own rule is on {@link ServiceEndpointHost}. {@link #space()},
- * {@link #claim()}, {@link #fenced()}, {@link #closed()} and {@link #connections()} never refuse.
+ * {@link #claim()}, {@link #fenced()}, {@link #closed()}, {@link #connections()} and {@link #health()}
+ * never refuse.
  */
 public interface AuthAuthorityPlane extends AutoCloseable {
 
@@ -145,6 +146,15 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      * fenced plane (showing which connection was lost) and after close (every one closed).
      */
     List<PlaneConnection> connections();
+
+    /**
+     * Where the plane stands (SPEC §13.21): its state ({@code OPEN}, {@code FENCED} with the
+     * fence's operator message, {@code CLOSING}, {@code CLOSED}), {@link #connections()}, and the
+     * fill of the authority stores its budgeted writes go to, as the store-pressure signal last
+     * read them (a reading older than 2 s is refreshed in the background; this never waits on the
+     * broker). Never refuses; holds no secret.
+     */
+    PlaneHealth health();
 
     /**
      * Refuses new calls, closes the reader and scanners, releases the claim, then the barrier and

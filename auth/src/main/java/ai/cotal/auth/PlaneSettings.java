@@ -39,6 +39,8 @@ public final class PlaneSettings {
     private final Optional<ServiceEndpoints> serviceEndpoints;
     private final WriteBudgets writeBudgets;
     private final StoreReplicas storeReplicas;
+    private final Object meterRegistry; // a MeterRegistry or null: typed only at the setter (Micrometer is optional)
+    private final boolean meterSpaceTag;
 
     private PlaneSettings(Builder<?> b, WriteBudgets writeBudgets) {
         this.servers = List.copyOf(b.servers);
@@ -53,6 +55,8 @@ public final class PlaneSettings {
         this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
         this.writeBudgets = writeBudgets;
         this.storeReplicas = b.storeReplicas;
+        this.meterRegistry = b.meterRegistry;
+        this.meterSpaceTag = b.meterSpaceTag;
     }
 
     public List<String> servers() {
@@ -117,12 +121,32 @@ public final class PlaneSettings {
         return storeReplicas;
     }
 
+    /** Whether an embedder's {@code MeterRegistry} was given ({@link Builder#meterRegistry}; SPEC §13.21). */
+    public boolean metered() {
+        return meterRegistry != null;
+    }
+
+    /**
+     * The embedder's registry, when {@link #metered()}: call only then, since the type is
+     * Micrometer's (an optional dependency).
+     */
+    public Optional<io.micrometer.core.instrument.MeterRegistry> meterRegistry() {
+        return meterRegistry == null ? Optional.empty()
+                : Optional.of((io.micrometer.core.instrument.MeterRegistry) meterRegistry);
+    }
+
+    /** Whether every meter carries {@code space} (the per-space opt-in, {@link Builder#meterSpaceTag}). */
+    public boolean meterSpaceTag() {
+        return meterSpaceTag;
+    }
+
     @Override
     public String toString() {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
                 + identityRoot() + ", standingTtl=" + standingTtl + ", managerStandingTtl="
                 + managerStandingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
-                + writeBudgets + ", storeReplicas=" + storeReplicas + "]";
+                + writeBudgets + ", storeReplicas=" + storeReplicas + ", metered=" + metered() + ", meterSpaceTag="
+                + meterSpaceTag + "]";
     }
 
     /**
@@ -150,6 +174,8 @@ public final class PlaneSettings {
         private int endpointWritesPerPrincipal;
         private int endpointWritesPerSpace;
         private StoreReplicas storeReplicas = StoreReplicas.one();
+        private Object meterRegistry;
+        private boolean meterSpaceTag;
 
         protected Builder() {
             writeBudgets(WriteBudgets.defaults());
@@ -165,7 +191,9 @@ public final class PlaneSettings {
             servers(settings.servers).space(settings.space).stateDir(settings.stateDir).identityRoot(settings.identityRoot)
                     .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).managerStandingTtl(settings.managerStandingTtl)
-                    .serviceEndpoints(settings.serviceEndpoints.orElse(null)).storeReplicas(settings.storeReplicas);
+                    .serviceEndpoints(settings.serviceEndpoints.orElse(null)).storeReplicas(settings.storeReplicas)
+                    .meterSpaceTag(settings.meterSpaceTag);
+            this.meterRegistry = settings.meterRegistry;
             return writeBudgets(settings.writeBudgets);
         }
 
@@ -261,6 +289,29 @@ public final class PlaneSettings {
             return self();
         }
 
+        /**
+         * The embedder's Micrometer registry (SPEC §13.21): the plane, and the callout and HTTP
+         * faces of a stock service, record their meters there (callout decisions, latencies,
+         * invocations, budget refusals, plane state, turnovers, store fill, HTTP connections).
+         * Unset or null (the default): nothing is recorded and no Micrometer class is loaded.
+         * Micrometer ({@code io.micrometer:micrometer-core}) is an optional dependency: a caller
+         * of this method brings it.
+         */
+        public B meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return self();
+        }
+
+        /**
+         * The per-space opt-in (default false): every meter of this plane (and service) carries the
+         * tag {@code space} with the space's name. Without it no meter names a space. Needs a
+         * {@link #meterRegistry}.
+         */
+        public B meterSpaceTag(boolean tag) {
+            this.meterSpaceTag = tag;
+            return self();
+        }
+
         /** All the write budgets at once (default {@link WriteBudgets#defaults()}). */
         public B writeBudgets(WriteBudgets budgets) {
             return mintsPerPrincipalPerMinute(budgets.mintsPerPrincipal()).mintsPerSpacePerMinute(budgets.mintsPerSpace())
@@ -336,6 +387,7 @@ public final class PlaneSettings {
             if (storeReplicas == null) {
                 throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
             }
+            ai.cotal.auth.internal.metrics.AuthMetrics.check(meterRegistry, meterSpaceTag);
             WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
                     issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option
             return new PlaneSettings(this, budgets);

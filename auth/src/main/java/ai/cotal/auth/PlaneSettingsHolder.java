@@ -71,4 +71,9 @@ public interface PlaneSettingsHolder {
     default StoreReplicas storeReplicas() {
         return settings().storeReplicas();
     }
+
+    /** Whether an embedder's {@code MeterRegistry} was given (SPEC §13.21). */
+    default boolean metered() {
+        return settings().metered();
+    }
 }

@@ -26,11 +26,13 @@ import java.util.concurrent.CompletableFuture;
  * A manifest is re-applied when its content changes ({@link ManifestWatch}); a malformed one is
  * refused and logged, and the lanes keep running. {@code --signer-socket} signs through a remote
  * signer ({@code cotal-auth signer}); the root then must not hold the space's seed.
+ * {@code --metrics [HOST:]PORT} serves the meters of SPEC §13.21 for Prometheus
+ * ({@link MetricsEndpoint}; the lanes of {@code --spaces} each carry their space tag).
  */
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
             + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--signer-socket PATH] | --spaces MANIFEST)"
-            + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5]";
+            + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5] [--metrics [HOST:]PORT]";
 
     private Serve() {
     }
@@ -78,12 +80,46 @@ final class Serve {
             err.println(e.getMessage());
             return 2;
         }
+        java.net.InetSocketAddress metricsAddress = null;
+        if (flags.containsKey("--metrics")) {
+            try {
+                metricsAddress = MetricsEndpoint.address(flags.get("--metrics").get(0));
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
+        }
         Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
         FileSecretStore secrets = new FileSecretStore(root);
+        MetricsEndpoint metrics = null;
+        try {
+            if (metricsAddress != null) {
+                try {
+                    metrics = MetricsEndpoint.start(metricsAddress);
+                } catch (java.io.IOException e) {
+                    err.println("cotal-auth serve: the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+                    return 1;
+                }
+                out.println("cotal-auth: metrics at " + metrics.url());
+            }
+            return serve(flags, single, root, secrets, replicas, metrics, out, err, stop);
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
+    }
+
+    private static int serve(Map<String, List<String>> flags, boolean single, Path root, FileSecretStore secrets,
+            StoreReplicas replicas, MetricsEndpoint metrics, PrintStream out, PrintStream err,
+            CompletableFuture<Void> stop) {
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
                 AuthServiceOptions.Builder options = laneOptions(flags, root, secrets, replicas);
+                if (metrics != null) {
+                    options.meterRegistry(metrics.registry());
+                }
                 UnixSocketAccountSigner remote = null;
                 if (flags.containsKey("--signer-socket")) { // the seed stays with the signer (SPEC §16.4)
                     Path socket = Path.of(flags.get("--signer-socket").get(0));
@@ -102,7 +138,7 @@ final class Serve {
                     }
                 }
             }
-            AuthHost.Options options = hostOptions(flags, root, secrets, replicas);
+            AuthHost.Options options = hostOptions(flags, root, secrets, replicas, metrics);
             Path manifest = options.manifest();
             try (AuthHost host = AuthHost.start(options)) {
                 out.println("cotal-auth: serving " + host.lanes().keySet() + " from " + manifest);
@@ -150,9 +186,18 @@ final class Serve {
     /** The multi-space host's options ({@code --spaces}): its lanes' state under {@code .cotal/auth-host}. */
     static AuthHost.Options hostOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
             StoreReplicas replicas) {
-        return AuthHost.Options.builder().servers(flags.get("--server"))
+        return hostOptions(flags, root, secrets, replicas, null);
+    }
+
+    private static AuthHost.Options hostOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
+            StoreReplicas replicas, MetricsEndpoint metrics) {
+        AuthHost.Options.Builder options = AuthHost.Options.builder().servers(flags.get("--server"))
                 .manifest(Path.of(flags.get("--spaces").get(0)).toAbsolutePath())
-                .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas).build();
+                .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas);
+        if (metrics != null) {
+            options.meterRegistry(metrics.registry());
+        }
+        return options.build();
     }
 
     static Map<String, List<String>> parse(List<String> args) {
@@ -162,7 +207,7 @@ final class Serve {
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg", "--store-replicas", "--signer-socket" -> {
+                        "--oidc-alg", "--store-replicas", "--signer-socket", "--metrics" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

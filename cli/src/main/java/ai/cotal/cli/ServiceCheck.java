@@ -29,7 +29,8 @@ import java.util.concurrent.TimeoutException;
  */
 final class ServiceCheck {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final int MAX_BODY = 4096;
+    /** The loopback health says why (SPEC §13.21): connections and stores, well under this. */
+    private static final int MAX_BODY = 16 * 1024;
 
     private ServiceCheck() {
     }
@@ -54,8 +55,14 @@ final class ServiceCheck {
                 return where + " does not answer as an auth service (health answered " + health.statusCode() + ")";
             }
             JsonNode body = HostJson.tree(health.body(), "health");
-            if (!body.path("ok").asBoolean(false) || !expected.equals(body.path("issuer").asText(null))) {
+            if (!expected.equals(body.path("issuer").asText(null))) {
                 return where + " is not the auth service of space \"" + space + "\"";
+            }
+            if (!body.path("ok").asBoolean(false)) {
+                String state = body.path("plane").path("state").asText("");
+                state = state.matches("[a-z]{1,16}") ? state : "unknown"; // the face may be anyone's
+                return where + " is the auth service of space \"" + space + "\" but is not serving (plane " + state
+                        + (body.path("callout").path("answering").asBoolean(true) ? "" : ", callout not answering") + ")";
             }
             if (capability != null && !HealthProof.verifies(capability, challenge, body.path("proof").asText(null))) {
                 return where + " does not hold the capability of auth-service.json (a stale file, or another process"

@@ -107,9 +107,12 @@ final class ServiceEndpointDemo {
                     signIn = oidc::idToken;
                     subject = oidc.subject(); // unverified: the exchange's answer below must name the same owner
                 }
+                io.micrometer.core.instrument.simple.SimpleMeterRegistry meters
+                        = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
                 try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
                         .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
-                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).meterRegistry(meters)
+                        .build())) {
                     String owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(owner, "laptop", none);
@@ -119,6 +122,7 @@ final class ServiceEndpointDemo {
                     drive(service, stateDir, signIn.call(), owner);
                     join(service.publicUrl().orElseThrow(), signIn, owner);
                 }
+                DemoCounters.print(out, meters);
             }
             out.printf("%ndemo finished in %.1f s; everything it started is stopped%n", (System.nanoTime() - started) / 1e9);
         } finally {

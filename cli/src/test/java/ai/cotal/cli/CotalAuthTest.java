@@ -208,6 +208,12 @@ class CotalAuthTest {
             assertTrue(printed.contains(row), "missing row " + row + " in\n" + printed);
         }
         assertTrue(printed.contains("everything it started is stopped"), printed);
+        for (String counted : new String[] {"what the service counted:",
+                "cotal.auth.callout.decisions{code=none,outcome=admitted,reason=admitted} ",
+                "cotal.auth.endpoint.invocations{operation=register,status=pending} 1",
+                "cotal.auth.http.requests{face=public,route=join-bundle,status=200} 1"}) { // the demo's counters (SPEC §13.21)
+            assertTrue(printed.contains(counted), "missing " + counted + " in\n" + printed);
+        }
     }
 
     @Test

@@ -1,6 +1,6 @@
 package ai.cotal.auth.callout;
 
-import ai.cotal.auth.callout.CalloutHandler;
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.trust.CalloutAuth;
 import io.nats.client.Connection;
@@ -36,22 +36,45 @@ public final class AuthCallout implements AutoCloseable {
 
     private final Connection connection;
     private final CalloutHandler handler;
-    private final java.util.concurrent.ExecutorService workers = new java.util.concurrent.ThreadPoolExecutor(WORKERS,
-            WORKERS, 0, java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_WAITING),
-            r -> {
-                Thread thread = new Thread(r, "cotal-auth-callout");
-                thread.setDaemon(true);
-                return thread;
-            }, new java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy());
+    private final AuthMetrics metrics;
+    private final java.util.concurrent.ExecutorService workers;
 
     private final String space;
     private volatile Dispatcher dispatcher;
     private volatile boolean answering = true;
+    private volatile AuthMetrics.Registration gauges = () -> { };
 
-    private AuthCallout(Connection connection, CalloutHandler handler, String space) {
+    private AuthCallout(Connection connection, CalloutHandler handler, String space, AuthMetrics metrics) {
         this.connection = connection;
         this.handler = handler;
         this.space = space;
+        this.metrics = metrics;
+        this.workers = new java.util.concurrent.ThreadPoolExecutor(WORKERS, WORKERS, 0,
+                java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_WAITING), r -> {
+                    Thread thread = new Thread(r, "cotal-auth-callout");
+                    thread.setDaemon(true);
+                    return thread;
+                }, this::dropOldest);
+    }
+
+    /** A request waiting for a worker, with its arrival (its latency counts the wait). */
+    private record Pending(AuthCallout callout, Message message, long arrived) implements Runnable {
+        @Override
+        public void run() {
+            callout.answer(message, arrived);
+        }
+    }
+
+    /** The queue is full: the oldest waiting request is dropped unanswered (counted), the new one queued. */
+    private void dropOldest(Runnable request, java.util.concurrent.ThreadPoolExecutor pool) {
+        if (pool.isShutdown()) {
+            return;
+        }
+        if (pool.getQueue().poll() instanceof Pending dropped) {
+            metrics.calloutDecision(AuthMetrics.CalloutOutcome.DROPPED, AuthMetrics.CalloutReason.OVERFLOW, null,
+                    System.nanoTime() - dropped.arrived());
+        }
+        pool.execute(request);
     }
 
     /**
@@ -64,7 +87,7 @@ public final class AuthCallout implements AutoCloseable {
                 .label("cotal:auth-callout:" + options.plane().space()).maxReconnects(-1).timeout(Duration.ofSeconds(5))
                 .sslContext(options.sslContext()).build().connect();
         CalloutHandler handler = new CalloutHandler(options);
-        AuthCallout callout = new AuthCallout(connection, handler, options.plane().space());
+        AuthCallout callout = new AuthCallout(connection, handler, options.plane().space(), options.metrics());
         Dispatcher dispatcher = connection.createDispatcher(callout::onMessage);
         callout.dispatcher = dispatcher;
         dispatcher.subscribe(CalloutAuth.REQUEST_SUBJECT, options.queueGroup());
@@ -76,6 +99,7 @@ public final class AuthCallout implements AutoCloseable {
                     "auth callout: the subscription was not confirmed by the broker", e);
         }
         options.plane().stopped().thenAccept(callout::leave);
+        callout.gauges = options.metrics().calloutGauges(callout::answering); // left at close()
         return callout;
     }
 
@@ -100,15 +124,15 @@ public final class AuthCallout implements AutoCloseable {
 
     private void onMessage(Message message) {
         try {
-            workers.execute(() -> answer(message));
+            workers.execute(new Pending(this, message, System.nanoTime()));
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             LOG.debug("auth-callout: closing; a request gets no answer");
         }
     }
 
-    private void answer(Message message) {
+    private void answer(Message message, long arrived) {
         try {
-            Optional<byte[]> answer = handler.handle(message);
+            Optional<byte[]> answer = handler.handle(message, arrived);
             answer.ifPresent(bytes -> connection.publish(message.getReplyTo(), bytes));
         } catch (RuntimeException e) {
             LOG.error("auth-callout: a request failed unexpectedly; it gets no answer", e);
@@ -123,6 +147,7 @@ public final class AuthCallout implements AutoCloseable {
     @Override
     public void close() {
         answering = false;
+        gauges.close();
         workers.shutdownNow();
         try {
             connection.close();

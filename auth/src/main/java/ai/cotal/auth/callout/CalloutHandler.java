@@ -6,6 +6,9 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.internal.metrics.AuthMetrics;
+import ai.cotal.auth.internal.metrics.AuthMetrics.CalloutOutcome;
+import ai.cotal.auth.internal.metrics.AuthMetrics.CalloutReason;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
@@ -38,17 +41,32 @@ final class CalloutHandler {
 
     private final CalloutOptions options;
     private final ClaimVerifier verifier;
+    private final AuthMetrics metrics;
 
     public CalloutHandler(CalloutOptions options) {
         this.options = options;
         this.verifier = new ClaimVerifier(options.clock());
+        this.metrics = options.metrics();
+    }
+
+    /** The check a refused connect was at when it was refused (the metrics' reason, SPEC §13.21). */
+    private static final class Progress {
+        CalloutReason step = CalloutReason.NO_BEARER;
     }
 
     /** The sealed answer to publish to the request's reply subject, or empty to drop the request. */
     public Optional<byte[]> handle(Message message) {
+        return handle(message, System.nanoTime());
+    }
+
+    /**
+     * As {@link #handle(Message)}, for a request that arrived at {@code arrived} ({@link System#nanoTime()}):
+     * its decision and the time since then are recorded.
+     */
+    Optional<byte[]> handle(Message message, long arrived) {
         String serverXkey = message.getHeaders() == null ? null : message.getHeaders().getFirst(XKEY_HEADER);
         if (serverXkey == null || message.getReplyTo() == null) {
-            return drop("unsealed request");
+            return drop(CalloutReason.UNSEALED, "unsealed request", arrived);
         }
         ClaimSet<AuthorizationRequestClaim> request;
         try {
@@ -56,26 +74,31 @@ final class CalloutHandler {
             request = NatsJwt.decode(new String(opened, StandardCharsets.US_ASCII), AuthorizationRequestClaim.class);
             verifier.checkTimes(request);
         } catch (CotalException e) {
-            return drop("request does not open or verify: " + e.getMessage());
+            return drop(CalloutReason.UNVERIFIED, "request does not open or verify: " + e.getMessage(), arrived);
         }
         AuthorizationRequestClaim body = request.nats();
         if (body.serverId() == null || body.serverId().id() == null || body.userNkey() == null) {
-            return drop("request without server id or user key");
+            return drop(CalloutReason.FOREIGN_SERVER, "request without server id or user key", arrived);
         }
         String serverId = body.serverId().id();
         if (!request.iss().equals(serverId)) {
-            return drop("issuer is not the server");
+            return drop(CalloutReason.FOREIGN_SERVER, "issuer is not the server", arrived);
         }
         if (!options.expectedServerIds().isEmpty() && !options.expectedServerIds().contains(serverId)) {
-            return drop("server " + serverId + " is not expected");
+            return drop(CalloutReason.FOREIGN_SERVER, "server " + serverId + " is not expected", arrived);
         }
         if (!serverXkey.equals(body.serverId().xkey())) {
-            return drop("server_id.xkey differs from the header");
+            return drop(CalloutReason.FOREIGN_SERVER, "server_id.xkey differs from the header", arrived);
         }
         String response;
+        Progress progress = new Progress();
+        CalloutOutcome outcome = CalloutOutcome.ADMITTED;
+        ErrorCode code = null;
         try {
-            response = admit(body);
+            response = admit(body, progress);
         } catch (RuntimeException e) {
+            outcome = CalloutOutcome.REFUSED;
+            code = e instanceof CotalException refusal ? refusal.code() : ErrorCode.INTERNAL;
             String reason = CalloutRefusal.reason(e);
             if (reason.equals(e.getMessage())) {
                 LOG.info("auth-callout: space {}: refused a connect: {}", options.plane().space(), reason);
@@ -85,16 +108,24 @@ final class CalloutHandler {
             }
             response = answer(body, serverId, null, reason);
         }
-        return Optional.of(options.callout().xkey().seal(response.getBytes(StandardCharsets.US_ASCII), serverXkey));
+        Optional<byte[]> sealed = Optional.of(options.callout().xkey().seal(response.getBytes(StandardCharsets.US_ASCII),
+                serverXkey));
+        metrics.calloutDecision(outcome, outcome == CalloutOutcome.ADMITTED ? CalloutReason.ADMITTED : progress.step, code,
+                System.nanoTime() - arrived);
+        return sealed;
     }
 
-    private String admit(AuthorizationRequestClaim body) {
+    /** Each step names itself in {@code progress} before it runs, so a refusal is counted at the check that refused. */
+    private String admit(AuthorizationRequestClaim body, Progress progress) {
         String token = body.connectOpts() == null ? null : body.connectOpts().authToken();
         if (token == null || token.isEmpty()) {
             throw CotalException.unauthenticated("no bearer: connect with the sentinel credential and a bearer token");
         }
+        progress.step = CalloutReason.BEARER;
         BearerClaims bearer = options.plane().verifyBearer(token);
+        progress.step = CalloutReason.CONNECT;
         ActorRow row = options.plane().authorizeConnect(bearer.attempt());
+        progress.step = CalloutReason.NONCE;
         String nonce = body.connectOpts().name();
         if (nonce == null || !nonce.matches("[A-Za-z0-9_-]{8,120}")) {
             throw CotalException.badRequest("name", "the connection name must be the inbox nonce (8 to 120 of"
@@ -104,11 +135,15 @@ final class CalloutHandler {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
                     + " derive it with InboxNonce.forPrincipal(owner, actor)");
         }
+        progress.step = CalloutReason.ENDPOINT;
         EndpointAccess access = options.plane().endpointAccess(bearer, row);
+        progress.step = CalloutReason.SESSION;
         Optional<ManagerAuthority.Session> session = bearer.view().filter(BearerIssuer.SESSION_CALLER::equals)
                 .map(v -> options.plane().verifySession(bearer)); // SPEC §14.5, before any permission is minted
+        progress.step = CalloutReason.PERMISSIONS;
         UserClaim permissions = session.isPresent() ? CallerPermissions.session(options, row, session.get(), nonce)
                 : CallerPermissions.of(options, row, bearer, nonce, access);
+        progress.step = CalloutReason.INTERNAL;
         long exp = session.map(s -> Math.min(bearer.expiresAt(), s.expiresAt())).orElse(bearer.expiresAt());
         Instant now = options.clock().instant();
         String user = NatsJwt.encode(ClaimSet.of(body.userNkey(), userName(row, access), permissions, now)
@@ -118,6 +153,7 @@ final class CalloutHandler {
             throw CotalException.internal("the broker named no client id for this connect", null);
         }
         LiveConnection live = new LiveConnection(body.serverId().id(), clientId, body.userNkey(), exp);
+        progress.step = CalloutReason.REGISTER;
         if (!access.isEmpty()) { // recorded before the answer, so a revoke from here on closes it
             options.plane().admitted(live, access);
         }
@@ -145,8 +181,9 @@ final class CalloutHandler {
                 options.callout().signing());
     }
 
-    private static Optional<byte[]> drop(String why) {
+    private Optional<byte[]> drop(CalloutReason reason, String why, long arrived) {
         LOG.debug("auth-callout: dropped a request: {}", why);
+        metrics.calloutDecision(CalloutOutcome.DROPPED, reason, null, System.nanoTime() - arrived);
         return Optional.empty();
     }
 

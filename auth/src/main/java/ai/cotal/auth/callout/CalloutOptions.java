@@ -1,5 +1,6 @@
 package ai.cotal.auth.callout;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.internal.keys.NKeyCodec;
@@ -15,7 +16,8 @@ import javax.net.ssl.SSLContext;
  * Options of {@link AuthCallout#start}, immutable and validated in {@link Builder#build()}: the
  * broker URLs, the space's callout material ({@link CalloutAuth}), the open authority plane, the
  * data account's signer (it signs every admitted user), the servers whose requests are answered
- * (empty: any server of this broker), the queue group, the clock and an optional TLS context.
+ * (empty: any server of this broker), the queue group, the clock, an optional TLS context and an
+ * optional Micrometer registry.
  * Thread-safe; {@code toString()} shows neither the signer nor the callout material.
  */
 public final class CalloutOptions {
@@ -30,6 +32,7 @@ public final class CalloutOptions {
     private final String queueGroup;
     private final Clock clock;
     private final SSLContext sslContext;
+    private final AuthMetrics metrics;
 
     private CalloutOptions(Builder b) {
         this.servers = List.copyOf(b.servers);
@@ -40,6 +43,7 @@ public final class CalloutOptions {
         this.queueGroup = b.queueGroup;
         this.clock = b.clock;
         this.sslContext = b.sslContext;
+        this.metrics = AuthMetrics.of(b.meterRegistry, b.meterSpaceTag, b.plane.space());
     }
 
     public static Builder builder() {
@@ -79,10 +83,16 @@ public final class CalloutOptions {
         return sslContext;
     }
 
+    /** Where the responder's meters go (SPEC §13.21): nothing unless a registry was given. */
+    AuthMetrics metrics() {
+        return metrics;
+    }
+
     @Override
     public String toString() {
         return "CalloutOptions[servers=" + servers + ", space=" + plane.space() + ", expectedServerIds="
-                + expectedServerIds + ", queueGroup=" + queueGroup + ", tls=" + (sslContext != null) + "]";
+                + expectedServerIds + ", queueGroup=" + queueGroup + ", tls=" + (sslContext != null) + ", metered="
+                + (metrics != AuthMetrics.NONE) + "]";
     }
 
     /** Builds {@link CalloutOptions}. */
@@ -95,8 +105,26 @@ public final class CalloutOptions {
         private String queueGroup = QUEUE_GROUP;
         private Clock clock = Clock.systemUTC();
         private SSLContext sslContext;
+        private Object meterRegistry; // a MeterRegistry: typed only at the setter (Micrometer is optional)
+        private boolean meterSpaceTag;
 
         private Builder() {
+        }
+
+        /**
+         * The embedder's Micrometer registry (SPEC §13.21): the responder records its decisions by
+         * outcome and reason, its latency, and whether it is answering. Unset or null: nothing is
+         * recorded and no Micrometer class is loaded.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        /** The per-space opt-in: every meter carries {@code space} (default false; needs a registry). */
+        public Builder meterSpaceTag(boolean tag) {
+            this.meterSpaceTag = tag;
+            return this;
         }
 
         public Builder servers(List<String> urls) {
@@ -170,6 +198,7 @@ public final class CalloutOptions {
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
+            AuthMetrics.check(meterRegistry, meterSpaceTag);
             return new CalloutOptions(this);
         }
     }

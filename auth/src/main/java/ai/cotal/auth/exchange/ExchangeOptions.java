@@ -1,6 +1,8 @@
 package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Creds;
 import java.net.InetAddress;
@@ -17,7 +19,9 @@ import java.util.Optional;
  * binds where the host says (put a TLS proxy in front of it, named by {@code trustedProxy}).
  * Each face runs on its own bounded server: {@code maxConnections} open connections at most,
  * {@code maxConnectionsPerPeer} per direct peer address, {@code workerThreads} threads, and a
- * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17). Thread-safe.
+ * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17). Optional: the
+ * callout responder the loopback {@code /health} reports, and a Micrometer registry (SPEC §13.21).
+ * Thread-safe.
  */
 public final class ExchangeOptions {
     /** The highest {@code refusalsPerMinute}: a window keeps up to that many timestamps. */
@@ -50,6 +54,8 @@ public final class ExchangeOptions {
     private final Optional<String> agentProvisioningUrl;
     private final Optional<String> meshServer;
     private final Optional<Creds> sentinelCreds;
+    private final Optional<AuthCallout> callout;
+    private final AuthMetrics metrics;
 
     private ExchangeOptions(Builder b, JwksSource jwks) {
         this.plane = b.plane;
@@ -71,6 +77,8 @@ public final class ExchangeOptions {
         this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
         this.meshServer = Optional.ofNullable(b.meshServer);
         this.sentinelCreds = Optional.ofNullable(b.sentinelCreds);
+        this.callout = Optional.ofNullable(b.callout);
+        this.metrics = AuthMetrics.of(b.meterRegistry, b.meterSpaceTag, b.plane.space());
     }
 
     public static Builder builder() {
@@ -168,6 +176,16 @@ public final class ExchangeOptions {
         return sentinelCreds;
     }
 
+    /** The responder the loopback {@code /health} reports, when given. */
+    public Optional<AuthCallout> callout() {
+        return callout;
+    }
+
+    /** Where the faces' meters go (SPEC §13.21). */
+    AuthMetrics metrics() {
+        return metrics;
+    }
+
     @Override
     public String toString() {
         return "ExchangeOptions[stateDir=" + stateDir + ", loopbackPort=" + loopbackPort + ", publicAddress="
@@ -175,7 +193,8 @@ public final class ExchangeOptions {
                 + ", deadline=" + deadline + ", maxConnections=" + maxConnections + ", maxConnectionsPerPeer="
                 + maxConnectionsPerPeer + ", workerThreads=" + workerThreads + ", readDeadline=" + readDeadline
                 + ", trustedProxy=" + trustedProxy + ", advertisedServer=" + advertisedServer
-                + ", agentProvisioningUrl=" + agentProvisioningUrl + ", bundle=" + sentinelCreds.isPresent() + "]";
+                + ", agentProvisioningUrl=" + agentProvisioningUrl + ", bundle=" + sentinelCreds.isPresent() + ", metered="
+                + (metrics != AuthMetrics.NONE) + "]";
     }
 
     /** Builds {@link ExchangeOptions}. */
@@ -199,6 +218,9 @@ public final class ExchangeOptions {
         private String agentProvisioningUrl;
         private String meshServer;
         private Creds sentinelCreds;
+        private AuthCallout callout;
+        private Object meterRegistry; // a MeterRegistry: typed only at the setter (Micrometer is optional)
+        private boolean meterSpaceTag;
 
         private Builder() {
         }
@@ -335,6 +357,28 @@ public final class ExchangeOptions {
             return this;
         }
 
+        /** The space's callout responder: the loopback {@code /health} reports its subscription (SPEC §13.21). */
+        public Builder callout(AuthCallout responder) {
+            this.callout = responder;
+            return this;
+        }
+
+        /**
+         * The embedder's Micrometer registry (SPEC §13.21): the faces record their answers by route
+         * and status, the exchange's latency, throttled POSTs, connections and requests in flight.
+         * Unset or null: nothing is recorded and no Micrometer class is loaded.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        /** The per-space opt-in: every meter carries {@code space} (default false; needs a registry). */
+        public Builder meterSpaceTag(boolean tag) {
+            this.meterSpaceTag = tag;
+            return this;
+        }
+
         public ExchangeOptions build() {
             if (plane == null) {
                 throw CotalException.badRequest("plane", "an open authority plane is required");
@@ -372,6 +416,7 @@ public final class ExchangeOptions {
                 throw CotalException.badRequest("clock", "is required");
             }
             checkJwksFetchesPerMinute(jwksFetchesPerMinute);
+            AuthMetrics.check(meterRegistry, meterSpaceTag);
             JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
             if ((meshServer == null) != (sentinelCreds == null)) {
                 throw CotalException.badRequest(meshServer == null ? "mesh.server" : "mesh.sentinel",

@@ -1,6 +1,6 @@
 package ai.cotal.auth.exchange;
 
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
@@ -68,7 +68,8 @@ final class ExchangeRoutes {
             switch (path) {
                 case "/health" -> {
                     call.arrived();
-                    call.send(200, health(isPublic ? null : call.header(HealthProof.CHALLENGE_HEADER)));
+                    call.send(200, isPublic ? HealthDocument.publicFace(options.plane().space())
+                            : health(call.header(HealthProof.CHALLENGE_HEADER)));
                 }
                 case "/jwks" -> {
                     call.arrived();
@@ -161,10 +162,12 @@ final class ExchangeRoutes {
         RollingWindow refusals = isPublic ? peerWindow(ClientAddress.of(call.peer(), call.headers("X-Forwarded-For"),
                 options.trustedProxy())) : loopbackRefusals;
         if (!isPublic && badCapabilities.full()) { // throttled: nothing is checked, not even the capability
+            options.metrics().throttled(AuthMetrics.Face.LOOPBACK, AuthMetrics.ThrottleWindow.CAPABILITY);
             call.refuseUnread(429, Map.of("error", "too many bad capabilities - wait a minute"));
             return;
         }
         if (refusals.full()) {
+            options.metrics().throttled(call.face().tag(), AuthMetrics.ThrottleWindow.REFUSALS);
             call.refuseUnread(429, Map.of("error", "too many refused exchanges - wait a minute and retry"));
             return;
         }
@@ -339,15 +342,10 @@ final class ExchangeRoutes {
         request.serving(); // the view and the instance it names agree, before any check
     }
 
-    /** {@code {ok, issuer}}, with the proof of the capability when the loopback face was challenged (SPEC §13.17). */
+    /** The loopback face's health (SPEC §13.21), with the proof of the capability when challenged (SPEC §13.17). */
     private Map<String, Object> health(String challenge) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("ok", true);
-        body.put("issuer", BearerIssuer.issuerOf(options.plane().space()));
-        if (HealthProof.wellFormed(challenge)) {
-            body.put("proof", HealthProof.proof(capability, challenge));
-        }
-        return body;
+        return HealthDocument.loopback(options.plane().space(), options.plane().health(), options.callout(),
+                HealthProof.wellFormed(challenge) ? HealthProof.proof(capability, challenge) : null);
     }
 
     private boolean capabilityMatches(String authorization) {

@@ -30,6 +30,8 @@ final class HttpCall {
     private final Response response;
     private final Callback callback;
     private final AtomicBoolean sent = new AtomicBoolean();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final long dispatched = System.nanoTime();
 
     HttpCall(HttpFace face, Request request, Response response, Callback callback) {
         this.face = face;
@@ -155,15 +157,24 @@ final class HttpCall {
 
     /** Fails the request as a timeout: the peer left or the deadline cut it; Jetty logs that quietly. */
     private void quietly(Throwable failure) {
+        end();
         java.util.concurrent.TimeoutException cut = new java.util.concurrent.TimeoutException("connection cut");
         cut.initCause(failure);
         callback.failed(cut);
+    }
+
+    /** The call is over, answered or failed: it leaves the face's in-flight count, once. */
+    private void end() {
+        if (ended.compareAndSet(false, true)) {
+            face.ended();
+        }
     }
 
     private void send(int status, byte[] body, boolean close, String cacheControl, boolean drain) {
         if (!sent.compareAndSet(false, true)) {
             return;
         }
+        face.answered(path(), status, System.nanoTime() - dispatched);
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         if (cacheControl != null) {
@@ -182,6 +193,7 @@ final class HttpCall {
                 if (!close) {
                     face.answered(request); // before the next request on the connection can be parsed
                 }
+                end();
                 callback.succeeded();
             }
 

@@ -1,5 +1,6 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.net.InetAddress;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
@@ -48,24 +50,41 @@ final class HttpFace implements AutoCloseable {
         void serve(HttpCall call);
     }
 
+    /** The route tag of each exact route (SPEC §13.21); any other path is {@code other}, never itself. */
+    private static final Map<String, String> ROUTE_TAGS = Map.ofEntries(Map.entry("/health", "health"),
+            Map.entry("/jwks", "jwks"), Map.entry("/exchange", "exchange"), Map.entry(JoinBundle.ROUTE, "join-bundle"),
+            Map.entry("/service-endpoint-host", "service-endpoint-host"),
+            Map.entry("/service-endpoint-authority", "service-endpoint-authority"),
+            Map.entry(ManagerAuthorityRoute.ISSUE, "manager-service-authority"),
+            Map.entry(ManagerAuthorityRoute.VERIFY, "verify-enrollment"), Map.entry(RunRoute.ADMISSION, "run-admission"),
+            Map.entry(RunRoute.ATTEMPT, "run-attempt"), Map.entry(LifecycleRoute.INTERACTIVE, "retire-interactive"),
+            Map.entry(LifecycleRoute.MANAGED, "retire-managed"));
+
     private final Server server;
     private final ServerConnector connector;
     private final NetworkConnectionLimit limit;
     private final PeerCap peers;
     private final ReadDeadline deadlines;
+    private final AuthMetrics.Face tag;
+    private final AuthMetrics metrics;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile AuthMetrics.Registration gauges = () -> { };
 
     private HttpFace(Server server, ServerConnector connector, NetworkConnectionLimit limit, PeerCap peers,
-            ReadDeadline deadlines) {
+            ReadDeadline deadlines, AuthMetrics.Face tag, AuthMetrics metrics) {
         this.server = server;
         this.connector = connector;
         this.limit = limit;
         this.peers = peers;
         this.deadlines = deadlines;
+        this.tag = tag;
+        this.metrics = metrics;
     }
 
-    /** Binds and starts the face named {@code name} at {@code address}. */
-    static HttpFace start(String name, InetSocketAddress address, ExchangeOptions options, Optional<InetAddress> exempt,
-            Routes routes) {
+    /** Binds and starts the face {@code tag} at {@code address}. */
+    static HttpFace start(AuthMetrics.Face tag, InetSocketAddress address, ExchangeOptions options,
+            Optional<InetAddress> exempt, Routes routes) {
+        String name = AuthMetrics.tag(tag);
         // the job queue is Jetty's own: jobs come from open connections (one request each at a
         // time), so the connection cap bounds it; Jetty warns against a bounded queue of its own
         QueuedThreadPool pool = new QueuedThreadPool(options.workerThreads(), Math.min(4, options.workerThreads()), 60_000);
@@ -92,10 +111,11 @@ final class HttpFace implements AutoCloseable {
         NetworkConnectionLimit limit = new NetworkConnectionLimit(options.maxConnections(), connector);
         server.addBean(limit);
         server.setErrorHandler(new JsonErrors());
-        HttpFace face = new HttpFace(server, connector, limit, peers, deadlines);
+        HttpFace face = new HttpFace(server, connector, limit, peers, deadlines, tag, options.metrics());
         server.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
+                face.inFlight.incrementAndGet(); // HttpCall gives it back once, when the call ends either way
                 routes.serve(new HttpCall(face, request, response, callback));
                 return true;
             }
@@ -107,7 +127,24 @@ final class HttpFace implements AutoCloseable {
             throw new CotalException(ErrorCode.UNAVAILABLE, "token exchange: the " + name + " face cannot bind port "
                     + address.getPort(), e);
         }
+        face.gauges = face.metrics.faceGauges(tag, face::openConnections, face.inFlight::get, face::refusedByPeerCap,
+                face::cutByReadDeadline);
         return face;
+    }
+
+    /** A call of this face ended (answered, or its connection failed): it is no longer in flight. */
+    void ended() {
+        inFlight.decrementAndGet();
+    }
+
+    /** The call to {@code path} was answered {@code status}, {@code nanos} after dispatch (SPEC §13.21). */
+    void answered(String path, int status, long nanos) {
+        metrics.httpAnswer(tag, ROUTE_TAGS.getOrDefault(path, "other"), status, nanos);
+    }
+
+    /** This face's tag. */
+    AuthMetrics.Face tag() {
+        return tag;
     }
 
     /** The bound address. */
@@ -147,6 +184,7 @@ final class HttpFace implements AutoCloseable {
 
     @Override
     public void close() {
+        gauges.close();
         try {
             server.stop();
         } catch (Exception e) {

@@ -1,5 +1,6 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
@@ -67,10 +68,10 @@ public final class TokenExchange implements AutoCloseable {
         HttpFace loopback = null;
         HttpFace publicFace = null;
         try {
-            loopback = HttpFace.start("loopback", new InetSocketAddress(InetAddress.getLoopbackAddress(),
+            loopback = HttpFace.start(AuthMetrics.Face.LOOPBACK, new InetSocketAddress(InetAddress.getLoopbackAddress(),
                     options.loopbackPort()), options, Optional.empty(), call -> routes.serve(call, false));
             if (options.publicAddress().isPresent()) {
-                publicFace = HttpFace.start("public", options.publicAddress().get(), options, options.trustedProxy(),
+                publicFace = HttpFace.start(AuthMetrics.Face.PUBLIC, options.publicAddress().get(), options, options.trustedProxy(),
                         call -> routes.serve(call, true));
                 routes.publicFaceBound(url(publicFace));
             }

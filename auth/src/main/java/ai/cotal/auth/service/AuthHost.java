@@ -32,12 +32,19 @@ public final class AuthHost implements AutoCloseable {
         private final Path manifest;
         private final Path stateRoot;
         private final StoreReplicas storeReplicas;
+        private final io.micrometer.core.instrument.MeterRegistry meterRegistry; // loaded only when set
 
         private Options(Builder b) {
             super(b);
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
             this.storeReplicas = b.storeReplicas;
+            this.meterRegistry = b.meterRegistry;
+        }
+
+        /** Whether the lanes record into a registry (SPEC §13.21). */
+        public boolean metered() {
+            return meterRegistry != null;
         }
 
         public static Builder builder() {
@@ -64,7 +71,7 @@ public final class AuthHost implements AutoCloseable {
         @Override
         public String toString() {
             return "AuthHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot
-                    + ", storeReplicas=" + storeReplicas + "]";
+                    + ", storeReplicas=" + storeReplicas + ", metered=" + metered() + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
@@ -72,8 +79,19 @@ public final class AuthHost implements AutoCloseable {
             private Path manifest;
             private Path stateRoot;
             private StoreReplicas storeReplicas = StoreReplicas.one();
+            private io.micrometer.core.instrument.MeterRegistry meterRegistry;
 
             private Builder() {
+            }
+
+            /**
+             * The embedder's Micrometer registry (SPEC §13.21): every lane records into it, each
+             * with the per-space tag {@code space} (lanes of several spaces share the registry).
+             * Unset or null: nothing is recorded and no Micrometer class is loaded.
+             */
+            public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+                this.meterRegistry = registry;
+                return this;
             }
 
             @Override
@@ -220,6 +238,9 @@ public final class AuthHost implements AutoCloseable {
                 .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
         if (entry.oidc() != null) {
             lane.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
+        }
+        if (options.metered()) {
+            lane.meterRegistry(options.meterRegistry).meterSpaceTag(true);
         }
         return AuthService.start(lane.build());
     }

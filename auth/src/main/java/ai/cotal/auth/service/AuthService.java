@@ -61,13 +61,21 @@ public final class AuthService implements AutoCloseable {
             AuthAuthorityPlane opened = AuthAuthorityPlane.open(AuthPlaneOptions.builder().settings(options.settings())
                     .signer(material.signer()).build());
             taken.push(opened);
-            AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(options.servers())
+            CalloutOptions.Builder responder = CalloutOptions.builder().servers(options.servers())
                     .callout(material.callout()).plane(opened.calloutAuthority()).signer(material.signer())
-                    .clock(options.clock()).build());
-            taken.push(callout);
+                    .clock(options.clock());
             ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
                     .loopbackPort(options.loopbackPort()).clock(options.clock())
                     .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
+            if (options.metered()) { // the registry is read only then: its type is Micrometer's (SPEC §13.21)
+                responder.meterRegistry(options.settings().meterRegistry().get())
+                        .meterSpaceTag(options.settings().meterSpaceTag());
+                faces.meterRegistry(options.settings().meterRegistry().get())
+                        .meterSpaceTag(options.settings().meterSpaceTag());
+            }
+            AuthCallout callout = AuthCallout.start(responder.build());
+            taken.push(callout);
+            faces.callout(callout);
             options.publicAddress().ifPresent(faces::publicAddress);
             options.jwks().ifPresent(faces::jwks);
             options.trustedProxy().ifPresent(faces::trustedProxy);

@@ -55,6 +55,7 @@ public final class AuthorityConnection implements AutoCloseable {
     private volatile String jwt;
     private volatile long expiresAt;
     private volatile boolean closing;
+    private volatile Runnable turnover = () -> { };
 
     private AuthorityConnection(AuthorityRole role, String space, NKeyPair identity, String jwt, Connection connection) {
         this.role = role;
@@ -215,6 +216,11 @@ public final class AuthorityConnection implements AutoCloseable {
         return reconnected;
     }
 
+    /** Runs {@code hook} at every reconnect from now on (a turnover: the metrics count it, SPEC §13.21). */
+    public void onTurnover(Runnable hook) {
+        this.turnover = hook;
+    }
+
     /** The JWT presented on the next (re)connect. */
     public String currentJwt() {
         return jwt;
@@ -253,6 +259,7 @@ public final class AuthorityConnection implements AutoCloseable {
             }
             if (type == Events.RECONNECTED) {
                 self.reconnected.complete(null);
+                self.turnover.run();
             }
             boolean lost = type == Events.CLOSED || (self.role.planeCandidate() && type == Events.DISCONNECTED);
             if (lost) {

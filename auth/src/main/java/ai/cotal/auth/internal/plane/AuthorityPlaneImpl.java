@@ -1,5 +1,7 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
+import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
@@ -77,11 +79,14 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile boolean readersClosed;
+    private final StorePressure pressure;
+    private volatile AuthMetrics.Registration gauges = () -> { };
 
     private AuthorityPlaneImpl(AuthPlaneOptions options, ScheduledExecutorService scheduler, AuthorityConnection writer,
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
             AuthorityConnection ledgerScanner,
-            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery) {
+            AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery,
+            AuthMetrics metrics) {
         this.options = options;
         this.space = options.space();
         this.scheduler = scheduler;
@@ -94,7 +99,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.claim = claim;
         this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
-        WriteBudget budget = WriteBudget.forPlane(options, writer.connection());
+        WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
+        this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
                 new CredentialRows(space, writer.connection(), reader, options.clock()), budget, claim, ledgerScanner);
         this.credentials = planeCredentials;
@@ -131,13 +137,15 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.calloutAuthority = new PlaneCalloutAuthority(space, bearers, credentials, issuedCallers,
                 endpoints == null ? null : endpoints.connects(), live, lifecycleConnections, managers, fenced);
         this.host = endpoints == null ? null : new PlaneEndpointHost(endpoints, this::refuseIfClosing,
-                new RevokedConnections(live, sweep, evictor));
+                new RevokedConnections(live, sweep, evictor), metrics);
     }
 
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
     public static AuthAuthorityPlane open(AuthPlaneOptions options) {
         String space = options.space();
-        PlaneOpening opening = new PlaneOpening(options);
+        AuthMetrics metrics = AuthMetrics.of(
+                options.settings());
+        PlaneOpening opening = new PlaneOpening(options, metrics);
         ScheduledExecutorService scheduler = opening.scheduler();
         try {
             AuthorityConnection writer = opening.connect(AuthorityRole.WRITER);
@@ -163,7 +171,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
-                    recordsScanner, claim, issuer, discovery);
+                    recordsScanner, claim, issuer, discovery, metrics);
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             opening.renewalFailure().thenAccept(plane::fence);
@@ -189,6 +197,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 plane.closing = true; // the unwind closes the scanners: that is no fault to fence on
                 throw e;
             }
+            plane.gauges = metrics.planeGauges(plane::health); // left in finish()
             LOG.info("auth-plane: space {} opened with plane claim generation {}", space, claim.generation());
             return plane;
         } catch (RuntimeException e) {
@@ -350,6 +359,14 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
+    public PlaneHealth health() {
+        PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED : fenced.isDone() ? PlaneHealth.State.FENCED
+                : closing ? PlaneHealth.State.CLOSING : PlaneHealth.State.OPEN;
+        return StoreReadings.health(space, state, Optional.ofNullable(fenced.getNow(null)), connections(), pressure,
+                scheduler);
+    }
+
+    @Override
     public synchronized void close() {
         if (closed.isDone()) {
             return;
@@ -386,6 +403,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         issuerConnection.close();
         writer.close();
         scheduler.shutdownNow();
+        gauges.close();
         LOG.info("auth-plane: space {} closed", space);
         closed.complete(null);
     }

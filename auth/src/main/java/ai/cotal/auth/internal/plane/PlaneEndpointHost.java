@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.ServiceEndpointHost;
@@ -19,9 +20,12 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
     private final ServiceEndpointEngine engine;
     private final Runnable refuseIfClosing;
     private final RevokedConnections live;
+    private final AuthMetrics metrics;
 
-    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing, RevokedConnections live) {
+    PlaneEndpointHost(ServiceEndpointEngine engine, Runnable refuseIfClosing, RevokedConnections live,
+            AuthMetrics metrics) {
         this.engine = engine;
+        this.metrics = metrics;
         this.refuseIfClosing = refuseIfClosing;
         this.live = live;
     }
@@ -29,8 +33,8 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
     @Override
     public HostResult serve(Granter granter, HostRequest request, Instant deadline) {
         if (request instanceof HostRequest.Register register) {
-            return HostResult.of(HostResult.Status.UNSUPPORTED, null,
-                    "register is reachable only through the service authority route").withRequestId(register.requestId());
+            return counted(request, HostResult.of(HostResult.Status.UNSUPPORTED, null,
+                    "register is reachable only through the service authority route").withRequestId(register.requestId()));
         }
         return invoke(granter, request, deadline);
     }
@@ -40,13 +44,24 @@ final class PlaneEndpointHost implements ServiceEndpointHost {
         return invoke(granter, request, deadline);
     }
 
+    /** Counts the call by its request kind and result status ({@code cotal.auth.endpoint.invocations}, SPEC §13.21). */
+    private HostResult counted(HostRequest request, HostResult result) {
+        metrics.invocation(request.kind(), result.status().wire());
+        return result;
+    }
+
     private HostResult invoke(Granter granter, HostRequest request, Instant deadline) {
         if (granter == null || request == null || deadline == null) {
             throw CotalException.badRequest(granter == null ? "granter" : request == null ? "request" : "deadline",
                     "is required");
         }
-        refuseIfClosing.run();
-        return closeLive(request, engine.invoke(granter, request, deadline));
+        try {
+            refuseIfClosing.run();
+            return counted(request, closeLive(request, engine.invoke(granter, request, deadline)));
+        } catch (CotalException e) {
+            metrics.invocation(request.kind(), e.code().wire());
+            throw e;
+        }
     }
 
     /**

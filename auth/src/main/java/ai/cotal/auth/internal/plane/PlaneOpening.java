@@ -21,13 +21,15 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 final class PlaneOpening {
     private final AuthPlaneOptions options;
+    private final ai.cotal.auth.internal.metrics.AuthMetrics metrics;
     private final ScheduledExecutorService scheduler;
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
     private final CompletableFuture<String> renewalFailure = new CompletableFuture<>();
     private final CompletableFuture<String> discoveryFailure = new CompletableFuture<>();
 
-    PlaneOpening(AuthPlaneOptions options) {
+    PlaneOpening(AuthPlaneOptions options, ai.cotal.auth.internal.metrics.AuthMetrics metrics) {
         this.options = options;
+        this.metrics = metrics;
         String space = options.space();
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cotal-auth-plane-" + space);
@@ -50,11 +52,15 @@ final class PlaneOpening {
         return discoveryFailure;
     }
 
-    /** Opens the role's connection and pushes it on the unwind stack. */
+    /** Opens the role's connection (a standing one's turnovers counted) and pushes it on the unwind stack. */
     AuthorityConnection connect(AuthorityRole role) {
         CompletableFuture<String> failure = role == AuthorityRole.DISCOVERY ? discoveryFailure : renewalFailure;
         AuthorityConnection connection = AuthorityConnection.open(options.servers(), options.signer(), role,
                 options.standingTtl(), options.clock(), scheduler, options.sslContext().orElse(null), failure::complete);
+        if (role.reconnects()) {
+            String label = role.view().label();
+            connection.onTurnover(() -> metrics.turnover(label));
+        }
         opened.push(connection);
         return connection;
     }

@@ -34,7 +34,7 @@ final class StorePressure {
     static final int MAX_WRITES = 64;
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(1);
 
-    private record Fill(long bytes, long maxBytes) {
+    private record Fill(long bytes, long maxBytes, long readAtMillis) {
         boolean above() {
             return maxBytes > 0 && bytes >= (long) (maxBytes * StoreSpecs.HIGH_WATER);
         }
@@ -90,6 +90,37 @@ final class StorePressure {
         }
     }
 
+    /** One watched store as last read ({@code readAtMillis} 0: never read). */
+    record Reading(String stream, long bytes, long maxBytes, boolean refusing, long readAtMillis) {
+    }
+
+    /**
+     * The watched stores as last read, in the order given (SPEC §13.21): never waits on the broker.
+     * A cache older than {@link #MAX_AGE} is refreshed on {@code background}, by one caller.
+     */
+    List<Reading> readings(java.util.concurrent.Executor background) {
+        if (clock.millis() - readAt >= MAX_AGE.toMillis() && refreshing.compareAndSet(false, true)) {
+            try {
+                background.execute(() -> {
+                    try {
+                        refresh();
+                    } finally {
+                        refreshing.set(false);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                refreshing.set(false); // the plane is closing: the last answer stands
+            }
+        }
+        List<Reading> out = new java.util.ArrayList<>();
+        for (String stream : readers.keySet()) {
+            Fill fill = fills.get(stream);
+            out.add(fill == null ? new Reading(stream, 0, 0, false, 0)
+                    : new Reading(stream, fill.bytes(), fill.maxBytes(), fill.above(), fill.readAtMillis()));
+        }
+        return out;
+    }
+
     /** Reads every watched store once; a failed read keeps that store's last answer. */
     private void refresh() {
         writesSinceRead.set(0);
@@ -97,7 +128,7 @@ final class StorePressure {
             try {
                 StreamInfo info = reader.getValue().getStreamInfo(reader.getKey());
                 fills.put(reader.getKey(), new Fill(info.getStreamState().getByteCount(),
-                        info.getConfiguration().getMaxBytes()));
+                        info.getConfiguration().getMaxBytes(), clock.millis()));
             } catch (JetStreamApiException | IOException | IllegalStateException e) {
                 // keep the last answer; the write itself meets the broker
             }

@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -54,6 +55,7 @@ public final class WriteBudget {
     private final Clock clock;
     private final StorePressure pressure;
     private final Map<Kind, List<String>> stores;
+    private final AuthMetrics metrics;
     private final Map<Kind, Window> space = new java.util.EnumMap<>(Kind.class);
     private final Map<String, Window> principals = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -67,6 +69,13 @@ public final class WriteBudget {
      * {@code stores} maps each kind to.
      */
     WriteBudget(ai.cotal.auth.WriteBudgets limits, Clock clock, StorePressure pressure, Map<Kind, List<String>> stores) {
+        this(limits, clock, pressure, stores, AuthMetrics.NONE);
+    }
+
+    /** As above, counting each refusal in {@code metrics} ({@code cotal.auth.budget.refusals}, SPEC §13.21). */
+    WriteBudget(ai.cotal.auth.WriteBudgets limits, Clock clock, StorePressure pressure, Map<Kind, List<String>> stores,
+            AuthMetrics metrics) {
+        this.metrics = metrics;
         this.limits = limits;
         this.clock = clock;
         this.pressure = pressure;
@@ -81,13 +90,20 @@ public final class WriteBudget {
      * service-endpoint writes) and the issued and accepted stores (issuances), all read on the writer connection (which may
      * read every authority store's {@code STREAM.INFO}).
      */
-    static WriteBudget forPlane(ai.cotal.auth.AuthPlaneOptions options, io.nats.client.Connection writer) {
+    static WriteBudget forPlane(ai.cotal.auth.AuthPlaneOptions options, io.nats.client.Connection writer,
+            AuthMetrics metrics) {
         String space = options.space();
         Map<String, io.nats.client.Connection> watched = new LinkedHashMap<>();
         for (String kind : List.of("auth", "issued", "accepted")) {
             watched.put(StoreNames.bucketStream(kind, space), writer);
         }
-        return new WriteBudget(options.writeBudgets(), options.clock(), new StorePressure(watched, options.clock()), stores(space));
+        return new WriteBudget(options.writeBudgets(), options.clock(), new StorePressure(watched, options.clock()), stores(space),
+                metrics);
+    }
+
+    /** The store-pressure signal this budget asks (the plane's health reads it), or null. */
+    StorePressure pressure() {
+        return pressure;
     }
 
     /**
@@ -114,7 +130,12 @@ public final class WriteBudget {
      */
     public void charge(Kind kind, String owner, String actor) {
         if (pressure != null) {
-            pressure.requireRoom(stores.getOrDefault(kind, List.of()), kind.refusedWrites);
+            try {
+                pressure.requireRoom(stores.getOrDefault(kind, List.of()), kind.refusedWrites);
+            } catch (CotalException e) {
+                metrics.budgetRefused(tag(kind), AuthMetrics.BudgetLimit.STORE_PRESSURE);
+                throw e;
+            }
         }
         long now = clock.millis();
         int principalLimit = perPrincipal(kind);
@@ -123,14 +144,21 @@ public final class WriteBudget {
             Window mine = principals.computeIfAbsent(kind.name() + " " + owner + "." + actor, k -> new Window());
             Window all = space.get(kind);
             if (mine.count(now) >= principalLimit) {
+                metrics.budgetRefused(tag(kind), AuthMetrics.BudgetLimit.PRINCIPAL);
                 throw refused(kind, "this principal", principalLimit, "per principal");
             }
             if (all.count(now) >= spaceLimit) {
+                metrics.budgetRefused(tag(kind), AuthMetrics.BudgetLimit.SPACE);
                 throw refused(kind, "this space", spaceLimit, "per space");
             }
             mine.add(now);
             all.add(now);
         }
+    }
+
+    /** The kind's tag value: {@code mint}, {@code issuance}, {@code endpoint}. */
+    private static String tag(Kind kind) {
+        return kind.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private int perPrincipal(Kind kind) {
