@@ -121,10 +121,21 @@ class ClusterStoresBrokerTest {
             cluster.restart(victim);
             cluster.awaitHealthy(victim, WAIT);
             cluster.awaitMetaLeader(WAIT);
+            // healthy means the member is back; catching up the stream's missed writes follows it
+            long deadline = System.nanoTime() + WAIT.toNanos();
             StreamInfo info = jsm.getStreamInfo("KV_cotal_auth_alpha");
-            assertTrue(info.getClusterInfo().getReplicas().stream().anyMatch(r -> r.getName().equals(authLeader)
-                    && r.isCurrent()), "the restarted member is a current replica again: " + info.getClusterInfo());
+            while (!currentReplica(info, authLeader) && System.nanoTime() < deadline) {
+                Thread.sleep(50); // poll interval: no event announces a replica caught up
+                info = jsm.getStreamInfo("KV_cotal_auth_alpha");
+            }
+            assertTrue(currentReplica(info, authLeader), "the restarted member is a current replica again: "
+                    + info.getClusterInfo());
         }
+    }
+
+    private static boolean currentReplica(StreamInfo info, String member) {
+        return info.getClusterInfo() != null && info.getClusterInfo().getReplicas() != null
+                && info.getClusterInfo().getReplicas().stream().anyMatch(r -> r.getName().equals(member) && r.isCurrent());
     }
 
     /** Polls the stream's info (answered by its leader only) until a member other than {@code old} leads it. */
