@@ -64,6 +64,9 @@ class SpaceClusterBrokerTest {
         assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "alpha"), err.toString());
         NatsCluster cluster = brokers.startCluster(this::config);
         cluster.awaitMetaLeader(WAIT);
+        for (int i = 0; i < 3; i++) { // healthy: each member has joined the meta group the pushes read
+            cluster.awaitHealthy(i, WAIT);
+        }
         String server = cluster.member(0).url();
         assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "beta", "--server", server), err.toString());
         assertTrue(out.toString().contains("n1, n2, n3"), "pushed to every member: " + out);

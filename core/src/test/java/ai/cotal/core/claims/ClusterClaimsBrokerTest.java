@@ -47,6 +47,20 @@ class ClusterClaimsBrokerTest {
     static void startCluster() {
         cluster = NatsCluster.start(BackendChoice.detect(), 3, ClusterClaimsBrokerTest::config);
         cluster.awaitMetaLeader(WAIT);
+        for (int i = 0; i < 3; i++) {
+            cluster.awaitHealthy(i, WAIT);
+        }
+        // a meta leader is elected with two of three peers; the third joins the group after it
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        try (Connection system = system()) {
+            AccountClaims claims = new AccountClaims(system, F.broker, F.clock);
+            while (!claims.members(WAIT).names().equals(ALL) && System.nanoTime() < deadline) {
+                Thread.sleep(50); // poll interval: no event announces a peer joining the meta group
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @AfterAll
