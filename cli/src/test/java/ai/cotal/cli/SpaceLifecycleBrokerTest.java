@@ -141,7 +141,10 @@ class SpaceLifecycleBrokerTest {
         deltaClosed.get(10, TimeUnit.SECONDS); // the broker closed delta's live connection
         CotalException refused = assertThrows(CotalException.class, () -> user(root, first, "delta",
                 new CompletableFuture<>()));
-        assertTrue(refused.getMessage().contains("refused"), refused.getMessage());
+        // the broker refuses the retired account's connect; when it closes the socket before jnats reads
+        // its -ERR, jnats reports the refusal as "unable to connect" (seen in CI): either is the refusal
+        assertTrue(refused.getMessage().contains("refused") || refused.getMessage().contains("cannot connect"),
+                refused.getMessage());
         for (Map.Entry<String, Connection> other : others.entrySet()) { // untouched: connected, writing, reading
             assertEquals(Connection.Status.CONNECTED, other.getValue().getStatus(), other.getKey());
             put(other.getValue(), other.getKey(), "after", "the retirement of delta");
