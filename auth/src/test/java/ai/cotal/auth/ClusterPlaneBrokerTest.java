@@ -62,6 +62,7 @@ class ClusterPlaneBrokerTest {
             throws Exception {
         NatsCluster cluster = brokers.startCluster(this::config);
         cluster.awaitMetaLeader(WAIT);
+        cluster.awaitAccountJetStream(i -> f.admin(cluster.member(i)), WAIT);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options(cluster).storeReplicas(StoreReplicas.of(3)).build());
              Connection admin = admin(cluster)) {
             JetStreamManagement jsm = admin.jetStreamManagement();

@@ -64,6 +64,7 @@ class PlaneNodeLossBrokerTest {
             throws Exception {
         NatsCluster cluster = brokers.startCluster(this::config);
         int victim = (cluster.indexOf(cluster.awaitMetaLeader(WAIT)) + 1) % 3; // the plane's member
+        cluster.awaitAccountJetStream(i -> f.plane.admin(cluster.member(i)), WAIT);
         int[] survivors = {(victim + 1) % 3, (victim + 2) % 3};
         NatsBroker planeNode = cluster.member(victim);
         NatsBroker other = cluster.member(survivors[0]);

@@ -43,6 +43,12 @@ public final class BrokerClients {
         }
     }
 
+    /** A plain connection of {@code creds} to {@code broker}, through the one connection builder. */
+    public static Connection plain(NatsBroker broker, Creds creds) {
+        return ai.cotal.core.connect.NatsConnector.builder().server(broker.url()).creds(creds).label("test").build()
+                .connect();
+    }
+
     public static Options.Builder options(NatsBroker broker, Creds creds) {
         return ai.cotal.core.connect.NatsConnector.builder().server(broker.url()).creds(creds).label("test")
                 .build().options();

@@ -1,5 +1,7 @@
 package ai.cotal.testbroker;
 
+import io.nats.client.Connection;
+import io.nats.client.Message;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -169,6 +172,48 @@ public final class NatsCluster implements AutoCloseable {
                     && names.contains(leader) && members.get(names.indexOf(leader)).running();
             return agreed ? Optional.of(leader) : Optional.empty();
         }, "a JetStream meta leader that every running member names");
+    }
+
+    /**
+     * Waits until JetStream serves one account on every running member. A member loads an
+     * operator-mode account lazily, at the first client or request that names it, and enables its
+     * JetStream only after it is registered: a JetStream request arriving inside that window is
+     * answered 10039 ("JetStream not enabled for account") although the account has JetStream.
+     * For each running member in turn, {@code connect} opens a client of the account there (its
+     * connect loads the account on that member), then {@code $JS.API.INFO}, which the meta leader
+     * answers, is asked until the answer is not 10039; the client is closed after.
+     */
+    public void awaitAccountJetStream(IntFunction<Connection> connect, Duration timeout) {
+        for (int i = 0; i < members.size(); i++) {
+            if (!members.get(i).running()) {
+                continue;
+            }
+            Connection connection = connect.apply(i);
+            try {
+                poll(timeout, () -> accountInfo(connection), serverName(i) + ": account JetStream answers");
+            } finally {
+                try {
+                    connection.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** {@code $JS.API.INFO} over {@code connection}: present unless unanswered or answered 10039. */
+    private static Optional<String> accountInfo(Connection connection) {
+        try {
+            Message reply = connection.request("$JS.API.INFO", new byte[0], Duration.ofSeconds(2));
+            if (reply == null) {
+                return Optional.empty();
+            }
+            String body = new String(reply.getData(), StandardCharsets.UTF_8);
+            return body.contains("\"err_code\":10039") ? Optional.empty() : Optional.of(body);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerException("interrupted while asking $JS.API.INFO");
+        }
     }
 
     /** Waits until member {@code index} answers {@code /healthz} ok: JetStream enabled and current. */

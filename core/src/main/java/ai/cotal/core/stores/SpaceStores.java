@@ -2,6 +2,7 @@ package ai.cotal.core.stores;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.LeaderGet;
 import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -31,6 +32,12 @@ public final class SpaceStores {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SpaceStores.class);
     private static final int STREAM_NOT_FOUND = 10059;
     private static final int INSUFFICIENT_STORAGE = 10047;
+    /**
+     * "JetStream not enabled for account": what a member answers while it is still loading an
+     * operator-mode account it has just registered (SPEC §6 Replicas); our data accounts always
+     * have JetStream, so this is "not now", not a verdict.
+     */
+    private static final int ACCOUNT_LOADING = 10039;
     private static final int[] MINIMUM_BROKER = {2, 12};
 
     private SpaceStores() {
@@ -217,6 +224,7 @@ public final class SpaceStores {
 
     static CotalException apiFailure(String what, JetStreamApiException e) {
         ErrorCode code = e.getApiErrorCode() == 10003 || e.getErrorCode() == 403 ? ErrorCode.PERMISSION_DENIED
+                : LeaderGet.unavailable(e) || e.getApiErrorCode() == ACCOUNT_LOADING ? ErrorCode.UNAVAILABLE
                 : ErrorCode.FAILED_PRECONDITION;
         String hint = e.getApiErrorCode() == INSUFFICIENT_STORAGE ? ": the broker reserves every store's max_bytes in"
                 + " its max_file_store; raise max_file_store or give the space's stores smaller bounds (SPEC §6)" : "";

@@ -68,6 +68,7 @@ class ClusterReadsBrokerTest {
     void rowReadsGoToTheLeaderAndSeeTheirOwnWritesEvenOnAStoreWithDirectGets(NatsBrokers brokers) throws Exception {
         NatsCluster cluster = brokers.startCluster(this::config);
         cluster.awaitMetaLeader(WAIT);
+        cluster.awaitAccountJetStream(i -> BrokerClients.plain(cluster.member(i), BrokerClients.unrestricted(space)), WAIT);
         String recordsLeader;
         try (Client admin = BrokerClients.connect(cluster.member(0), BrokerClients.unrestricted(space))) {
             SpaceStores.setupAuthority(admin.connection(), "alpha", StoreReplicas.of(3));

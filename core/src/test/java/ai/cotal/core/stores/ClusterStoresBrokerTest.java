@@ -66,9 +66,10 @@ class ClusterStoresBrokerTest {
     void provisionsR3StoresRefusesR1DriftAndSurvivesAKilledMember(NatsBrokers brokers) throws Exception {
         NatsCluster cluster = brokers.startCluster(this::config);
         cluster.awaitMetaLeader(WAIT);
+        Creds unrestricted = BrokerClients.unrestricted(space);
+        cluster.awaitAccountJetStream(i -> BrokerClients.plain(cluster.member(i), unrestricted), WAIT);
         Creds provisioner = Creds.mint(new SpaceAuth(broker, space), Identity.create(), CredentialProfile.PROVISIONER,
                 MintOptions.defaults());
-        Creds unrestricted = BrokerClients.unrestricted(space);
         List<String> authority;
         String authLeader;
         try (Client client = connect(cluster, 0, provisioner)) {

@@ -100,6 +100,7 @@ class StoreLeaderLossBrokerTest {
             NatsBrokers brokers) throws Exception {
         NatsCluster cluster = brokers.startCluster(this::config);
         cluster.awaitMetaLeader(WAIT);
+        cluster.awaitAccountJetStream(i -> f.admin(cluster.member(i)), WAIT);
         NatsBroker home = cluster.member(0); // every plane connection, effect connections included, is on n1
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(home, stateDir).serviceEndpoints(true)
                 .storeReplicas(StoreReplicas.of(3)).build());
