@@ -47,6 +47,35 @@ class HostJsonTest {
         }
     }
 
+    /**
+     * The request digest (SPEC §13.1) is SHA-256 of these bytes: {@code kind} first, then the
+     * fields in grammar order, no whitespace, absent optionals left out. Each kind is written
+     * exactly as a tree with {@code kind} put first would write it.
+     */
+    @Test
+    void canonicalRequestBytesAreKindFirstThenTheFieldsInGrammarOrder() throws Exception {
+        assertEquals("{\"kind\":\"decide\",\"requestId\":\"" + RID + "\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID
+                + "\",\"decision\":\"approve\"}", new String(HostJson.writeRequest(new HostRequest.Decide(RID, "weather", IID,
+                HostRequest.Decision.APPROVE)), StandardCharsets.UTF_8));
+        assertEquals("{\"kind\":\"caller-list\",\"endpoint\":\"weather\",\"instanceId\":\"" + IID + "\",\"limit\":10}",
+                new String(HostJson.writeRequest(new HostRequest.CallerList("weather", IID, null, 10)), StandardCharsets.UTF_8));
+        assertEquals("{\"kind\":\"instance-list\"}", new String(HostJson.writeRequest(new HostRequest.InstanceList(null, null)),
+                StandardCharsets.UTF_8));
+        com.fasterxml.jackson.databind.ObjectMapper tree = new com.fasterxml.jackson.databind.ObjectMapper()
+                .setSerializationInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL);
+        for (HostRequest request : List.of(
+                new HostRequest.Register(RID, "com.example.weather", IID, "sha256:" + "a".repeat(64), List.of("invoke", "ask")),
+                new HostRequest.Decide(RID, "weather", IID, HostRequest.Decision.REFUSE),
+                new HostRequest.NameBind(RID, "forecast", "weather", "u_" + "a".repeat(26), "dns:\"forecast\"\\example", 0),
+                new HostRequest.CallerGrant(RID, "weather", IID, new HostRequest.Grantee("u_abcdefghijklmnopqrstuvwxyz",
+                        "laptop"), List.of("invoke", "read")),
+                new HostRequest.CallerList("weather", IID, "Y3Vyc29y", null), new HostRequest.InstanceList(null, 1))) {
+            com.fasterxml.jackson.databind.node.ObjectNode node = tree.createObjectNode().put("kind", request.kind());
+            node.setAll((com.fasterxml.jackson.databind.node.ObjectNode) tree.valueToTree(request));
+            assertArrayEquals(tree.writeValueAsBytes(node), HostJson.writeRequest(request), request.kind());
+        }
+    }
+
     @Test
     void endpointNamesAreReverseDnsAndTheirTokensMapBackOneToOne() {
         HostRequest.Revoke revoke = (HostRequest.Revoke) parse("{\"kind\":\"revoke\",\"requestId\":\"" + RID

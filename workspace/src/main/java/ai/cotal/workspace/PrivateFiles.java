@@ -86,6 +86,24 @@ public final class PrivateFiles {
      * and directory checks apply.
      */
     public static boolean requirePrivateDirectory(Path dir, String role) {
+        java.util.Map<String, Object> unix;
+        try { // one stat for the link, the type, the owner and the mode
+            unix = Files.readAttributes(dir, "unix:isSymbolicLink,isDirectory,uid,permissions", LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (UnsupportedOperationException | IllegalArgumentException e) { // no unix view: POSIX attributes, if any
+            return requirePosixDirectory(dir, role);
+        } catch (IOException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, role + ": cannot be inspected (a file-system read error)", e);
+        }
+        @SuppressWarnings("unchecked")
+        Set<PosixFilePermission> mode = (Set<PosixFilePermission>) unix.get("permissions");
+        return requirePrivate(dir, role, Boolean.TRUE.equals(unix.get("isSymbolicLink")),
+                Boolean.TRUE.equals(unix.get("isDirectory")),
+                () -> unix.get("uid") instanceof Integer id && id.longValue() == ThisUser.UID, mode);
+    }
+
+    private static boolean requirePosixDirectory(Path dir, String role) {
         PosixFileAttributes attributes;
         try {
             attributes = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -102,17 +120,23 @@ public final class PrivateFiles {
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, role + ": cannot be inspected (a file-system read error)", e);
         }
-        if (attributes.isSymbolicLink()) {
+        return requirePrivate(dir, role, attributes.isSymbolicLink(), attributes.isDirectory(),
+                () -> ownedByThisUser(dir, role), attributes.permissions());
+    }
+
+    /** The checks on a directory's attributes, in order: not a link, a directory, this user's, narrowed to 0700. */
+    private static boolean requirePrivate(Path dir, String role, boolean link, boolean directory,
+            java.util.function.BooleanSupplier ownedByThisUser, Set<PosixFilePermission> mode) {
+        if (link) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, role + ": a symbolic link is refused");
         }
-        if (!attributes.isDirectory()) {
+        if (!directory) {
             throw notADirectory(role);
         }
-        if (!ownedByThisUser(dir, role)) {
+        if (!ownedByThisUser.getAsBoolean()) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, role + ": owned by another user; refused (it must"
                     + " belong to the user running the service, mode 0700)");
         }
-        Set<PosixFilePermission> mode = attributes.permissions();
         if (!DIR.containsAll(mode)) {
             try {
                 Files.setPosixFilePermissions(dir, DIR);

@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.ApiAnswers;
 import ai.cotal.core.internal.kv.LeaderGet;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -13,6 +14,7 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
 import io.nats.client.api.Subject;
 import io.nats.client.impl.Headers;
+import io.nats.client.support.IncomingHeadersProcessor;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -131,11 +133,14 @@ final class Discovery {
     }
 
     private static Seen seen(String key, MessageInfo info) {
-        Headers headers = info.getHeaders();
+        return seen(key, info.getHeaders(), info.getData(), info.getSeq());
+    }
+
+    private static Seen seen(String key, Headers headers, byte[] data, long seq) {
         if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
-            return new Seen(key, true, null, info.getSeq());
+            return new Seen(key, true, null, seq);
         }
-        return new Seen(key, false, info.getData() == null ? new byte[0] : info.getData(), info.getSeq());
+        return new Seen(key, false, data == null ? new byte[0] : data, seq);
     }
 
     /**
@@ -151,11 +156,27 @@ final class Discovery {
         long mark = standing.online().mark();
         long sentAt = System.nanoTime();
         try {
-            return new Sent(connection.requestWithTimeout(msgGet, MessageGetRequest.lastForSubject(subject(key)).serialize(),
-                    timeout), sentAt, mark);
+            return new Sent(connection.requestWithTimeout(msgGet, lastForSubject(subject(key)), timeout), sentAt, mark);
         } catch (RuntimeException e) { // not sent (e.g. the connection closed meanwhile): read it the usual way
             return null;
         }
+    }
+
+    /**
+     * The body of a {@code STREAM.MSG.GET} of {@code subject}'s last message, as jnats'
+     * {@code MessageGetRequest} writes it; written directly when the subject is plain (letters,
+     * digits, {@code . _ - $}: every host key's), else by jnats.
+     */
+    static byte[] lastForSubject(String subject) {
+        for (int i = 0; i < subject.length(); i++) {
+            char c = subject.charAt(i);
+            boolean plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+                    || c == '-' || c == '$';
+            if (!plain) {
+                return MessageGetRequest.lastForSubject(subject).serialize();
+            }
+        }
+        return ("{\"last_by_subj\":\"" + subject + "\"}").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /**
@@ -183,7 +204,19 @@ final class Discovery {
         if (reply == null || reply.isStatusMessage()) {
             return read(key);
         }
-        MessageInfo info;
+        ApiAnswers.Get answer = ApiAnswers.get(reply.getData());
+        if (answer != null && answer.error()) {
+            if (LeaderGet.unavailable(answer.errorCode())) { // the group is electing: no re-read does better now
+                throw new CotalException(ErrorCode.UNAVAILABLE, "service endpoints: cannot read " + key + " ("
+                        + answer.errorCode() + "); nothing was written");
+            }
+            return answer.errorCode() == LeaderGet.NO_MESSAGE ? Seen.absent(key) : read(key);
+        }
+        if (answer != null) {
+            return seen(key, answer.headers() == null ? null : new IncomingHeadersProcessor(answer.headers()).getHeaders(),
+                    answer.data(), answer.seq());
+        }
+        MessageInfo info; // an answer of another shape: jnats reads it
         try {
             info = new MessageInfo(reply, "KV_" + bucket, false);
         } catch (RuntimeException e) { // an answer jnats cannot parse: let the usual read report it

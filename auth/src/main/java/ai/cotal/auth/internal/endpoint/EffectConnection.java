@@ -5,6 +5,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.internal.connect.ConnectionEvents;
 import ai.cotal.core.internal.connect.SelfSignedCredential;
+import ai.cotal.core.internal.kv.ApiAnswers;
 import ai.cotal.core.internal.kv.LeaderGet;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -218,7 +219,11 @@ public final class EffectConnection implements AutoCloseable {
         if (reply == null || reply.isStatusMessage()) {
             throw unknown(reply == null ? "no acknowledgement in time" : "status " + reply.getStatus().getCode());
         }
-        try {
+        long seq = ApiAnswers.ackSequence(reply.getData());
+        if (seq > 0) {
+            return java.util.Optional.of(seq);
+        }
+        try { // a refusal, or an acknowledgement of another shape: jnats reads it
             return java.util.Optional.of(new PublishAck(reply).getSeqno());
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {

@@ -7,10 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * How an invocation's first pass gets its effect connection (SPEC §13.1 (d)): the connect runs
- * while the plane claim is checked, and no step is written before the check passed. A register's
+ * while the plane claim is checked (the claim's read is sent first and its answer judged once the
+ * connection is open, on the same thread), and no step is written before the check passed. A register's
  * connect starts before its discovery, for the scope a fresh register plans (known from the
  * request and the ids the invocation minted); it is used only when the plan's keys are exactly
  * that scope, else closed unused. Thread-safe.
@@ -22,16 +24,17 @@ final class EffectOpening {
 
     private final EffectConnection.Dial dial;
     private final EffectConnection.Pools pools;
-    private final Runnable assertClaimHeld;
+    /** Begins the plane claim's check (its read sent) and returns its verdict: run, it throws when the claim is not held. */
+    private final Supplier<Runnable> claimCheck;
     private final Clock clock;
     private final Consumer<EffectConnection> retire;
 
     /** {@code retire} closes a connection after use (or unused) and owns it until it is closed. */
-    EffectOpening(EffectConnection.Dial dial, EffectConnection.Pools pools, Runnable assertClaimHeld, Clock clock,
+    EffectOpening(EffectConnection.Dial dial, EffectConnection.Pools pools, Supplier<Runnable> claimCheck, Clock clock,
             Consumer<EffectConnection> retire) {
         this.dial = dial;
         this.pools = pools;
-        this.assertClaimHeld = assertClaimHeld;
+        this.claimCheck = claimCheck;
         this.clock = clock;
         this.retire = retire;
     }
@@ -61,7 +64,7 @@ final class EffectOpening {
     EffectConnection open(Set<String> keys, Invocation inv, Early early) {
         if (early != null && early.scope().equals(keys)) {
             try {
-                assertClaimHeld.run();
+                claimCheck.get().run();
             } catch (RuntimeException refused) {
                 discard(early);
                 throw refused;
@@ -69,13 +72,7 @@ final class EffectOpening {
             return take(early.connection());
         }
         discard(early);
-        CompletableFuture<Void> claim;
-        try {
-            claim = CompletableFuture.runAsync(assertClaimHeld, pools.executor());
-        } catch (RejectedExecutionException e) {
-            assertClaimHeld.run();
-            claim = CompletableFuture.completedFuture(null);
-        }
+        Runnable claim = claimCheck.get(); // its read travels while the connection opens, and no thread waits for it
         EffectConnection effect = null;
         RuntimeException notOpened = null;
         try {
@@ -84,12 +81,12 @@ final class EffectOpening {
             notOpened = e;
         }
         try {
-            claim.join();
-        } catch (CompletionException e) {
+            claim.run();
+        } catch (RuntimeException refused) {
             if (effect != null) {
                 retire.accept(effect);
             }
-            throw e.getCause() instanceof RuntimeException refused ? refused : e;
+            throw refused;
         }
         if (notOpened != null) {
             throw notOpened;

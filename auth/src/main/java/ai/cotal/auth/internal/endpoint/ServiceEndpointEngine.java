@@ -29,11 +29,14 @@ import javax.net.ssl.SSLContext;
  */
 public final class ServiceEndpointEngine implements AutoCloseable {
     /**
-     * How the engine reaches the plane it belongs to; {@code budget} is the plane's write budget
-     * (SPEC §13.20), charged for each owner request that binds a new request id.
+     * How the engine reaches the plane it belongs to; {@code claimCheck} begins a check of the
+     * plane claim (its read sent) and returns the check's verdict (run, it throws
+     * {@link PlaneClaimRefusal} when the claim is not held); {@code budget} is the plane's write
+     * budget (SPEC §13.20), charged for each owner request that binds a new request id.
      */
     public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
-            ActorLedger ledger, ai.cotal.auth.internal.connect.AuthorityConnection discovery, Runnable assertClaimHeld,
+            ActorLedger ledger, ai.cotal.auth.internal.connect.AuthorityConnection discovery,
+            java.util.function.Supplier<Runnable> claimCheck,
             BooleanSupplier tripped, ai.cotal.auth.internal.plane.WriteBudget budget) {
     }
 
@@ -65,7 +68,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
         this.pools = EffectConnection.Pools.create(wiring.signer().space());
         this.dial = new EffectConnection.Dial(wiring.servers(), wiring.signer(), wiring.ssl(), wiring.bucket(),
                 ai.cotal.core.keys.NKeyPair.create(ai.cotal.core.keys.KeyType.USER));
-        this.opening = new EffectOpening(dial, pools, wiring.assertClaimHeld(), wiring.clock(), this::retire);
+        this.opening = new EffectOpening(dial, pools, wiring.claimCheck(), wiring.clock(), this::retire);
     }
 
     private Hooks hooks() {
@@ -215,7 +218,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
                     if (isTripped()) {
                         return unfinished(inv, plan, "tripped");
                     }
-                    wiring.assertClaimHeld().run();
+                    wiring.claimCheck().get().run();
                 }
                 if (effect == null) {
                     hooks.afterDiscovery(inv.request, keys);

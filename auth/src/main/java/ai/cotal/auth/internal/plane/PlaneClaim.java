@@ -53,6 +53,8 @@ final class PlaneClaim {
     private volatile boolean fenced;
     private volatile boolean releasing;
     private volatile boolean released;
+    /** The last row {@link #assertHeld} read that held this claim (read afresh every time; only its parse is skipped). */
+    private volatile byte[] held;
 
     private PlaneClaim(String space, RowStore rows, long generation, String claimId, ConnTuple ledger, ConnTuple records) {
         this.space = space;
@@ -137,6 +139,20 @@ final class PlaneClaim {
      * electing a leader, the broker not answering) is {@code unreachable}, never {@code lost}.
      */
     public void assertHeld() {
+        confirm(null);
+    }
+
+    /**
+     * The same guard in two halves, for a caller with other work meanwhile: the row's read is sent
+     * now and the returned check takes its answer and judges it (the flags too, then), so that no
+     * thread waits for the read while the caller works.
+     */
+    public Runnable beginCheck() {
+        RowStore.PendingRead read = rows.sendLast(KEY);
+        return () -> confirm(read);
+    }
+
+    private void confirm(RowStore.PendingRead read) {
         if (fenced) {
             throw new PlaneClaimRefusal(Reason.FENCED, space, null);
         }
@@ -145,7 +161,8 @@ final class PlaneClaim {
         }
         Row row;
         try {
-            row = rows.last(KEY).orElseThrow(() -> new PlaneClaimRefusal(Reason.LOST, space, "the row is gone"));
+            row = (read == null ? rows.last(KEY) : rows.awaitLast(read))
+                    .orElseThrow(() -> new PlaneClaimRefusal(Reason.LOST, space, "the row is gone"));
         } catch (PlaneClaimRefusal e) {
             throw e;
         } catch (CotalException e) {
@@ -154,11 +171,15 @@ final class PlaneClaim {
             }
             throw new PlaneClaimRefusal(Reason.LOST, space, "the row cannot be read: " + e.getMessage());
         }
+        if (java.util.Arrays.equals(row.data(), held)) {
+            return; // the very bytes that held it last time: the verdict is a function of them
+        }
         Document doc = read(space, row);
         if (!"held".equals(doc.state()) || !claimId.equals(doc.claimId()) || doc.generation() != generation
                 || !ledger.equals(doc.ledger().tuple()) || !records.equals(doc.records().tuple())) {
             throw new PlaneClaimRefusal(Reason.LOST, space, "generation " + doc.generation() + " holds it now");
         }
+        held = row.data();
     }
 
     /**

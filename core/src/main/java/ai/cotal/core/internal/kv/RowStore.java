@@ -5,12 +5,18 @@ import ai.cotal.core.ErrorCode;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
 import io.nats.client.PublishOptions;
+import io.nats.client.api.MessageGetRequest;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
+import io.nats.client.support.IncomingHeadersProcessor;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Create-only and compare-and-set writes and first/last reads on one KV bucket's stream, without
@@ -27,10 +33,29 @@ public final class RowStore {
     public record Row(byte[] data, long revision) {
     }
 
+    /** A read of a key's last message put on the wire by {@link #sendLast}; {@link #awaitLast} takes its answer. */
+    public static final class PendingRead {
+        private final String key;
+        private final CompletableFuture<Message> reply;
+        private final long sentAt;
+        private final long mark;
+
+        private PendingRead(String key, CompletableFuture<Message> reply, long sentAt, long mark) {
+            this.key = key;
+            this.reply = reply;
+            this.sentAt = sentAt;
+            this.mark = mark;
+        }
+    }
+
     private final String bucket;
+    private final Connection connection;
     private final JetStream js;
     private final LeaderGet leader;
     private final ai.cotal.core.internal.connect.ConnectedWait online;
+    /** {@code STREAM.MSG.GET} of the bucket's stream, as {@link #jsm} sends it, and how long it waits for the answer. */
+    private final String msgGet;
+    private final Duration timeout;
 
     /**
      * Rows of {@code bucket} over {@code connection}. A read that meets the connection reconnecting
@@ -39,8 +64,11 @@ public final class RowStore {
      */
     public RowStore(Connection connection, String bucket) {
         this.bucket = bucket;
+        this.connection = connection;
         this.online = ai.cotal.core.internal.connect.ConnectedWait.on(connection);
         this.leader = new LeaderGet(connection);
+        this.msgGet = leader.subject(stream());
+        this.timeout = leader.timeout();
         try {
             this.js = connection.jetStream();
         } catch (IOException e) {
@@ -95,6 +123,59 @@ public final class RowStore {
         return read(key, false);
     }
 
+    /**
+     * Sends the read of {@code key}'s last message without waiting for its answer, so that no
+     * thread waits while it travels. When the connection is not connected now nothing is sent:
+     * {@link #awaitLast} then reads with {@link #last}, which waits for it to come back.
+     */
+    public PendingRead sendLast(String key) {
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            return new PendingRead(key, null, 0, 0);
+        }
+        long mark = online.mark();
+        long sentAt = System.nanoTime();
+        try {
+            byte[] body = MessageGetRequest.lastForSubject(subject(key)).serialize();
+            return new PendingRead(key, connection.requestWithTimeout(msgGet, body, timeout), sentAt, mark);
+        } catch (RuntimeException e) { // not sent (e.g. the connection closed meanwhile): read it the usual way
+            return new PendingRead(key, null, 0, 0);
+        }
+    }
+
+    /**
+     * {@link #last}'s outcome for a {@link #sendLast}: the answer when it is a clean one; no answer
+     * in time while the connection stayed up fails as {@link #last}'s would; anything else (not
+     * sent, a status, a request lost to a reconnect, an answer of another shape or another API
+     * error than "no message") reads again with {@link #last}.
+     */
+    public Optional<Row> awaitLast(PendingRead read) {
+        if (read.reply == null) {
+            return last(read.key);
+        }
+        Message reply;
+        try {
+            reply = read.reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while reading " + bucket + " " + read.key, e);
+        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            if (!online.turnedOver(read.mark) && System.nanoTime() - read.sentAt >= timeout.toNanos()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + read.key
+                        + " (the broker did not answer); retry shortly", e);
+            }
+            return last(read.key);
+        }
+        ApiAnswers.Get answer = reply == null || reply.isStatusMessage() ? null : ApiAnswers.get(reply.getData());
+        if (answer == null || answer.error() && answer.errorCode() != LeaderGet.NO_MESSAGE) {
+            return last(read.key);
+        }
+        if (answer.error()) {
+            return Optional.empty();
+        }
+        Headers headers = answer.headers() == null ? null : new IncomingHeadersProcessor(answer.headers()).getHeaders();
+        return Optional.of(row(read.key, headers, answer.data(), answer.seq()));
+    }
+
     private Optional<Row> read(String key, boolean first) {
         try {
             return online.run(() -> readOnce(key, first));
@@ -104,6 +185,14 @@ public final class RowStore {
         }
     }
 
+    private Row row(String key, Headers headers, byte[] data, long seq) {
+        if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
+            throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
+                    + " is corrupt: a delete or purge marker stands where a row belongs");
+        }
+        return new Row(data == null ? new byte[0] : data, seq);
+    }
+
     private Optional<Row> readOnce(String key, boolean first) throws IOException {
         try {
             Optional<MessageInfo> found = first ? leader.first(stream(), subject(key)) : leader.last(stream(), subject(key));
@@ -111,12 +200,7 @@ public final class RowStore {
                 return Optional.empty();
             }
             MessageInfo info = found.get();
-            Headers headers = info.getHeaders();
-            if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
-                throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
-                        + " is corrupt: a delete or purge marker stands where a row belongs");
-            }
-            return Optional.of(new Row(info.getData() == null ? new byte[0] : info.getData(), info.getSeq()));
+            return Optional.of(row(key, info.getHeaders(), info.getData(), info.getSeq()));
         } catch (JetStreamApiException e) {
             if (LeaderGet.unavailable(e)) {
                 throw new IOException(e.getApiErrorCode() + " " + e.getErrorDescription(), e);
