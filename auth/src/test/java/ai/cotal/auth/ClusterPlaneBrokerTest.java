@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -45,11 +44,8 @@ class ClusterPlaneBrokerTest {
     Path stateDir;
 
     private String config(ClusterMember m) {
-        ClusterConfig.Builder member = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> member.route(m.host(), port));
         return ServerConfig.render(f.broker, List.of(f.space), ServerConfigOptions.builder().transport(Transport.plaintext())
-                .storeDir(m.storeDir()).cluster(member.build()).build());
+                .storeDir(m.storeDir()).cluster(PlaneFixture.cluster(m)).build());
     }
 
     private AuthPlaneOptions.Builder options(NatsCluster cluster) {

@@ -24,6 +24,19 @@ import java.util.List;
 
 /** A broker trust with one space, its secret store (with the observer credential) and plane options. */
 public final class PlaneFixture {
+    /** The cluster block of one test cluster member: its name, server name, route listener and routes to every peer. */
+    public static ai.cotal.core.config.ClusterConfig cluster(ai.cotal.testbroker.ClusterMember m) {
+        ai.cotal.core.config.ClusterConfig.Builder cluster = ai.cotal.core.config.ClusterConfig.builder()
+                .name(m.clusterName()).serverName(m.serverName()).listen(m.host(), m.clusterPort());
+        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
+        return cluster.build();
+    }
+
+    /** A full account resolver in the member's work directory (operator mode, claims pushed at run time). */
+    public static ai.cotal.core.config.AccountResolver fullResolver(ai.cotal.testbroker.ClusterMember m) {
+        return ai.cotal.core.config.AccountResolver.full(m.workDir().resolve("jwt"), 1000, java.time.Duration.ofMinutes(2));
+    }
+
     public final Clock clock = Clock.systemUTC();
     public final BrokerAuth broker = BrokerAuth.create("plane", clock);
     public final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);

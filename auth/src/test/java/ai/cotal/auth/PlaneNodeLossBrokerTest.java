@@ -9,8 +9,6 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.auth.service.CalloutReplica;
 import ai.cotal.auth.service.ServiceMaterial;
-import ai.cotal.core.config.AccountResolver;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -50,13 +48,9 @@ class PlaneNodeLossBrokerTest {
     Path stateDir;
 
     private String config(ClusterMember m) {
-        ClusterConfig.Builder cluster = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
         return ServerConfig.render(f.plane.broker, List.of(f.plane.space), ServerConfigOptions.builder()
-                .transport(Transport.plaintext()).storeDir(m.storeDir()).resolver(AccountResolver.full(
-                        m.workDir().resolve("jwt"), 1000, Duration.ofMinutes(2))).extraAccounts(List.of(f.callout.jwt()))
-                .cluster(cluster.build()).build());
+                .transport(Transport.plaintext()).storeDir(m.storeDir()).resolver(PlaneFixture.fullResolver(m)).extraAccounts(List.of(f.callout.jwt()))
+                .cluster(PlaneFixture.cluster(m)).build());
     }
 
     @Test

@@ -26,6 +26,19 @@ public final class BrokerClients {
                 .storeDir(broker.storeDir()).extraAccounts(extra).build());
     }
 
+    /** The cluster block of one test cluster member: its name, server name, route listener and routes to every peer. */
+    public static ai.cotal.core.config.ClusterConfig cluster(ai.cotal.testbroker.ClusterMember m) {
+        ai.cotal.core.config.ClusterConfig.Builder cluster = ai.cotal.core.config.ClusterConfig.builder()
+                .name(m.clusterName()).serverName(m.serverName()).listen(m.host(), m.clusterPort());
+        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
+        return cluster.build();
+    }
+
+    /** A full account resolver in the member's work directory (operator mode, claims pushed at run time). */
+    public static ai.cotal.core.config.AccountResolver fullResolver(ai.cotal.testbroker.ClusterMember m) {
+        return ai.cotal.core.config.AccountResolver.full(m.workDir().resolve("jwt"), 1000, Duration.ofMinutes(2));
+    }
+
     /** A data-account user without permission limits: test setup only (e.g. altering a store behind the SDK's back). */
     public static Creds unrestricted(ai.cotal.core.trust.SpaceAccountAuth space) {
         ai.cotal.core.creds.Identity identity = ai.cotal.core.creds.Identity.create();

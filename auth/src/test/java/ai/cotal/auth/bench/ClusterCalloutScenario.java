@@ -8,8 +8,6 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
-import ai.cotal.core.config.AccountResolver;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -123,13 +121,10 @@ public final class ClusterCalloutScenario {
     }
 
     private static String member(SpaceAuth auth, CalloutAuth callout, ClusterMember m) {
-        ClusterConfig.Builder cluster = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
         return ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(m.storeDir())
-                .resolver(AccountResolver.full(m.workDir().resolve("jwt"), 1000, Duration.ofMinutes(2)))
-                .extraAccounts(List.of(callout.jwt())).cluster(cluster.build()).build());
+                .resolver(ai.cotal.auth.PlaneFixture.fullResolver(m))
+                .extraAccounts(List.of(callout.jwt())).cluster(ai.cotal.auth.PlaneFixture.cluster(m)).build());
     }
 
     private static Options.Builder base(String url) {

@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.BrokerClients;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.AccountResolver;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -71,12 +70,8 @@ class ClusterClaimsBrokerTest {
     }
 
     private static String config(ClusterMember m) {
-        ClusterConfig.Builder member = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> member.route(m.host(), port));
         return ServerConfig.render(F.broker, List.of(F.alpha), ServerConfigOptions.builder().transport(Transport.plaintext())
-                .storeDir(m.storeDir()).resolver(AccountResolver.full(m.workDir().resolve("jwt"), 1000,
-                        Duration.ofMinutes(2))).cluster(member.build()).build());
+                .storeDir(m.storeDir()).resolver(BrokerClients.fullResolver(m)).cluster(BrokerClients.cluster(m)).build());
     }
 
     /** The claims connection, on member 0 ({@code n1}) only. */

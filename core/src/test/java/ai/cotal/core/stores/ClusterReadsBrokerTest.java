@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.BrokerClients;
 import ai.cotal.core.BrokerClients.Client;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -57,11 +56,8 @@ class ClusterReadsBrokerTest {
     private final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
 
     private String config(ClusterMember m) {
-        ClusterConfig.Builder cluster = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
         return ServerConfig.render(broker, List.of(space), ServerConfigOptions.builder().transport(Transport.plaintext())
-                .storeDir(m.storeDir()).cluster(cluster.build()).build());
+                .storeDir(m.storeDir()).cluster(BrokerClients.cluster(m)).build());
     }
 
     @Test

@@ -10,8 +10,6 @@ import ai.cotal.core.BrokerClients;
 import ai.cotal.core.BrokerClients.Client;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.AccountResolver;
-import ai.cotal.core.config.ClusterConfig;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -50,12 +48,8 @@ class ClusterStoresBrokerTest {
     private final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
 
     private String config(ClusterMember m) {
-        ClusterConfig.Builder cluster = ClusterConfig.builder().name(m.clusterName()).serverName(m.serverName())
-                .listen(m.host(), m.clusterPort());
-        m.peerClusterPorts().forEach(port -> cluster.route(m.host(), port));
         return ServerConfig.render(broker, List.of(space), ServerConfigOptions.builder().transport(Transport.plaintext())
-                .storeDir(m.storeDir()).resolver(AccountResolver.full(m.workDir().resolve("jwt"), 1000,
-                        Duration.ofMinutes(2))).cluster(cluster.build()).build());
+                .storeDir(m.storeDir()).resolver(BrokerClients.fullResolver(m)).cluster(BrokerClients.cluster(m)).build());
     }
 
     private Client connect(NatsCluster cluster, int member, Creds creds) throws Exception {
