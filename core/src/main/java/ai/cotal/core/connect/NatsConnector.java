@@ -30,6 +30,8 @@ import javax.net.ssl.SSLContext;
  * may connect any number of times from any thread; build with {@link #builder()}.
  */
 public final class NatsConnector {
+    /** The lowest {@link Builder#controlLine}: jnats' default limit. */
+    public static final int MIN_CONTROL_LINE = 4096;
     private final List<String> servers;
     private final Creds creds;
     private final SelfSignedCredential selfSigned;
@@ -44,6 +46,7 @@ public final class NatsConnector {
     private final ExecutorService executor;
     private final ScheduledExecutorService timers;
     private final Integer bufferSize;
+    private final int controlLine;
     private final Long reconnectBufferSize;
     private final String bearer;
 
@@ -74,6 +77,7 @@ public final class NatsConnector {
         this.executor = b.executor;
         this.timers = b.timers;
         this.bufferSize = b.bufferSize;
+        this.controlLine = b.controlLine;
         this.reconnectBufferSize = b.reconnectBufferSize;
         this.bearer = b.bearer;
     }
@@ -86,7 +90,7 @@ public final class NatsConnector {
     public Options.Builder options() {
         Options.Builder options = new Options.Builder().servers(servers.toArray(String[]::new))
                 .authHandler(creds != null ? creds.authHandler() : selfSigned.authHandler()).inboxPrefix(inboxPrefix).connectionName(label)
-                .maxControlLine(ServerConfig.MAX_CONTROL_LINE).connectionTimeout(timeout);
+                .maxControlLine(controlLine).connectionTimeout(timeout);
         if (maxReconnects == 0) {
             options.noReconnect();
         } else {
@@ -154,6 +158,7 @@ public final class NatsConnector {
         private ExecutorService executor;
         private ScheduledExecutorService timers;
         private Integer bufferSize;
+        private int controlLine = ServerConfig.MAX_CONTROL_LINE;
         private Long reconnectBufferSize;
         private String bearer;
 
@@ -258,6 +263,18 @@ public final class NatsConnector {
             return this;
         }
 
+        /**
+         * The client's control-line limit in bytes: {@link ServerConfig#MAX_CONTROL_LINE} (the
+         * rendered broker's, room for rich JWTs in CONNECT) unless set; 4096 (jnats' default) to
+         * that. jnats allocates about five times this per connection (the CONNECT text, the
+         * protocol line buffers), so a short-lived connection whose CONNECT is known to be small
+         * may lower it; a CONNECT or a received message line longer than the limit fails.
+         */
+        public Builder controlLine(int bytes) {
+            this.controlLine = bytes;
+            return this;
+        }
+
         /** Bytes kept for publishes while reconnecting (jnats' default, 8 MiB, unless set); 0: none. */
         public Builder reconnectBufferSize(long bytes) {
             this.reconnectBufferSize = bytes;
@@ -286,6 +303,10 @@ public final class NatsConnector {
             }
             if (bufferSize != null && bufferSize <= 0) {
                 throw CotalException.badRequest("bufferSize", "must be positive");
+            }
+            if (controlLine < MIN_CONTROL_LINE || controlLine > ServerConfig.MAX_CONTROL_LINE) {
+                throw CotalException.badRequest("controlLine", "must be " + MIN_CONTROL_LINE + " to "
+                        + ServerConfig.MAX_CONTROL_LINE + " bytes");
             }
             if (reconnectBufferSize != null && reconnectBufferSize < 0) {
                 throw CotalException.badRequest("reconnectBufferSize", "must not be negative");

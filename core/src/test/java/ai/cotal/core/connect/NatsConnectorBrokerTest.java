@@ -98,4 +98,17 @@ class NatsConnectorBrokerTest {
         assertEquals(ErrorCode.BAD_REQUEST, twice.code());
         assertTrue(twice.getMessage().startsWith("creds: "), twice.getMessage());
     }
+
+    @Test
+    void theControlLineIsTheBrokersUnlessLoweredWithinJnatsDefaultAndRefusedOutsideIt() {
+        Creds user = BrokerClients.unrestricted(alpha);
+        NatsConnector.Builder b = NatsConnector.builder().server("nats://127.0.0.1:4222").creds(user).label("test");
+        assertEquals(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE, b.build().options().build().getMaxControlLine());
+        assertEquals(4096, b.controlLine(4096).build().options().build().getMaxControlLine());
+        for (int bad : new int[] {4095, 0, ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE + 1}) {
+            CotalException refused = assertThrows(CotalException.class, () -> b.controlLine(bad).build());
+            assertEquals(ErrorCode.BAD_REQUEST, refused.code());
+            assertEquals("controlLine: must be 4096 to 65536 bytes", refused.getMessage());
+        }
+    }
 }

@@ -131,6 +131,18 @@ public final class EffectConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * The effect connection's control-line limit: room for its CONNECT (its JWT, the nonce's
+     * signature and about 300 bytes of other fields) with 1 KiB to spare, at least jnats' 4096,
+     * never above the broker's. The only lines it receives are acknowledgements on its own inbox
+     * (an INFO or an error has a buffer that grows), so the 64 KiB every other connection keeps
+     * (about 320 KiB allocated per connect) would be spent on every invocation for nothing.
+     */
+    static int controlLine(String jwt) {
+        return Math.min(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE,
+                Math.max(NatsConnector.MIN_CONTROL_LINE, jwt.length() + 1024));
+    }
+
     /** Opens an effect connection for {@code scope} on {@code pools} (null: the client's own threads). */
     static EffectConnection open(Dial dial, Pools pools, Set<String> scope, Instant now, Instant deadline) {
         String jwt = credential(dial, scope, now, deadline);
@@ -142,7 +154,7 @@ public final class EffectConnection implements AutoCloseable {
         Holder holder = new Holder();
         NatsConnector.Builder connector = NatsConnector.builder().servers(dial.servers())
                 .selfSigned(new SelfSignedCredential(identity, () -> jwt)).label("cotal:ep-effect:" + dial.signer().space())
-                .connectionListener(holder).bufferSize(BUFFER).reconnectBufferSize(0)
+                .connectionListener(holder).bufferSize(BUFFER).controlLine(controlLine(jwt)).reconnectBufferSize(0)
                 .timeout(remaining.compareTo(Duration.ofSeconds(5)) < 0 ? remaining : Duration.ofSeconds(5)).sslContext(dial.ssl());
         if (pools != null) {
             connector.executors(pools.executor(), pools.timers());

@@ -112,6 +112,32 @@ class EffectConfinementBrokerTest {
     }
 
     @Test
+    void anEffectConnectionSizesItsControlLineToItsJwtAndWritesEveryKeyOfAWideScope(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            NKeyPair identity = NKeyPair.create(KeyType.USER);
+            EffectConnection.Dial dial = new EffectConnection.Dial(List.of(x.nats.url()),
+                    new SpaceAuth(x.f.broker, x.f.space).strip(), null, x.bucket, identity);
+            String small = EffectConnection.credential(dial, Set.of("svc.name.mine"), Instant.now(), x.soon());
+            assertEquals(4096, EffectConnection.controlLine(small), "a one-key JWT: jnats' default, not 64 KiB");
+            // widest plausible scope: keys as long as the grammars allow (a 253-character endpoint token)
+            Set<String> wide = new java.util.LinkedHashSet<>();
+            for (int i = 0; i < 12; i++) {
+                wide.add("svc.grantee.u_abcdefghijklmnopqrstuvwxyz.actor" + i + "." + "e".repeat(253) + ".inst" + i);
+            }
+            String big = EffectConnection.credential(dial, wide, Instant.now(), x.soon());
+            assertTrue(big.length() > 4096, "the wide JWT is longer than jnats' default limit: " + big.length());
+            assertEquals(big.length() + 1024, EffectConnection.controlLine(big));
+            try (EffectConnection effect = EffectConnection.open(dial, null, wide, Instant.now(), x.soon())) {
+                assertEquals(big.length() + 1024, effect.connection().getOptions().getMaxControlLine());
+                for (String key : wide) {
+                    assertTrue(effect.publish(key, "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0).isPresent(),
+                            "the broker took the write to " + key);
+                }
+            }
+        }
+    }
+
+    @Test
     void theEffectJwtExpiresAtTheDeadlineRoundedUpAndNeverReconnects(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             Instant deadline = Instant.now().plusMillis(1300);
