@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Scenario: service-endpoint host invocations per second with 8 threads, against static-JWT
  * connects per second with 8 threads on the same broker in the same run. Measured: {@code register}
  * (discovery, its own scoped effect connection, five writes) and {@code decide approve} of those
- * registrations (ten writes), and for each the broker I/O it cannot do without and nothing else
+ * registrations (eight writes), and for each the broker I/O it cannot do without and nothing else
  * ({@link EndpointIo}): what bounds the host. Every path runs in {@link #WARMUP} untimed rounds
  * first (the JIT compiles the host's paths too), then in {@code repeats} interleaved timed rounds;
  * a path's ratio is taken against the floor of its own round, and the table shows the median
