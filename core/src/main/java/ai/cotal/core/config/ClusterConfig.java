@@ -1,14 +1,17 @@
 package ai.cotal.core.config;
 
 import ai.cotal.core.CotalException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One server's place in a NATS cluster (SPEC §3.4): its {@code server_name} (unique in the
  * cluster; JetStream's Raft groups name their peers by it), the cluster's {@code name}, the route
  * listen address and the routes to the other servers. Rendered by {@link ServerConfig#render} as
- * {@code server_name} and a {@code cluster {}} block. Validated in {@link Builder#build()};
+ * {@code server_name} and a {@code cluster {}} block. Routes may be mutual TLS ({@link RouteTls});
+ * a route listener reachable off this machine must be. Validated in {@link Builder#build()};
  * immutable and thread-safe.
  */
 public final class ClusterConfig {
@@ -20,6 +23,30 @@ public final class ClusterConfig {
     private final String listenHost;
     private final int listenPort;
     private final List<String> routes;
+    private final RouteTls tls;
+
+    /**
+     * Mutual TLS on every route, in and out: this server presents {@code certFile} (with
+     * {@code keyFile}) to its peers and accepts a peer, inbound or outbound, only with a
+     * certificate that {@code caFile} verifies (rendered {@code verify: true}; an outbound route
+     * also checks the peer's name against the route's host). One certificate may serve for both
+     * directions when it allows both server and client authentication (or names no extended key
+     * usage). Paths must not be blank ({@code bad-request} naming {@code cluster.tls.certFile},
+     * {@code keyFile} or {@code caFile}); the files are nats-server's to read.
+     */
+    public record RouteTls(Path certFile, Path keyFile, Path caFile) {
+        public RouteTls {
+            check(certFile, "certFile");
+            check(keyFile, "keyFile");
+            check(caFile, "caFile");
+        }
+
+        private static void check(Path path, String field) {
+            if (path == null || path.toString().isBlank()) {
+                throw CotalException.badRequest("cluster.tls." + field, "must not be blank");
+            }
+        }
+    }
 
     private ClusterConfig(Builder b) {
         this.name = b.name;
@@ -27,6 +54,7 @@ public final class ClusterConfig {
         this.listenHost = b.listenHost;
         this.listenPort = b.listenPort;
         this.routes = List.copyOf(b.routes);
+        this.tls = b.tls;
     }
 
     /** A builder; the cluster name, server name and listen port must be given. */
@@ -59,6 +87,11 @@ public final class ClusterConfig {
         return routes;
     }
 
+    /** Mutual TLS on the routes; empty: plaintext routes (a loopback listener only). */
+    public Optional<RouteTls> tls() {
+        return Optional.ofNullable(tls);
+    }
+
     /** Builds {@link ClusterConfig}. */
     public static final class Builder {
         private String name;
@@ -66,8 +99,15 @@ public final class ClusterConfig {
         private String listenHost = "127.0.0.1";
         private int listenPort;
         private final List<String> routes = new ArrayList<>();
+        private RouteTls tls;
 
         private Builder() {
+        }
+
+        /** Mutual TLS on every route (see {@link RouteTls}); required unless the listener is loopback. */
+        public Builder tls(RouteTls tls) {
+            this.tls = tls;
+            return this;
         }
 
         /** The cluster's name ({@code [A-Za-z0-9_-]}, at most 64 characters). */
@@ -114,7 +154,17 @@ public final class ClusterConfig {
             if (routes.contains(listenHost + ":" + listenPort)) {
                 throw CotalException.badRequest("cluster.routes", "must not route to this server's own listener");
             }
+            if (tls == null && !loopback(listenHost)) {
+                throw CotalException.badRequest("cluster.tls", "a route listener on " + listenHost + " needs mutual TLS:"
+                        + " whatever reaches a plaintext route port joins the cluster and receives every account's"
+                        + " messages; give ClusterConfig.RouteTls, or listen on a loopback address");
+            }
             return new ClusterConfig(this);
+        }
+
+        /** {@code localhost}, {@code 127.x.x.x} or {@code [::1]}: a listener nothing off this machine reaches. */
+        private static boolean loopback(String host) {
+            return host.equals("localhost") || host.matches("127(\\.[0-9]{1,3}){3}") || host.equals("[::1]");
         }
 
         private static void checkPort(String field, int port) {

@@ -74,6 +74,10 @@ public final class ServerConfig {
     private static void cluster(StringBuilder out, ClusterConfig c) {
         out.append("cluster {\n  name: ").append(quote(c.name())).append('\n');
         out.append("  listen: ").append(quote(c.listenHost() + ":" + c.listenPort())).append('\n');
+        c.tls().ifPresent(tls -> out.append("  tls {\n    cert_file: ").append(quote(tls.certFile().toString()))
+                .append("\n    key_file: ").append(quote(tls.keyFile().toString()))
+                .append("\n    ca_file: ").append(quote(tls.caFile().toString()))
+                .append("\n    verify: true\n  }\n"));
         out.append("  routes: [\n");
         c.routes().forEach(route -> out.append("    ").append(quote("nats-route://" + route)).append('\n'));
         out.append("  ]\n}\n");

@@ -56,6 +56,34 @@ class ServerConfigTest {
     }
 
     @Test
+    void rendersMutualRouteTlsInTheClusterBlock() {
+        ClusterConfig member = ClusterConfig.builder().name("cotal").serverName("n1").listen("10.0.0.5", 6222)
+                .route("10.0.0.6", 6222).tls(new ClusterConfig.RouteTls(Path.of("/etc/route.pem"), Path.of("/etc/route.key"),
+                        Path.of("/etc/ca.pem"))).build();
+        String config = ServerConfig.render(broker, List.of(alpha), options().cluster(member).build());
+        assertTrue(config.contains("cluster {\n  name: \"cotal\"\n  listen: \"10.0.0.5:6222\"\n  tls {\n"
+                + "    cert_file: \"/etc/route.pem\"\n    key_file: \"/etc/route.key\"\n    ca_file: \"/etc/ca.pem\"\n"
+                + "    verify: true\n  }\n  routes: [\n    \"nats-route://10.0.0.6:6222\"\n  ]\n}\n"), config);
+        assertFalse(config.contains("insecure"), "route certificates are always verified");
+    }
+
+    @Test
+    void refusesAPlaintextRouteListenerReachableOffThisMachine() {
+        for (String host : List.of("0.0.0.0", "10.0.0.5", "node1.example.com", "[::]")) {
+            CotalException e = assertThrows(CotalException.class, () -> ClusterConfig.builder().name("c").serverName("n1")
+                    .listen(host, 6222).build());
+            assertEquals(ErrorCode.BAD_REQUEST, e.code());
+            assertTrue(e.getMessage().startsWith("cluster.tls: a route listener on " + host + " needs mutual TLS"),
+                    e.getMessage());
+        }
+        for (String host : List.of("127.0.0.1", "127.1.2.3", "localhost", "[::1]")) {
+            assertEquals(host, ClusterConfig.builder().name("c").serverName("n1").listen(host, 6222).build().listenHost());
+        }
+        refused("cluster.tls.caFile", () -> new ClusterConfig.RouteTls(Path.of("/c"), Path.of("/k"), Path.of(" ")));
+        refused("cluster.tls.certFile", () -> new ClusterConfig.RouteTls(null, Path.of("/k"), Path.of("/ca")));
+    }
+
+    @Test
     void refusesABadClusterMember() {
         refused("cluster.name", () -> ClusterConfig.builder().name("a b").serverName("n1").listen("127.0.0.1", 6222).build());
         refused("cluster.serverName", () -> ClusterConfig.builder().name("c").listen("127.0.0.1", 6222).build());
