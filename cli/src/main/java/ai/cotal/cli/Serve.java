@@ -66,7 +66,8 @@ final class Serve {
             return 2;
         }
         if (multi && flags.containsKey("--signer-socket")) {
-            err.println("--signer-socket cannot go with --spaces: one signer signs for one space");
+            err.println("--signer-socket cannot go with --spaces: one signer signs for one space; give each space's"
+                    + " signerSocket in the manifest");
             return 2;
         }
         if (multi && flags.containsKey("--service-endpoints")) {

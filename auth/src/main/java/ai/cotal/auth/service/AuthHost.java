@@ -1,9 +1,13 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.signer.SignerDescription;
+import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
+import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.workspace.PrivateFiles;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -149,7 +153,14 @@ public final class AuthHost implements AutoCloseable {
     private final Options options;
     private final Map<String, Lane> lanes = new LinkedHashMap<>();
 
-    private record Lane(AuthHostManifest.Entry entry, AuthService service) {
+    /** A running lane, with the remote signer's client it owns (null: the seed is in the host's store). */
+    private record Lane(AuthHostManifest.Entry entry, AuthService service, UnixSocketAccountSigner signer) {
+        void close() {
+            service.close(); // throws when the lane cannot close: its signer stays open for the retry
+            if (signer != null) {
+                signer.close();
+            }
+        }
     }
 
     private AuthHost(Options options) {
@@ -202,7 +213,7 @@ public final class AuthHost implements AutoCloseable {
             if (entry == null || !entry.equals(lanes.get(space).entry())) {
                 LOG.info("auth-host: closing lane {}", space);
                 try {
-                    lanes.get(space).service().close();
+                    lanes.get(space).close();
                     lanes.remove(space); // only once closed: a lane that could not close stays owned and retried
                 } catch (RuntimeException e) {
                     LOG.error("auth-host: lane {} did not close: {}", space, e.getMessage());
@@ -215,7 +226,7 @@ public final class AuthHost implements AutoCloseable {
                 continue; // unchanged, or still closing after a failed close
             }
             try {
-                lanes.put(entry.space(), new Lane(entry, startLane(entry)));
+                lanes.put(entry.space(), startLane(entry));
                 LOG.info("auth-host: lane {} started (service endpoints {})", entry.space(), entry.serviceEndpoints());
             } catch (RuntimeException e) {
                 LOG.error("auth-host: lane {} did not start: {}", entry.space(), e.getMessage());
@@ -228,7 +239,7 @@ public final class AuthHost implements AutoCloseable {
         PrivateFiles.write(appliedFile(), bytes);
     }
 
-    private AuthService startLane(AuthHostManifest.Entry entry) {
+    private Lane startLane(AuthHostManifest.Entry entry) {
         // the encoded segment, never the raw name: a space name may hold "/", "." or ".."
         Path stateDir = options.stateRoot().resolve(ai.cotal.workspace.SecretKeys.spaceSegment(entry.space()));
         PrivateFiles.ensureDirectory(options.stateRoot(), stateDir);
@@ -242,7 +253,25 @@ public final class AuthHost implements AutoCloseable {
         if (options.metered()) {
             lane.meterRegistry(options.meterRegistry).meterSpaceTag(true);
         }
-        return AuthService.start(lane.build());
+        UnixSocketAccountSigner remote = null;
+        try {
+            if (entry.signerSocket() != null) { // the seed stays with the signer (SPEC §16.4)
+                SignerDescription d = UnixSocketAccountSigner.describe(entry.signerSocket(),
+                        UnixSocketAccountSigner.DEFAULT_TIMEOUT);
+                if (!d.space().equals(entry.space())) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "lane " + entry.space()
+                            + ": the signer at its signerSocket signs for space '" + d.space() + "'");
+                }
+                remote = UnixSocketAccountSigner.builder().socket(entry.signerSocket()).publicKey(d.signingKey()).build();
+                lane.signer(new SpaceSigner(d.space(), d.accountPublicKey(), remote));
+            }
+            return new Lane(entry, AuthService.start(lane.build()), remote);
+        } catch (RuntimeException e) {
+            if (remote != null) {
+                remote.close();
+            }
+            throw e;
+        }
     }
 
     /** Closes every lane (the errors of all are kept: the first is thrown with the rest suppressed). */
@@ -251,7 +280,7 @@ public final class AuthHost implements AutoCloseable {
         RuntimeException failure = null;
         for (String space : List.copyOf(lanes.keySet())) {
             try {
-                lanes.get(space).service().close();
+                lanes.get(space).close();
                 lanes.remove(space);
             } catch (RuntimeException e) {
                 if (failure == null) {

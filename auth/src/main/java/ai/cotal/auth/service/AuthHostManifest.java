@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * The multi-space host's manifest (SPEC §13.19): {@code {ver: 1, spaces: [{space,
- * serviceEndpoints?, oidc?: {issuer, clientId, algorithms?}}]}}, closed JSON, at most 256 spaces and 64 KiB. Each entry's
+ * serviceEndpoints?, oidc?: {issuer, clientId, algorithms?}, signerSocket?}]}}, closed JSON, at
+ * most 256 spaces and 64 KiB. Each entry's
  * {@code serviceEndpoints} (default false) is the only place that setting lives for a lane.
  * {@link #parse} is the exact parser the host applies: check a manifest with it before renaming it
  * into place.
@@ -22,6 +23,8 @@ import java.util.Set;
 public record AuthHostManifest(int ver, List<Entry> spaces) {
     static final int MAX_BYTES = 64 * 1024;
     static final int MAX_SPACES = 256;
+    /** The longest Unix socket path (the kernel's {@code sun_path} less its terminating NUL). */
+    static final int MAX_SOCKET_PATH = 107;
 
     /**
      * One lane.
@@ -29,11 +32,18 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
      * @param space the space
      * @param serviceEndpoints whether the lane hosts service endpoints
      * @param oidc the OpenID Connect provider the lane pins at start, or null for none (SPEC §13.14)
+     * @param signerSocket the Unix socket of the space's remote signer ({@code cotal-auth signer},
+     *        SPEC §16), or null: the lane signs with the seed in the host's secret store
      */
-    public record Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc) {
+    public record Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc, Path signerSocket) {
         /** A lane without an OpenID Connect provider. */
         public Entry(String space, boolean serviceEndpoints) {
-            this(space, serviceEndpoints, null);
+            this(space, serviceEndpoints, null, null);
+        }
+
+        /** A lane whose seed is in the host's secret store. */
+        public Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc) {
+            this(space, serviceEndpoints, oidc, null);
         }
     }
 
@@ -64,10 +74,29 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
     private record Document(Integer ver, List<EntryDocument> spaces) {
     }
 
-    private record EntryDocument(String space, Boolean serviceEndpoints, OidcDocument oidc) {
+    private record EntryDocument(String space, Boolean serviceEndpoints, OidcDocument oidc, String signerSocket) {
     }
 
     private record OidcDocument(String issuer, String clientId, List<String> algorithms) {
+    }
+
+    /** An absolute, normal path a Unix socket can have (at most 107 bytes), or null when absent. */
+    private static Path signerSocket(String text, String field) {
+        if (text == null) {
+            return null;
+        }
+        Path path;
+        try {
+            path = text.isBlank() || text.indexOf('\0') >= 0 ? null : Path.of(text);
+        } catch (java.nio.file.InvalidPathException e) {
+            path = null;
+        }
+        if (path == null || !path.isAbsolute() || !path.normalize().equals(path)
+                || text.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+            throw CotalException.badRequest(field, "must be an absolute, normal path of at most " + MAX_SOCKET_PATH
+                    + " bytes (a Unix socket)");
+        }
+        return path;
     }
 
     /** {@code parseAuthHostManifest}: refuses anything out of shape as {@code bad-request} naming the field. */
@@ -111,7 +140,8 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
                 }
                 oidc = new AuthServiceOptions.Oidc(e.oidc().issuer(), e.oidc().clientId(), algorithms);
             }
-            entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints()), oidc));
+            entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints()), oidc,
+                    signerSocket(e.signerSocket(), field + ".signerSocket")));
         }
         return new AuthHostManifest(1, List.copyOf(entries));
     }

@@ -1,0 +1,102 @@
+package ai.cotal.auth.signer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.service.AuthHost;
+import ai.cotal.auth.service.AuthService;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.core.keys.InMemoryAccountSigner;
+import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.core.trust.SpaceAccountAuth;
+import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SPEC §13.19 / §16.4 on a multi-space host: a manifest entry's {@code signerSocket} makes its lane
+ * sign through that space's remote signer, with no seed in the host's store or process; a signer
+ * of another space keeps the lane from starting.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class RemoteSignerHostBrokerTest {
+    @TempDir
+    Path dir;
+
+    private AuthHost.Options options(NatsBroker nats, RemoteSpace space, Path manifest) {
+        return AuthHost.Options.builder().server(nats.url()).manifest(manifest).stateRoot(dir.resolve("state"))
+                .secretStore(space.serviceStore).clock(space.clock).build();
+    }
+
+    @Test
+    void aHostLaneSignsThroughTheSignerItsManifestNamesWithNoSeedInTheHostsStoreOrProcess(NatsBrokers brokers)
+            throws Exception {
+        RemoteSpace space = new RemoteSpace(dir);
+        NatsBroker nats = brokers.start(space::config);
+        Path manifest = dir.resolve("spaces.json");
+        Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"signerSocket\":\"" + space.socket + "\"}]}");
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()));
+             AuthHost host = AuthHost.start(options(nats, space, manifest))) {
+            AuthService lane = host.lanes().get("alpha");
+            assertEquals(AuthService.State.READY, lane.state());
+            lane.plane().ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+                    ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the host's store");
+            String signingKey = space.auth.space().signing().publicKey();
+            assertTrue(SeedReach.find(host, o -> o instanceof UnixSocketAccountSigner).isPresent(),
+                    "the walk reaches the lane's signer client (a control for the search below)");
+            assertEquals(Optional.empty(), SeedReach.find(host, o -> o instanceof InMemoryAccountSigner
+                    || o instanceof SpaceAuth || o instanceof SpaceAccountAuth
+                    || o instanceof NKeyPair k && k.publicKey().equals(signingKey)),
+                    "no key pair of the data account's signing key is reachable from the running host");
+        }
+        Set<String> signed = space.auditLines().stream().filter(l -> l.path("event").asText().equals("signed"))
+                .map(l -> l.path("profile").asText()).collect(Collectors.toSet());
+        assertTrue(signed.containsAll(Set.of("auth-mint", "auth-reader", "auth-barrier",
+                "auth-issuer", "auth-scan", "records-scan", "auth-admin")), signed.toString());
+        for (JsonNode line : space.auditLines()) {
+            assertFalse(line.toString().contains(space.auth.space().signing().seed()), "no seed in the audit log");
+        }
+    }
+
+    @Test
+    void aLaneWhoseSignerSignsForAnotherSpaceDoesNotStartAndTheManifestGrammarIsChecked(NatsBrokers brokers)
+            throws Exception {
+        RemoteSpace space = new RemoteSpace(dir);
+        NatsBroker nats = brokers.start(space::config);
+        Path manifest = dir.resolve("spaces.json");
+        Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"beta\",\"signerSocket\":\"" + space.socket + "\"}]}");
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()))) {
+            CotalException wrong = assertThrows(CotalException.class, () -> AuthHost.start(options(nats, space, manifest)));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, wrong.code());
+            assertEquals("lane beta: the signer at its signerSocket signs for space 'alpha'", wrong.getMessage());
+        }
+        for (String bad : List.of("\"relative/alpha.sock\"", "\"/a/../alpha.sock\"", "\"/" + "s".repeat(107) + "\"", "\"\"",
+                "7")) {
+            CotalException refused = assertThrows(CotalException.class, () -> AuthHost.parseAuthHostManifest(
+                    "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"signerSocket\":" + bad + "}]}"));
+            assertEquals(ErrorCode.BAD_REQUEST, refused.code());
+            assertTrue(refused.getMessage().contains("signerSocket"), bad + ": " + refused.getMessage());
+        }
+        assertEquals(space.socket, AuthHost.parseAuthHostManifest("{\"ver\":1,\"spaces\":[{\"space\":\"alpha\","
+                + "\"signerSocket\":\"" + space.socket + "\"}]}").spaces().get(0).signerSocket());
+    }
+}
