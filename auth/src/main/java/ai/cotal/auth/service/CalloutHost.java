@@ -5,9 +5,10 @@ import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import ai.cotal.workspace.SecretKeys;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -107,7 +108,8 @@ public final class CalloutHost implements AutoCloseable {
 
     private final Options options;
     private final ReplicaLanes lanes;
-    private final Set<String> spaces = new LinkedHashSet<>();
+    /** The spaces applied, each with its remote signer's socket (empty: the store's seed). */
+    private final Map<String, Optional<Path>> spaces = new LinkedHashMap<>();
 
     private CalloutHost(Options options) {
         this.options = options;
@@ -142,26 +144,26 @@ public final class CalloutHost implements AutoCloseable {
         AuthHostManifest.OnDisk onDisk = AuthHostManifest.read(options.manifest(), "callout host");
         byte[] bytes = onDisk.bytes();
         AuthHostManifest manifest = onDisk.manifest();
-        Set<String> wanted = new LinkedHashSet<>();
+        Map<String, Optional<Path>> wanted = new LinkedHashMap<>(); // each space's signer socket, if remote
         for (int i = 0; i < manifest.spaces().size(); i++) {
             AuthHostManifest.Entry entry = manifest.spaces().get(i);
             if (entry.serviceEndpoints()) {
                 throw CotalException.badRequest("spaces[" + i + "].serviceEndpoints", "a callout host issues no"
                         + " service-endpoint connection: keep space '" + entry.space() + "' off replica manifests");
             }
-            wanted.add(entry.space());
+            wanted.put(entry.space(), Optional.ofNullable(entry.signerSocket()));
         }
-        for (String space : List.copyOf(spaces)) {
-            if (!wanted.contains(space)) {
-                lanes.remove(space); // on return the lane has left the queue group
+        for (String space : List.copyOf(spaces.keySet())) {
+            if (!wanted.containsKey(space) || !wanted.get(space).equals(spaces.get(space))) {
+                lanes.remove(space); // on return the lane has left the queue group (a changed signer: started again below)
                 spaces.remove(space);
             }
         }
-        for (String space : wanted) {
-            if (spaces.add(space)) {
-                lanes.add(space, options.stateRoot().resolve(SecretKeys.spaceSegment(space)));
+        wanted.forEach((space, socket) -> {
+            if (spaces.putIfAbsent(space, socket) == null) {
+                lanes.add(space, options.stateRoot().resolve(SecretKeys.spaceSegment(space)), socket.orElse(null));
             }
-        }
+        });
         PrivateFiles.write(appliedFile(), bytes);
     }
 

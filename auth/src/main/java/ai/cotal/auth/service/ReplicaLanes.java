@@ -3,7 +3,12 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.internal.replica.ReplicaAuthority;
+import ai.cotal.auth.signer.SignerDescription;
+import ai.cotal.auth.signer.UnixSocketAccountSigner;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.SpaceSigner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,10 +37,14 @@ import org.slf4j.LoggerFactory;
 final class ReplicaLanes implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaLanes.class);
 
-    private record Lane(ReplicaAuthority authority, AuthCallout callout) {
+    /** A running lane, with the remote signer's client it owns (null: the seed is in the store). */
+    private record Lane(ReplicaAuthority authority, AuthCallout callout, UnixSocketAccountSigner remote) {
         void close() {
             callout.close();
             authority.close();
+            if (remote != null) {
+                remote.close();
+            }
         }
     }
 
@@ -46,6 +55,8 @@ final class ReplicaLanes implements AutoCloseable {
     private final Clock clock;
     private final BiConsumer<String, String> onRefusal;
     private final Map<String, Path> stateDirs = new LinkedHashMap<>();
+    /** The spaces whose lanes sign through a remote signer, by its socket (SPEC §13.19). */
+    private final Map<String, Path> signerSockets = new ConcurrentHashMap<>();
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private final Map<String, String> refused = new ConcurrentHashMap<>();
     private final ScheduledExecutorService retries;
@@ -73,7 +84,15 @@ final class ReplicaLanes implements AutoCloseable {
      * removed).
      */
     synchronized String add(String space, Path stateDir) {
+        return add(space, stateDir, null);
+    }
+
+    /** As {@link #add(String, Path)}, signing through the remote signer at {@code signerSocket} (null: the store's seed). */
+    synchronized String add(String space, Path stateDir, Path signerSocket) {
         stateDirs.put(space, stateDir);
+        if (signerSocket != null) {
+            signerSockets.put(space, signerSocket);
+        }
         String why = tryStart(space);
         if (why != null) {
             ensureRetrying();
@@ -93,6 +112,7 @@ final class ReplicaLanes implements AutoCloseable {
             LOG.info("callout-replica: stopped answering for space {}", space);
         }
         stateDirs.remove(space);
+        signerSockets.remove(space);
         refused.remove(space);
     }
 
@@ -106,17 +126,34 @@ final class ReplicaLanes implements AutoCloseable {
             return null; // removed while a retry was due, or already answering
         }
         String why;
+        UnixSocketAccountSigner remote = null;
         try {
-            if (ServiceEndpointAdmission.admitsServiceEndpoints(space, servers, secrets)) {
+            Path socket = signerSockets.get(space);
+            SpaceSigner signer;
+            if (socket != null) {
+                SignerDescription d = UnixSocketAccountSigner.describe(socket, UnixSocketAccountSigner.DEFAULT_TIMEOUT);
+                if (!d.space().equals(space)) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the signer at its signerSocket signs for space '"
+                            + d.space() + "'");
+                }
+                remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(d.signingKey()).build();
+                signer = new SpaceSigner(d.space(), d.accountPublicKey(), remote);
+            } else {
+                signer = ServiceMaterial.loadSigner(secrets, space);
+            }
+            if (ServiceEndpointAdmission.admitsServiceEndpoints(space, servers, signer)) {
                 why = "its service-endpoint admission is open and a replica cannot issue service-endpoint connections";
             } else if (!Files.isDirectory(stateDir)) {
                 why = "its ledger directory " + stateDir + " is missing (a replica reads the plane's ledger)";
             } else {
-                startLane(space, stateDir);
+                startLane(space, stateDir, remote == null ? null : signer, remote);
                 return null;
             }
         } catch (RuntimeException e) {
             why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+        if (remote != null) {
+            remote.close(); // refused: the lane that would own it did not start
         }
         refused.put(space, why);
         LOG.warn("callout-replica: space {} refused: {}", space, why);
@@ -124,13 +161,14 @@ final class ReplicaLanes implements AutoCloseable {
         return why;
     }
 
-    private void startLane(String space, Path stateDir) {
-        ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space);
+    /** Starts the lane; {@code remoteSigner} (with its client {@code remote}) or null: the store's seed. */
+    private void startLane(String space, Path stateDir, SpaceSigner remoteSigner, UnixSocketAccountSigner remote) {
+        ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space, remoteSigner);
         ReplicaAuthority authority = ReplicaAuthority.open(servers, material.signer(), stateDir, secrets, ttl, clock);
         try {
             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(servers).callout(material.callout())
                     .plane(authority).signer(material.signer()).clock(clock).build());
-            Lane lane = new Lane(authority, callout);
+            Lane lane = new Lane(authority, callout, remote);
             lanes.put(space, lane);
             refused.remove(space);
             // a lane whose credentials stop renewing leaves the queue group and is retried

@@ -29,7 +29,11 @@ public final class ServiceEndpointAdmission {
      *         cannot be reached
      */
     public static boolean admitsServiceEndpoints(String space, List<String> servers, SecretStore secrets) {
-        SpaceSigner signer = ServiceMaterial.loadSigner(secrets, space);
+        return admitsServiceEndpoints(space, servers, ServiceMaterial.loadSigner(secrets, space));
+    }
+
+    /** As {@link #admitsServiceEndpoints(String, List, SecretStore)}, signing with {@code signer} (a remote signer's). */
+    static boolean admitsServiceEndpoints(String space, List<String> servers, SpaceSigner signer) {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cotal-admission-check");
             thread.setDaemon(true);

@@ -78,6 +78,42 @@ class RemoteSignerHostBrokerTest {
     }
 
     @Test
+    void aCalloutHostLaneSignsThroughTheSignerItsManifestNamesAndIsRefusedWithoutIt(NatsBrokers brokers) throws Exception {
+        RemoteSpace space = new RemoteSpace(dir);
+        NatsBroker nats = brokers.start(space::config);
+        Path manifest = dir.resolve("spaces.json");
+        Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"signerSocket\":\"" + space.socket + "\"}]}");
+        Path replicas = dir.resolve("replicas.json");
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()));
+             AuthHost host = AuthHost.start(options(nats, space, manifest))) { // the plane: its ledger is the replicas'
+            Files.writeString(replicas, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"}]}");
+            try (ai.cotal.auth.service.CalloutHost without = ai.cotal.auth.service.CalloutHost.start(calloutOptions(nats,
+                    space, replicas))) {
+                assertEquals(Set.of(), without.serving(), "no seed in the store and no signer named: refused");
+                assertTrue(without.refused().get("alpha").contains(SecretKeys.serviceKeysKey("alpha")),
+                        without.refused().toString());
+            }
+            Files.copy(manifest, replicas, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (ai.cotal.auth.service.CalloutHost replica = ai.cotal.auth.service.CalloutHost.start(calloutOptions(nats,
+                    space, replicas))) {
+                assertEquals(Set.of("alpha"), replica.serving(), replica.refused().toString());
+                String signingKey = space.auth.space().signing().publicKey();
+                assertTrue(SeedReach.find(replica, o -> o instanceof UnixSocketAccountSigner).isPresent(),
+                        "the walk reaches the replica's signer client (a control for the search below)");
+                assertEquals(Optional.empty(), SeedReach.find(replica, o -> o instanceof InMemoryAccountSigner
+                        || o instanceof NKeyPair k && k.publicKey().equals(signingKey)),
+                        "no key pair of the data account's signing key is reachable from the replica");
+            }
+        }
+    }
+
+    private static ai.cotal.auth.service.CalloutHost.Options calloutOptions(NatsBroker nats, RemoteSpace space,
+            Path manifest) {
+        return ai.cotal.auth.service.CalloutHost.Options.builder().server(nats.url()).manifest(manifest)
+                .stateRoot(manifest.resolveSibling("state")).secretStore(space.serviceStore).clock(space.clock).build();
+    }
+
+    @Test
     void aLaneWhoseSignerSignsForAnotherSpaceDoesNotStartAndTheManifestGrammarIsChecked(NatsBrokers brokers)
             throws Exception {
         RemoteSpace space = new RemoteSpace(dir);
