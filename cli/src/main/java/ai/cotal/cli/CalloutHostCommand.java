@@ -16,11 +16,13 @@ import java.util.concurrent.CompletableFuture;
  * {@code .cotal/}, each space's ledger under {@code .cotal/auth-host/}, where {@code serve --spaces}
  * keeps it), until {@code stop} completes. The manifest is re-applied when its content changes
  * ({@link ManifestWatch}); each apply is reported on {@code out}, each refused space on {@code err}.
+ * {@code --metrics [HOST:]PORT} serves the replica lanes' callout meters (SPEC §13.21, each tagged
+ * with its space) for Prometheus, as {@code serve --metrics} does.
  */
 final class CalloutHostCommand {
     private static final String NAME = "cotal-auth callout-host";
     private static final String USAGE = "usage: cotal-auth callout-host --spaces MANIFEST --server URL [--server URL ...]"
-            + " --root DIR";
+            + " --root DIR [--metrics [HOST:]PORT]";
 
     private CalloutHostCommand() {
     }
@@ -29,7 +31,7 @@ final class CalloutHostCommand {
         Map<String, List<String>> flags = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
-            String wrong = !List.of("--spaces", "--server", "--root").contains(flag) ? "unknown argument " + flag
+            String wrong = !List.of("--spaces", "--server", "--root", "--metrics").contains(flag) ? "unknown argument " + flag
                     : i + 1 >= args.size() ? flag + " needs a value" : null;
             if (wrong != null) {
                 err.println(wrong);
@@ -39,17 +41,51 @@ final class CalloutHostCommand {
             flags.computeIfAbsent(flag, k -> new ArrayList<>()).add(args.get(++i));
         }
         if (flags.getOrDefault("--spaces", List.of()).size() != 1 || !flags.containsKey("--server")
-                || flags.getOrDefault("--root", List.of()).size() != 1) {
+                || flags.getOrDefault("--root", List.of()).size() != 1
+                || flags.getOrDefault("--metrics", List.of()).size() > 1) {
             err.println(USAGE);
             return 2;
         }
+        java.net.InetSocketAddress metricsAddress = null;
+        if (flags.containsKey("--metrics")) {
+            try {
+                metricsAddress = MetricsEndpoint.address(flags.get("--metrics").get(0));
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
+        }
+        MetricsEndpoint metrics = null;
+        try {
+            if (metricsAddress != null) {
+                try {
+                    metrics = MetricsEndpoint.start(metricsAddress);
+                } catch (java.io.IOException e) {
+                    err.println(NAME + ": the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+                    return 1;
+                }
+                out.println(NAME + ": metrics at " + metrics.url());
+            }
+            return host(flags, metrics, out, err, stop);
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
+    }
+
+    private static int host(Map<String, List<String>> flags, MetricsEndpoint metrics, PrintStream out, PrintStream err,
+            CompletableFuture<Void> stop) {
         Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
         Path manifest = Path.of(flags.get("--spaces").get(0)).toAbsolutePath();
-        try (CalloutHost host = CalloutHost.start(CalloutHost.Options.builder().servers(flags.get("--server"))
+        CalloutHost.Options.Builder options = CalloutHost.Options.builder().servers(flags.get("--server"))
                 .manifest(manifest).stateRoot(root.resolve(".cotal").resolve("auth-host"))
                 .secretStore(new FileSecretStore(root))
-                .onRefusal((space, why) -> err.println(NAME + ": space " + space + " refused (retried every 5 s): " + why))
-                .build())) {
+                .onRefusal((space, why) -> err.println(NAME + ": space " + space + " refused (retried every 5 s): " + why));
+        if (metrics != null) {
+            options.meterRegistry(metrics.registry());
+        }
+        try (CalloutHost host = CalloutHost.start(options.build())) {
             report(host, manifest, out);
             ManifestWatch.run(() -> {
                 host.apply();

@@ -79,7 +79,8 @@ public final class CotalAuth {
         err.println("         hold the space's signing seed and sign, over a Unix socket, what the policy admits");
         err.println("         (docs/remote-signer.md); stops on SIGINT or SIGTERM");
         err.println("  callout-host  run callout replicas for the spaces of --spaces MANIFEST, with --server URL and");
-        err.println("         --root DIR; re-applied when the manifest changes, stops on SIGINT or SIGTERM");
+        err.println("         --root DIR [--metrics [HOST:]PORT]; re-applied when the manifest changes, stops on SIGINT");
+        err.println("         or SIGTERM");
         err.println("  service-endpoint --space NAME (--state DIR | --url URL) --token-file FILE REQUEST_JSON");
         err.println("         send one host request as the signed-in user and print the result");
         err.println("  lifecycle retire (--interactive | --managed) --space NAME --state DIR --owner OWNER --actor ACTOR");

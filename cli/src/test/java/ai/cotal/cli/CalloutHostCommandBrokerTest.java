@@ -103,10 +103,12 @@ class CalloutHostCommandBrokerTest {
         CompletableFuture<Void> stop = new CompletableFuture<>();
         ExecutorService hostThread = Executors.newSingleThreadExecutor(); // the command blocks until stopped
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> CotalAuth.run(new String[] {"callout-host",
-                "--spaces", manifest.toString(), "--server", nats.url(), "--root", root.toString()}, lines(outLines),
+                "--spaces", manifest.toString(), "--server", nats.url(), "--root", root.toString(), "--metrics", "0"},
+                lines(outLines),
                 lines(errLines), stop), hostThread);
         hostThread.shutdown();
         try {
+            String metrics = await(outLines, "metrics at"); // printed before the host starts
             await(outLines, "answering for [alpha], refused []");
             assertArrayEquals(Files.readAllBytes(manifest), Files.readAllBytes(applied));
             String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
@@ -116,6 +118,12 @@ class CalloutHostCommandBrokerTest {
                     .inboxPrefix(InboxNonce.inboxPrefix(nonce)).build())) {
                 assertEquals(Connection.Status.CONNECTED, client.getStatus(), "the command's lane answers alpha's callout");
             }
+            String scrape = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(metrics.substring(metrics.indexOf("http")))).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(scrape.lines().anyMatch(l -> l.startsWith("cotal_auth_callout_decisions_total{")
+                    && l.contains("outcome=\"admitted\"") && l.contains("space=\"alpha\"") && l.endsWith(" 1.0")),
+                    "the replica lane's admit is scraped with its space:\n" + scrape);
 
             // beta has no service keys here: named on stderr, retried, and the change is still applied
             Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"},{\"space\":\"beta\"}]}");

@@ -54,6 +54,7 @@ final class ReplicaLanes implements AutoCloseable {
     private final Duration retry;
     private final Clock clock;
     private final BiConsumer<String, String> onRefusal;
+    private final Object meterRegistry; // a MeterRegistry or null: Micrometer is loaded only when set
     private final Map<String, Path> stateDirs = new LinkedHashMap<>();
     /** The spaces whose lanes sign through a remote signer, by its socket (SPEC §13.19). */
     private final Map<String, Path> signerSockets = new ConcurrentHashMap<>();
@@ -64,13 +65,14 @@ final class ReplicaLanes implements AutoCloseable {
     private volatile boolean closed;
 
     ReplicaLanes(List<String> servers, SecretStore secrets, Duration ttl, Duration retry, Clock clock,
-            BiConsumer<String, String> onRefusal) {
+            BiConsumer<String, String> onRefusal, Object meterRegistry) {
         this.servers = List.copyOf(servers);
         this.secrets = secrets;
         this.ttl = ttl;
         this.retry = retry;
         this.clock = clock;
         this.onRefusal = onRefusal;
+        this.meterRegistry = meterRegistry;
         this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cotal-callout-replica-retry");
             thread.setDaemon(true);
@@ -166,8 +168,12 @@ final class ReplicaLanes implements AutoCloseable {
         ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space, remoteSigner);
         ReplicaAuthority authority = ReplicaAuthority.open(servers, material.signer(), stateDir, secrets, ttl, clock);
         try {
-            AuthCallout callout = AuthCallout.start(CalloutOptions.builder().servers(servers).callout(material.callout())
-                    .plane(authority).signer(material.signer()).clock(clock).build());
+            CalloutOptions.Builder options = CalloutOptions.builder().servers(servers).callout(material.callout())
+                    .plane(authority).signer(material.signer()).clock(clock);
+            if (meterRegistry != null) {
+                options.meterRegistry((io.micrometer.core.instrument.MeterRegistry) meterRegistry).meterSpaceTag(true);
+            }
+            AuthCallout callout = AuthCallout.start(options.build());
             Lane lane = new Lane(authority, callout, remote);
             lanes.put(space, lane);
             refused.remove(space);

@@ -137,9 +137,14 @@ class CalloutHostBrokerTest {
             serving = bearer(alpha, Optional.of("endpoint-server"));
         }
         Path file = Files.writeString(root.resolve("replicas.json"), manifest("alpha"));
-        try (CalloutHost host = CalloutHost.start(options(nats, file).build())) {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (CalloutHost host = CalloutHost.start(options(nats, file).meterRegistry(registry).build())) {
             assertEquals(Set.of("alpha"), host.serving());
             assertAnswered(nats, "alpha", plain); // no plane callout runs here: only the host's lane answers
+            assertEquals(1.0, registry.get("cotal.auth.callout.decisions").tags("space", "alpha", "outcome", "admitted")
+                    .counter().count(), "the replica lane counts its answer, tagged with its space");
+            assertEquals(1.0, registry.get("cotal.auth.callout.answering").tags("space", "alpha").gauge().value());
 
             plane(nats, "alpha", true).close(); // opens alpha's admission for good, under the running lane
             assertTrue(ServiceEndpointAdmission.admitsServiceEndpoints("alpha", List.of(nats.url()), store));
