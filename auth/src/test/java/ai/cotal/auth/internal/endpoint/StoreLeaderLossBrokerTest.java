@@ -153,7 +153,9 @@ class StoreLeaderLossBrokerTest {
             stream.start();
             stream.join(Duration.ofSeconds(120).toMillis());
             engine.hooks(Hooks.NONE);
-            assertTrue(answers.size() > KILLED_AT + GRANTED_AFTER, "the stream ran past the kill: " + answers.size());
+            // the stream stops at its GRANTED_AFTER-th grant after the kill: every invocation after the kill may be
+            // granted when a new leader is elected before the next write
+            assertTrue(answers.size() >= KILLED_AT + GRANTED_AFTER, "the stream ran past the kill: " + answers.size());
 
             Map<String, Integer> byKind = new LinkedHashMap<>();
             for (Answer a : answers) {
