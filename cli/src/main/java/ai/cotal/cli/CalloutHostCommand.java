@@ -58,13 +58,10 @@ final class CalloutHostCommand {
         MetricsEndpoint metrics = null;
         try {
             if (metricsAddress != null) {
-                try {
-                    metrics = MetricsEndpoint.start(metricsAddress);
-                } catch (java.io.IOException e) {
-                    err.println(NAME + ": the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+                metrics = MetricsEndpoint.startOrReport(metricsAddress, NAME, out, err);
+                if (metrics == null) {
                     return 1;
                 }
-                out.println(NAME + ": metrics at " + metrics.url());
             }
             return host(flags, metrics, out, err, stop);
         } finally {

@@ -101,4 +101,21 @@ final class MetricsEndpoint implements AutoCloseable {
         server.stop(0);
         registry.close();
     }
+
+    /**
+     * Starts the endpoint for a command named {@code name} and says where on {@code out}; null
+     * when the port cannot be bound (said on {@code err}: the command exits 1).
+     */
+    static MetricsEndpoint startOrReport(java.net.InetSocketAddress address, String name, java.io.PrintStream out,
+            java.io.PrintStream err) {
+        MetricsEndpoint metrics;
+        try {
+            metrics = start(address);
+        } catch (java.io.IOException e) {
+            err.println(name + ": the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+            return null;
+        }
+        out.println(name + ": metrics at " + metrics.url());
+        return metrics;
+    }
 }

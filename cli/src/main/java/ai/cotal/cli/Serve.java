@@ -95,13 +95,10 @@ final class Serve {
         MetricsEndpoint metrics = null;
         try {
             if (metricsAddress != null) {
-                try {
-                    metrics = MetricsEndpoint.start(metricsAddress);
-                } catch (java.io.IOException e) {
-                    err.println("cotal-auth serve: the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+                metrics = MetricsEndpoint.startOrReport(metricsAddress, "cotal-auth serve", out, err);
+                if (metrics == null) {
                     return 1;
                 }
-                out.println("cotal-auth: metrics at " + metrics.url());
             }
             return serve(flags, single, root, secrets, replicas, metrics, out, err, stop);
         } finally {

@@ -44,14 +44,7 @@ final class TestCertificates {
 
     /** A client TLS context that trusts exactly the certificate made in {@code dir}. */
     static SSLContext trusting(Path dir) throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("broker", load(dir).getCertificate("broker"));
-        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        factory.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return context;
+        return context(null, dir);
     }
 
     /** {@link #trusting} that also presents the certificate made in {@code dir} as its own (a cluster peer). */
@@ -59,13 +52,17 @@ final class TestCertificates {
         javax.net.ssl.KeyManagerFactory keys = javax.net.ssl.KeyManagerFactory.getInstance(
                 javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
         keys.init(load(dir), PASSWORD);
+        return context(keys.getKeyManagers(), dir);
+    }
+
+    private static SSLContext context(javax.net.ssl.KeyManager[] own, Path dir) throws Exception {
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("broker", load(dir).getCertificate("broker"));
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(trust);
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys.getKeyManagers(), factory.getTrustManagers(), null);
+        context.init(own, factory.getTrustManagers(), null);
         return context;
     }
 
