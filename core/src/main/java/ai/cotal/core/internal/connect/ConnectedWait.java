@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ConnectedWait implements ConnectionEvents {
     /** How long an operation waits for its connection to come back. */
     public static final Duration RECONNECT_WAIT = Duration.ofSeconds(2);
+    /**
+     * How many times {@link #run(Op, Op)} runs an operation whose every failure met a turnover:
+     * a retry can meet the next turnover too when the JWT lifetime is short or the machine is
+     * slow (the reconnect with the renewed JWT, then another drop).
+     */
+    static final int MAX_RUNS = 3;
 
     /** One broker operation; {@code E} is the checked exception it adds to {@link IOException}. */
     @FunctionalInterface
@@ -102,8 +108,9 @@ public final class ConnectedWait implements ConnectionEvents {
      * Runs {@code first} once the connection is connected (waiting at most
      * {@link #RECONNECT_WAIT}). When it fails with an {@link IOException} or jnats'
      * {@link IllegalStateException} and the connection turned over meanwhile (its answer was lost),
-     * runs {@code retry} once, after waiting again. A connection that does not come back is an
-     * {@link IOException}; any other failure is the operation's own.
+     * runs {@code retry}, after waiting again; and so on while each failure met a turnover, at most
+     * {@link #MAX_RUNS} runs in all. A failure without a turnover, a connection that does not come
+     * back (an {@link IOException}) and any other failure end it; the last is the operation's own.
      */
     public <T, E extends Exception> T run(Op<T, E> first, Op<T, E> retry) throws IOException, E {
         for (int attempt = 0;; attempt++) {
@@ -115,7 +122,7 @@ public final class ConnectedWait implements ConnectionEvents {
             try {
                 return (attempt == 0 ? first : retry).run();
             } catch (IOException | IllegalStateException e) {
-                if (attempt > 0 || !turnedOver(before)) {
+                if (attempt + 1 >= MAX_RUNS || !turnedOver(before)) {
                     throw e;
                 }
             }
