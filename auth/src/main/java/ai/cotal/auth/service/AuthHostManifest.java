@@ -91,12 +91,22 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
         } catch (java.nio.file.InvalidPathException e) {
             path = null;
         }
-        if (path == null || !path.isAbsolute() || !path.normalize().equals(path)
-                || text.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
-            throw CotalException.badRequest(field, "must be an absolute, normal path of at most " + MAX_SOCKET_PATH
-                    + " bytes (a Unix socket)");
+        if (path == null) {
+            throw CotalException.badRequest(field, SOCKET_RULE);
         }
-        return path;
+        return checkSignerSocket(path, field);
+    }
+
+    private static final String SOCKET_RULE = "must be an absolute, normal path of at most " + MAX_SOCKET_PATH
+            + " bytes (a Unix socket)";
+
+    /** {@code socket} when it is absolute, normal and at most 107 bytes long, else {@code bad-request} naming {@code field}. */
+    static Path checkSignerSocket(Path socket, String field) {
+        if (!socket.isAbsolute() || !socket.normalize().equals(socket)
+                || socket.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+            throw CotalException.badRequest(field, SOCKET_RULE);
+        }
+        return socket;
     }
 
     /** {@code parseAuthHostManifest}: refuses anything out of shape as {@code bad-request} naming the field. */

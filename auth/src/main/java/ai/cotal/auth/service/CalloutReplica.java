@@ -27,10 +27,12 @@ public final class CalloutReplica implements AutoCloseable {
      */
     public static final class Options extends ReplicaLaneOptions {
         private final Map<String, Path> stateDirs;
+        private final Map<String, Path> signerSockets;
 
         private Options(Builder b) {
             super(b);
             this.stateDirs = Map.copyOf(new LinkedHashMap<>(b.stateDirs));
+            this.signerSockets = Map.copyOf(b.signerSockets);
         }
 
         public static Builder builder() {
@@ -39,6 +41,11 @@ public final class CalloutReplica implements AutoCloseable {
 
         public Map<String, Path> stateDirs() {
             return stateDirs;
+        }
+
+        /** The spaces whose lanes sign through a remote signer, with its socket (the others load the seed). */
+        public Map<String, Path> signerSockets() {
+            return signerSockets;
         }
 
         public SecretStore secrets() {
@@ -54,6 +61,7 @@ public final class CalloutReplica implements AutoCloseable {
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
         public static final class Builder extends ReplicaLaneOptions.Builder<Builder> {
             private Map<String, Path> stateDirs = Map.of();
+            private Map<String, Path> signerSockets = Map.of();
 
             private Builder() {
             }
@@ -66,6 +74,16 @@ public final class CalloutReplica implements AutoCloseable {
             /** Each space answered for, with the state directory holding its ledger. */
             public Builder stateDirs(Map<String, Path> stateDirs) {
                 this.stateDirs = stateDirs;
+                return this;
+            }
+
+            /**
+             * Spaces of {@link #stateDirs} whose lanes sign through that space's remote signer
+             * ({@code cotal-auth signer}, SPEC §16), by its Unix socket: as a manifest entry's
+             * {@code signerSocket} does for a {@link CalloutHost}. Default: none.
+             */
+            public Builder signerSockets(Map<String, Path> signerSockets) {
+                this.signerSockets = signerSockets;
                 return this;
             }
 
@@ -82,6 +100,12 @@ public final class CalloutReplica implements AutoCloseable {
                 if (stateDirs.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
                     throw CotalException.badRequest("stateDirs", "a space and its state directory are both required");
                 }
+                if (signerSockets == null || signerSockets.entrySet().stream().anyMatch(e -> e.getKey() == null
+                        || e.getValue() == null || !stateDirs.containsKey(e.getKey()))) {
+                    throw CotalException.badRequest("signerSockets", "each names a space of stateDirs and its socket");
+                }
+                signerSockets.forEach((space, socket) -> AuthHostManifest.checkSignerSocket(socket,
+                        "signerSockets." + space));
                 checkStore("secrets");
                 checkLanes();
                 return new Options(this);
@@ -99,7 +123,7 @@ public final class CalloutReplica implements AutoCloseable {
     public static CalloutReplica start(Options options) {
         CalloutReplica replica = new CalloutReplica(options);
         for (Map.Entry<String, Path> space : options.stateDirs().entrySet()) {
-            String why = replica.lanes.add(space.getKey(), space.getValue());
+            String why = replica.lanes.add(space.getKey(), space.getValue(), options.signerSockets().get(space.getKey()));
             if (why != null && options.stateDirs().size() == 1) {
                 replica.close();
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "callout replica refused space \"" + space.getKey()

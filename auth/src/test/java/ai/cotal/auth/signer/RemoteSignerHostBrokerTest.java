@@ -104,6 +104,22 @@ class RemoteSignerHostBrokerTest {
                         || o instanceof NKeyPair k && k.publicKey().equals(signingKey)),
                         "no key pair of the data account's signing key is reachable from the replica");
             }
+            // the same without a manifest: a CalloutReplica given the space's signer socket
+            Path stateDir = dir.resolve("state").resolve(SecretKeys.spaceSegment("alpha"));
+            try (ai.cotal.auth.service.CalloutReplica replica = ai.cotal.auth.service.CalloutReplica.start(
+                    ai.cotal.auth.service.CalloutReplica.Options.builder().server(nats.url())
+                            .stateDirs(java.util.Map.of("alpha", stateDir)).signerSockets(java.util.Map.of("alpha", space.socket))
+                            .secrets(space.serviceStore).clock(space.clock).build())) {
+                assertEquals(Set.of("alpha"), replica.serving(), replica.refused().toString());
+            }
+            CotalException stray = assertThrows(CotalException.class, () -> ai.cotal.auth.service.CalloutReplica.Options
+                    .builder().server(nats.url()).stateDirs(java.util.Map.of("alpha", stateDir))
+                    .signerSockets(java.util.Map.of("beta", space.socket)).secrets(space.serviceStore).build());
+            assertEquals("signerSockets: each names a space of stateDirs and its socket", stray.getMessage());
+            CotalException relative = assertThrows(CotalException.class, () -> ai.cotal.auth.service.CalloutReplica.Options
+                    .builder().server(nats.url()).stateDirs(java.util.Map.of("alpha", stateDir))
+                    .signerSockets(java.util.Map.of("alpha", Path.of("alpha.sock"))).secrets(space.serviceStore).build());
+            assertTrue(relative.getMessage().startsWith("signerSockets.alpha: must be an absolute"), relative.getMessage());
         }
     }
 

@@ -207,6 +207,34 @@ class SignerServerTest {
     }
 
     @Test
+    void aSocketGroupOpensTheDirectoryToTraverseAndTheSocketToReadAndWriteForThatGroupOnly() throws Exception {
+        // this process's own primary group: the one group a test may hand files to without privileges
+        java.nio.file.attribute.GroupPrincipal mine = Files.readAttributes(Files.createDirectory(dir.resolve("probe")),
+                java.nio.file.attribute.PosixFileAttributes.class).group();
+        SignerServer server = SignerServer.start(SignerServerOptions.builder().signer(inMemory).socket(socket())
+                .audit(dir.resolve("audit.jsonl")).socketGroup(mine.getName()).build());
+        open.add(server);
+        java.nio.file.attribute.PosixFileAttributes directory = Files.readAttributes(socket().getParent(),
+                java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        assertEquals("rwx--x---", java.nio.file.attribute.PosixFilePermissions.toString(directory.permissions()),
+                "the group may reach the socket, not list the directory");
+        assertEquals(mine, directory.group());
+        java.nio.file.attribute.PosixFileAttributes sock = Files.readAttributes(socket(),
+                java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        assertEquals("rw-rw----", java.nio.file.attribute.PosixFilePermissions.toString(sock.permissions()));
+        assertEquals(mine, sock.group());
+        assertEquals(inMemory.signing().publicKey(), UnixSocketAccountSigner.describe(socket(), Duration.ofSeconds(2))
+                .signingKey(), "the signer answers on the group's socket");
+        server.close();
+
+        CotalException unknown = assertThrows(CotalException.class, () -> SignerServer.start(SignerServerOptions.builder()
+                .signer(inMemory).socket(dir.resolve("other").resolve("signer.sock")).audit(dir.resolve("other.jsonl"))
+                .socketGroup("no-such-group-cotal").build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, unknown.code());
+        assertTrue(unknown.getMessage().startsWith("socket: "), unknown.getMessage());
+    }
+
+    @Test
     void theClientRefusesASignerWithAnotherKeyAndOneThatDoesNotAnswer() throws Exception {
         start();
         UnixSocketAccountSigner wrong = UnixSocketAccountSigner.builder().socket(socket())
