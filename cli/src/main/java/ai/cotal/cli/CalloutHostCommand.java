@@ -46,14 +46,12 @@ final class CalloutHostCommand {
             err.println(USAGE);
             return 2;
         }
-        java.net.InetSocketAddress metricsAddress = null;
-        if (flags.containsKey("--metrics")) {
-            try {
-                metricsAddress = MetricsEndpoint.address(flags.get("--metrics").get(0));
-            } catch (IllegalArgumentException e) {
-                err.println(e.getMessage());
-                return 2;
-            }
+        java.net.InetSocketAddress metricsAddress;
+        try {
+            metricsAddress = MetricsEndpoint.address(flags);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
         }
         MetricsEndpoint metrics = null;
         try {

@@ -102,6 +102,11 @@ final class MetricsEndpoint implements AutoCloseable {
         registry.close();
     }
 
+    /** The address of a command's {@code --metrics} flag; null without one; malformed: as {@link #address(String)}. */
+    static InetSocketAddress address(java.util.Map<String, java.util.List<String>> flags) {
+        return flags.containsKey("--metrics") ? address(flags.get("--metrics").get(0)) : null;
+    }
+
     /**
      * Starts the endpoint for a command named {@code name} and says where on {@code out}; null
      * when the port cannot be bound (said on {@code err}: the command exits 1).

@@ -81,14 +81,12 @@ final class Serve {
             err.println(e.getMessage());
             return 2;
         }
-        java.net.InetSocketAddress metricsAddress = null;
-        if (flags.containsKey("--metrics")) {
-            try {
-                metricsAddress = MetricsEndpoint.address(flags.get("--metrics").get(0));
-            } catch (IllegalArgumentException e) {
-                err.println(e.getMessage());
-                return 2;
-            }
+        java.net.InetSocketAddress metricsAddress;
+        try {
+            metricsAddress = MetricsEndpoint.address(flags);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
         }
         Path root = Path.of(flags.get("--root").get(0)).toAbsolutePath().normalize();
         FileSecretStore secrets = new FileSecretStore(root);
