@@ -159,6 +159,14 @@ public final class ClusterConfig {
                         + " whatever reaches a plaintext route port joins the cluster and receives every account's"
                         + " messages; give ClusterConfig.RouteTls, or listen on a loopback address");
             }
+            for (String route : routes) {
+                String host = route.substring(0, route.lastIndexOf(':'));
+                if (tls == null && !loopback(host)) {
+                    throw CotalException.badRequest("cluster.tls", "a route to " + host + " needs mutual TLS: a plaintext"
+                            + " route carries every account's messages in the clear; give ClusterConfig.RouteTls, or"
+                            + " keep the cluster on this machine");
+                }
+            }
             return new ClusterConfig(this);
         }
 

@@ -79,6 +79,12 @@ class ServerConfigTest {
         for (String host : List.of("127.0.0.1", "127.1.2.3", "localhost", "[::1]")) {
             assertEquals(host, ClusterConfig.builder().name("c").serverName("n1").listen(host, 6222).build().listenHost());
         }
+        CotalException outbound = assertThrows(CotalException.class, () -> ClusterConfig.builder().name("c")
+                .serverName("n1").listen("127.0.0.1", 6222).route("10.0.0.6", 6222).build());
+        assertTrue(outbound.getMessage().startsWith("cluster.tls: a route to 10.0.0.6 needs mutual TLS"),
+                outbound.getMessage());
+        assertEquals(List.of("127.0.0.1:6223", "[::1]:6224"), ClusterConfig.builder().name("c").serverName("n1")
+                .listen("127.0.0.1", 6222).route("127.0.0.1", 6223).route("[::1]", 6224).build().routes());
         refused("cluster.tls.caFile", () -> new ClusterConfig.RouteTls(Path.of("/c"), Path.of("/k"), Path.of(" ")));
         refused("cluster.tls.certFile", () -> new ClusterConfig.RouteTls(null, Path.of("/k"), Path.of("/ca")));
     }
