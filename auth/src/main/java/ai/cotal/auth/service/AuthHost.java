@@ -1,13 +1,9 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.ServiceEndpoints;
-import ai.cotal.auth.signer.SignerDescription;
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
-import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.workspace.PrivateFiles;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -154,7 +150,7 @@ public final class AuthHost implements AutoCloseable {
     private final Map<String, Lane> lanes = new LinkedHashMap<>();
 
     /** A running lane, with the remote signer's client it owns (null: the seed is in the host's store). */
-    private record Lane(AuthHostManifest.Entry entry, AuthService service, UnixSocketAccountSigner signer) {
+    private record Lane(AuthHostManifest.Entry entry, AuthService service, RemoteSpaceSigner signer) {
         void close() {
             service.close(); // throws when the lane cannot close: its signer stays open for the retry
             if (signer != null) {
@@ -253,17 +249,11 @@ public final class AuthHost implements AutoCloseable {
         if (options.metered()) {
             lane.meterRegistry(options.meterRegistry).meterSpaceTag(true);
         }
-        UnixSocketAccountSigner remote = null;
+        RemoteSpaceSigner remote = null;
         try {
             if (entry.signerSocket() != null) { // the seed stays with the signer (SPEC §16.4)
-                SignerDescription d = UnixSocketAccountSigner.describe(entry.signerSocket(),
-                        UnixSocketAccountSigner.DEFAULT_TIMEOUT);
-                if (!d.space().equals(entry.space())) {
-                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "lane " + entry.space()
-                            + ": the signer at its signerSocket signs for space '" + d.space() + "'");
-                }
-                remote = UnixSocketAccountSigner.builder().socket(entry.signerSocket()).publicKey(d.signingKey()).build();
-                lane.signer(new SpaceSigner(d.space(), d.accountPublicKey(), remote));
+                remote = RemoteSpaceSigner.open(entry.signerSocket(), entry.space(), "lane " + entry.space() + ": ");
+                lane.signer(remote.signer());
             }
             return new Lane(entry, AuthService.start(lane.build()), remote);
         } catch (RuntimeException e) {

@@ -3,10 +3,6 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.internal.replica.ReplicaAuthority;
-import ai.cotal.auth.signer.SignerDescription;
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
-import ai.cotal.core.CotalException;
-import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.SpaceSigner;
 import java.nio.file.Files;
@@ -38,7 +34,7 @@ final class ReplicaLanes implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaLanes.class);
 
     /** A running lane, with the remote signer's client it owns (null: the seed is in the store). */
-    private record Lane(ReplicaAuthority authority, AuthCallout callout, UnixSocketAccountSigner remote) {
+    private record Lane(ReplicaAuthority authority, AuthCallout callout, RemoteSpaceSigner remote) {
         void close() {
             callout.close();
             authority.close();
@@ -128,27 +124,19 @@ final class ReplicaLanes implements AutoCloseable {
             return null; // removed while a retry was due, or already answering
         }
         String why;
-        UnixSocketAccountSigner remote = null;
+        RemoteSpaceSigner remote = null;
         try {
             Path socket = signerSockets.get(space);
-            SpaceSigner signer;
             if (socket != null) {
-                SignerDescription d = UnixSocketAccountSigner.describe(socket, UnixSocketAccountSigner.DEFAULT_TIMEOUT);
-                if (!d.space().equals(space)) {
-                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the signer at its signerSocket signs for space '"
-                            + d.space() + "'");
-                }
-                remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(d.signingKey()).build();
-                signer = new SpaceSigner(d.space(), d.accountPublicKey(), remote);
-            } else {
-                signer = ServiceMaterial.loadSigner(secrets, space);
+                remote = RemoteSpaceSigner.open(socket, space, "");
             }
+            SpaceSigner signer = remote != null ? remote.signer() : ServiceMaterial.loadSigner(secrets, space);
             if (ServiceEndpointAdmission.admitsServiceEndpoints(space, servers, signer)) {
                 why = "its service-endpoint admission is open and a replica cannot issue service-endpoint connections";
             } else if (!Files.isDirectory(stateDir)) {
                 why = "its ledger directory " + stateDir + " is missing (a replica reads the plane's ledger)";
             } else {
-                startLane(space, stateDir, remote == null ? null : signer, remote);
+                startLane(space, stateDir, remote);
                 return null;
             }
         } catch (RuntimeException e) {
@@ -163,9 +151,9 @@ final class ReplicaLanes implements AutoCloseable {
         return why;
     }
 
-    /** Starts the lane; {@code remoteSigner} (with its client {@code remote}) or null: the store's seed. */
-    private void startLane(String space, Path stateDir, SpaceSigner remoteSigner, UnixSocketAccountSigner remote) {
-        ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space, remoteSigner);
+    /** Starts the lane, signing through {@code remote} (null: the store's seed). */
+    private void startLane(String space, Path stateDir, RemoteSpaceSigner remote) {
+        ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space, remote == null ? null : remote.signer());
         ReplicaAuthority authority = ReplicaAuthority.open(servers, material.signer(), stateDir, secrets, ttl, clock);
         try {
             CalloutOptions.Builder options = CalloutOptions.builder().servers(servers).callout(material.callout())
