@@ -80,7 +80,7 @@ public final class ActorLedger {
 
     /** Removes the principal's row from whichever directory holds it; absent is fine. */
     public void revoke(String owner, String actor) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
         if (!stateDirectoryPresent()) {
             return;
@@ -100,7 +100,7 @@ public final class ActorLedger {
 
     /** The principal's row from either directory; empty when absent. Corrupt or ambiguous rows throw. */
     public Optional<ActorRow> find(String owner, String actor) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
         if (!stateDirectoryPresent()) {
             return Optional.empty();
@@ -121,7 +121,7 @@ public final class ActorLedger {
      * an owner proved without an actor (SPEC §13.1).
      */
     public List<ActorRow> interactiveRows(String owner) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         Path dir = stateDir.resolve(INTERACTIVE);
         if (!stateDirectoryPresent() || !PrivateFiles.requirePrivateDirectory(dir, role(INTERACTIVE))) {
             return List.of();
