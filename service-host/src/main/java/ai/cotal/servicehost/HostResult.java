@@ -9,8 +9,9 @@ import java.util.List;
  * answer to a request that has one (the writes), so a client can refuse an answer to another
  * request; reads carry none. {@code operationId} is present once a binding exists
  * or may exist ({@code pending}, {@code held}, {@code refused}, {@code completed},
- * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases still owed
- * as far as this invocation saw (absent never means nothing is owed). {@code denyNew} appears on
+ * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases the
+ * request's own operation still owes as far as this invocation saw (never another request's slot;
+ * absent never means nothing is owed). {@code denyNew} appears on
  * revoke results only with evidence. Payload fields carry the kind's views. {@code liveConnections}
  * appears on completed revoke and caller-revoke results: what the host did to the live
  * connections holding the revoked instance or grant. Immutable.
@@ -54,7 +55,10 @@ public record HostResult(Status status, String requestId, String operationId, Co
         }
     }
 
-    /** Whether a completed result was applied now or returned from storage. */
+    /**
+     * Whether this invocation applied a completed result ({@code applied}; for a decide: its own gate
+     * compare-and-set decided the gate) or returned what was already stored ({@code stored}).
+     */
     public enum Completion {
         APPLIED("applied"), STORED("stored");
 
