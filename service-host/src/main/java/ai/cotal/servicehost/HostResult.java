@@ -25,15 +25,46 @@ public record HostResult(Status status, String requestId, String operationId, Co
     /**
      * The live connections a revoke closed through the broker: {@code closed} the broker closed
      * now or no longer holds, {@code open} it could not be asked to close (they end at their
-     * credential's expiry). {@code swept}: the broker was asked which of its connections hold the
-     * revoked instance or grant, so the counts include those an earlier host admitted; when false
-     * they cover only the connections this host admitted (SPEC §13.16).
+     * credential's expiry), and {@code unclosed} why, present exactly when {@code open} is not 0.
+     * {@code swept}: the broker was asked which of its connections hold the revoked instance or
+     * grant, so the counts include those an earlier host admitted; when false they cover only the
+     * connections this host admitted (SPEC §13.16). The revoke itself stands either way.
      */
-    public record LiveConnections(int closed, int open, boolean swept) {
+    public record LiveConnections(int closed, int open, boolean swept, Unclosed unclosed) {
         public LiveConnections {
             if (closed < 0 || open < 0) {
                 throw ContractException.badRequest("liveConnections", "counts are never negative");
             }
+            if ((open > 0) != (unclosed != null)) {
+                throw ContractException.badRequest("liveConnections.unclosed", "present exactly when open is not 0");
+            }
+        }
+
+        /** Evidence that every connection it found was closed ({@code open} 0). */
+        public static LiveConnections allClosed(int closed, boolean swept) {
+            return new LiveConnections(closed, 0, swept, null);
+        }
+    }
+
+    /** Why a revoke left live connections open. */
+    public enum Unclosed {
+        /** The secret store holds no connection-evictor credential for the space: nothing was asked to close. */
+        NO_EVICTOR_CREDENTIAL("no-evictor-credential"),
+        /** The evictor could not connect to the broker (or its credential does not parse or is refused). */
+        BROKER_UNREACHABLE("broker-unreachable"),
+        /** The broker did not answer, or refused, the kick of one or more connections in time. */
+        KICK_UNANSWERED("kick-unanswered");
+
+        private final String wire;
+
+        Unclosed(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
         }
     }
 
