@@ -68,14 +68,7 @@ class CapacityBrokerTest {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
             AtomicBoolean holdBeforeSettling = new AtomicBoolean(true);
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.SETTLE && holdBeforeSettling.get()) {
-                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
-                    }
-                }
-            });
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.SETTLE, holdBeforeSettling, "the operation stops before it settles"));
             List<HostRequest.CallerGrant> inFlight = new ArrayList<>();
             for (int i = 0; i < Rows.CAPACITY; i++) {
                 HostRequest.CallerGrant g = grant(iid);
@@ -127,14 +120,7 @@ class CapacityBrokerTest {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
             AtomicBoolean failRelease = new AtomicBoolean(true);
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.RELEASE && failRelease.get()) {
-                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the release does not land");
-                    }
-                }
-            });
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.RELEASE, failRelease, "the release does not land"));
             HostRequest.CallerGrant g = grant(iid);
             HostResult held = x.call(x.owner, g);
             assertEquals(Status.HELD, held.status(), String.valueOf(held.reason()));
@@ -161,14 +147,7 @@ class CapacityBrokerTest {
         try (EndpointFixture x = fixture(brokers)) {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.SETTLE) {
-                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
-                    }
-                }
-            });
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.SETTLE, new AtomicBoolean(true), "the operation stops before it settles"));
             for (int i = 0; i < Rows.CAPACITY; i++) {
                 assertEquals(Status.HELD, x.call(x.owner, grant(iid)).status());
             }

@@ -153,20 +153,14 @@ class HostRacesBrokerTest {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();
             x.call(x.owner, x.register("weather", iid));
-            boolean[] crashed = new boolean[1];
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.ASSIGN && !crashed[0]) { // the gate CAS landed; the invocation dies here
-                        crashed[0] = true;
-                        throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "injected: crash");
-                    }
-                }
-            });
+            java.util.concurrent.atomic.AtomicBoolean crashing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            // the gate CAS landed; the invocation dies before the assignment
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.ASSIGN, crashing, "the invocation dies past its gate CAS"));
             HostRequest.Decide approve = x.approve("weather", iid);
             HostResult first = x.call(x.owner, approve);
-            assertTrue(crashed[0]);
+            crashing.set(false);
             assertEquals(Status.HELD, first.status(), "the first invocation never answered completed");
+            assertEquals("unavailable", first.reason());
             assertEquals(Views.GateState.OPEN, x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance()
                     .gate().state(), "its gate CAS landed");
 
