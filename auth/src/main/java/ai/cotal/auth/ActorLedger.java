@@ -64,7 +64,13 @@ public final class ActorLedger {
             String grantedAt) {
     }
 
-    /** Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid. */
+    /**
+     * Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid.
+     *
+     * @throws CotalException {@code bad-request} naming the field, before anything is written, when
+     *     the owner is not {@link Owners#SHAPE} or a grant item holds a wildcard or an empty token
+     *     ({@link ActorRow})
+     */
     public ActorRow grantActor(String owner, String actor, Grant grant) {
         return write(new ActorRow(ActorRow.Kind.INTERACTIVE, owner, actor, grant.scope(), grant.allowSubscribe(),
                 grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), ActorTokens.newLifecycleUid(),
