@@ -64,7 +64,13 @@ public final class ActorLedger {
             String grantedAt) {
     }
 
-    /** Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid. */
+    /**
+     * Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid.
+     *
+     * @throws CotalException {@code bad-request} naming the field, before anything is written, when
+     *     the owner is not {@link Owners#SHAPE} or a grant item holds a wildcard or an empty token
+     *     ({@link ActorRow})
+     */
     public ActorRow grantActor(String owner, String actor, Grant grant) {
         return write(new ActorRow(ActorRow.Kind.INTERACTIVE, owner, actor, grant.scope(), grant.allowSubscribe(),
                 grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), ActorTokens.newLifecycleUid(),
@@ -80,7 +86,7 @@ public final class ActorLedger {
 
     /** Removes the principal's row from whichever directory holds it; absent is fine. */
     public void revoke(String owner, String actor) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
         if (!stateDirectoryPresent()) {
             return;
@@ -100,7 +106,7 @@ public final class ActorLedger {
 
     /** The principal's row from either directory; empty when absent. Corrupt or ambiguous rows throw. */
     public Optional<ActorRow> find(String owner, String actor) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         ActorRow.check(ActorRow.NAME, actor, "actor");
         if (!stateDirectoryPresent()) {
             return Optional.empty();
@@ -121,7 +127,7 @@ public final class ActorLedger {
      * an owner proved without an actor (SPEC §13.1).
      */
     public List<ActorRow> interactiveRows(String owner) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         Path dir = stateDir.resolve(INTERACTIVE);
         if (!stateDirectoryPresent() || !PrivateFiles.requirePrivateDirectory(dir, role(INTERACTIVE))) {
             return List.of();

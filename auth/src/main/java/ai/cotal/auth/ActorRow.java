@@ -8,8 +8,13 @@ import java.util.regex.Pattern;
 /**
  * One principal's row in the actor ledger: what it may do (scope, channel grants), its current
  * lifecycle uid, and for managed actors the hash of their actor token. The kind comes from the
- * directory the row lives in, never from a field. Immutable; {@code toString()} omits the token
- * hash.
+ * directory the row lives in, never from a field. The owner (and a parent's owner) has the shape
+ * {@link Owners#SHAPE}, the one a bearer can present; every grant item ({@code scope},
+ * {@code allowSubscribe}, {@code allowPublish}) is 1 to 128 characters of tokens of
+ * {@code [A-Za-z0-9_:-]} joined by {@code .}: no wildcard ({@code *}, {@code >}) and no empty
+ * token, since an item becomes the last tokens of a broker subject. Anything else is
+ * {@code bad-request} naming the field (e.g. {@code allowSubscribe[0]}). Immutable;
+ * {@code toString()} omits the token hash.
  */
 public record ActorRow(Kind kind, String owner, String actor, List<String> scope, List<String> allowSubscribe,
         List<String> allowPublish, Optional<String> role, Optional<String> parent, Optional<String> label,
@@ -17,13 +22,14 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     private static final Pattern TOKEN_HASH = Pattern.compile("[0-9a-f]{64}");
-    private static final Pattern ITEM = Pattern.compile("[A-Za-z0-9_.:*>-]{1,128}");
+    /** A grant item: literal tokens joined by {@code .}, never a wildcard or an empty token. */
+    private static final Pattern ITEM = Pattern.compile("(?=.{1,128}$)[A-Za-z0-9_:-]+(\\.[A-Za-z0-9_:-]+)*");
 
     /** Interactive (a person's session) or managed (an agent with an actor token). */
     public enum Kind { INTERACTIVE, MANAGED }
 
     public ActorRow {
-        check(NAME, owner, "owner");
+        Owners.checkOwner(owner, "owner");
         check(NAME, actor, "actor");
         check(UID, lifecycleUid, "lifecycleUid");
         scope = items(scope, "scope");
@@ -41,7 +47,8 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
         }
         tokenHash.ifPresent(h -> check(TOKEN_HASH, h, "tokenHash"));
         parent.ifPresent(p -> {
-            if (!p.matches("[A-Za-z0-9_]{1,64}\\.[A-Za-z0-9_]{1,64}")) {
+            int dot = p.indexOf('.');
+            if (dot < 0 || !Owners.isOwner(p.substring(0, dot)) || !NAME.matcher(p.substring(dot + 1)).matches()) {
                 throw CotalException.badRequest("parent", "must be <owner>.<actor>");
             }
         });
@@ -56,8 +63,12 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
         if (values == null) {
             throw CotalException.badRequest(field, "is required (may be empty)");
         }
-        for (String value : values) {
-            check(ITEM, value, field);
+        for (int i = 0; i < values.size(); i++) {
+            String value = values.get(i);
+            if (value == null || !ITEM.matcher(value).matches()) {
+                throw CotalException.badRequest(field + "[" + i + "]", "must be 1 to 128 characters of tokens of"
+                        + " [A-Za-z0-9_:-] joined by '.': no wildcard (* or >) and no empty token");
+            }
         }
         return List.copyOf(values);
     }

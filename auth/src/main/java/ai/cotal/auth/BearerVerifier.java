@@ -28,7 +28,6 @@ import java.util.regex.Pattern;
  */
 public final class BearerVerifier {
     private static final long SKEW = 5;
-    private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
             "credentialId", "view", "endpoint", "instanceId", "managerInstanceId", "sessionGrant");
@@ -98,7 +97,7 @@ public final class BearerVerifier {
             throw refused("ver must be 1");
         }
         String owner = claims.getSubject();
-        if (owner == null || !OWNER.matcher(owner).matches()) {
+        if (!Owners.isOwner(owner)) {
             throw refused("sub is not a derived owner");
         }
         Map<String, Object> act = claims.getJSONObjectClaim("act");

@@ -20,13 +20,10 @@ public sealed interface Granter {
      * proof names it, acting through none of its actors in particular.
      */
     record Owner(String owner, String actor) implements Granter {
-        private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
         private static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
         public Owner {
-            if (owner == null || !OWNER.matcher(owner).matches()) {
-                throw CotalException.badRequest("granter.owner", "must match u_[a-z2-7]{26}");
-            }
+            Owners.checkOwner(owner, "granter.owner");
             if (actor != null && !ACTOR.matcher(actor).matches()) {
                 throw CotalException.badRequest("granter.actor", "must match [A-Za-z0-9_]{1,64}");
             }

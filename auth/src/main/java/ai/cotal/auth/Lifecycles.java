@@ -57,15 +57,13 @@ public interface Lifecycles {
 
     /**
      * Refuses an alias out of grammar, as every method here does before it reads anything:
-     * {@code bad-request} naming {@code owner} or {@code actor}, each 1 to 64 of {@code [A-Za-z0-9_]}.
+     * {@code bad-request} naming {@code owner} unless it is an owner ({@link Owners#SHAPE}: the
+     * ledger's and the bearer's one shape), or {@code actor} unless it is 1 to 64 of
+     * {@code [A-Za-z0-9_]}.
      */
     static void checkAlias(String owner, String actor) {
-        if (owner == null || !owner.matches("[A-Za-z0-9_]{1,64}")) {
-            throw CotalException.badRequest("owner", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
-        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
-            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
+        Owners.checkOwner(owner, "owner");
+        checkActor(actor);
     }
 
     /**
@@ -75,8 +73,23 @@ public interface Lifecycles {
      */
     static void checkLifecycle(String owner, String actor, String lifecycleUid) {
         checkAlias(owner, actor);
+        checkActorLifecycle(actor, lifecycleUid);
+    }
+
+    /**
+     * The actor and lifecycle uid of {@link #checkLifecycle}, for a caller that learns the owner
+     * later (the manager's retire rail takes it from the manager's spec).
+     */
+    static void checkActorLifecycle(String actor, String lifecycleUid) {
+        checkActor(actor);
         if (lifecycleUid == null || !lifecycleUid.matches("[a-z0-9]{26,32}")) {
             throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
+        }
+    }
+
+    private static void checkActor(String actor) {
+        if (actor == null || !ActorRow.NAME.matcher(actor).matches()) {
+            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
         }
     }
 

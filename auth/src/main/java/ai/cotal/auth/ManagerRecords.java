@@ -45,7 +45,7 @@ public final class ManagerRecords {
      * revision is the registration revision the plane opens the gate at.
      */
     public static byte[] spec(String owner, String actor, String instanceId, List<String> clusterDigests) {
-        if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
+        if (!ai.cotal.auth.Owners.isOwner(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
         if (actor == null || !ServingDocuments.ACTOR.matcher(actor).matches()) {
@@ -99,7 +99,7 @@ public final class ManagerRecords {
      */
     public static byte[] session(String instanceId, String sessionId, String owner, String caller, List<String> commands,
             boolean revoked, long expiresAt) {
-        if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
+        if (!ai.cotal.auth.Owners.isOwner(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
         if (!ServingDocuments.caller(caller)) {

@@ -18,7 +18,6 @@ public final class RunRecords {
     public static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     /** Served request ids: 16 to 64 of {@code [A-Za-z0-9_-]}. */
     public static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_-]{16,64}");
-    private static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
 
     /** A run status document. */
@@ -72,7 +71,7 @@ public final class RunRecords {
      * {@code space} ({@link SpaceName#subjectPrefix}): where a caller publishes a run request.
      */
     public static String servedSubject(String space, String owner, ManagerRuns.Kind op, String runId, String requestId) {
-        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + check(OWNER, owner, "owner")
+        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + Owners.checkOwner(owner, "owner")
                 + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId") + "." + check(REQUEST_ID, requestId, "requestId");
     }
 

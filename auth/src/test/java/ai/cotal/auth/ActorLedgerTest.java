@@ -37,11 +37,11 @@ class ActorLedgerTest {
 
     @Test
     void grantsAreWrittenPrivatelyAndEveryRegrantMintsAFreshUid() throws Exception {
-        ActorRow first = ledger().grantActor("u_owner", "laptop", grant("chat"));
-        Path file = dir.resolve("actors/u_owner.laptop.json");
+        ActorRow first = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
-        ActorRow second = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow second = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
         assertNotEquals(first.lifecycleUid(), second.lifecycleUid());
         CotalException stale = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(first, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, stale.code());
@@ -50,49 +50,49 @@ class ActorLedgerTest {
 
     @Test
     void revokingAnActorMakesTheNextConnectFail() {
-        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
         ledger().authorizeConnect(attempt(row, "chat"));
-        ledger().revoke("u_owner", "laptop");
+        ledger().revoke("u_ownerownerownerownerowners", "laptop");
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertTrue(e.getMessage().contains("not (or no longer) granted"), e.getMessage());
-        assertFalse(ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+        assertFalse(ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
     }
 
     @Test
     void aScopeBeyondTheGrantIsRefused() {
-        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat", "admin")));
         assertTrue(e.getMessage().contains("admin"), e.getMessage());
     }
 
     @Test
     void aCorruptRowDeniesOnlyItsActor() throws Exception {
-        ActorRow good = ledger().grantActor("u_owner", "laptop", grant("chat"));
-        ActorRow bad = ledger().grantActor("u_owner", "phone", grant("chat"));
-        Files.writeString(dir.resolve("actors/u_owner.phone.json"), "{\"ver\":1,\"owner\":\"u_owner\"");
+        ActorRow good = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow bad = ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat"));
+        Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.phone.json"), "{\"ver\":1,\"owner\":\"u_ownerownerownerownerowners\"");
         assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(bad, "chat")));
         ledger().authorizeConnect(attempt(good, "chat"));
     }
 
     @Test
     void anOwnersCurrentInteractiveRowsAreTheOnesThatRead() throws Exception {
-        assertEquals(List.of(), ledger().interactiveRows("u_owner"), "no directory, no rows");
-        ActorRow laptop = ledger().grantActor("u_owner", "laptop", grant("chat"));
-        ledger().grantActor("u_owner", "phone", grant("chat"));
-        ledger().grantActor("u_owner2", "desk", grant("chat"));
-        ledger().grantManagedActor("u_owner", "agent1", grant("chat"), "b".repeat(64), "c".repeat(26));
-        Files.writeString(dir.resolve("actors/u_owner.phone.json"), "{\"ver\":1,\"owner\":\"u_owner\"");
-        Files.writeString(dir.resolve("actors/u_owner.not.an.actor.json"), "{}");
-        assertEquals(List.of(laptop), ledger().interactiveRows("u_owner"),
+        assertEquals(List.of(), ledger().interactiveRows("u_ownerownerownerownerowners"), "no directory, no rows");
+        ActorRow laptop = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat"));
+        ledger().grantActor("u_ownerownerownerownerowner2", "desk", grant("chat"));
+        ledger().grantManagedActor("u_ownerownerownerownerowners", "agent1", grant("chat"), "b".repeat(64), "c".repeat(26));
+        Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.phone.json"), "{\"ver\":1,\"owner\":\"u_ownerownerownerownerowners\"");
+        Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.not.an.actor.json"), "{}");
+        assertEquals(List.of(laptop), ledger().interactiveRows("u_ownerownerownerownerowners"),
                 "a corrupt row, a managed row, another owner's row and a stray file are not current");
-        ledger().revoke("u_owner", "laptop");
-        assertEquals(List.of(), ledger().interactiveRows("u_owner"));
+        ledger().revoke("u_ownerownerownerownerowners", "laptop");
+        assertEquals(List.of(), ledger().interactiveRows("u_ownerownerownerownerowners"));
     }
 
     @Test
     void readsFailClosed() throws Exception {
-        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
-        Path file = dir.resolve("actors/u_owner.laptop.json");
+        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         String json = Files.readString(file);
         Files.writeString(file, json.replace("\"actor\":\"laptop\"", "\"actor\":\"phone\""));
         assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")), "another principal");
@@ -108,11 +108,11 @@ class ActorLedgerTest {
 
     @Test
     void theSamePrincipalInBothLedgersIsDenied() throws Exception {
-        ActorRow row = ledger().grantManagedActor("u_owner", "agent1", grant("chat"), "b".repeat(64),
+        ActorRow row = ledger().grantManagedActor("u_ownerownerownerownerowners", "agent1", grant("chat"), "b".repeat(64),
                 "abcdefghijklmnopqrstuvwxyz");
-        assertThrows(CotalException.class, () -> ledger().grantActor("u_owner", "agent1", grant("chat")));
+        assertThrows(CotalException.class, () -> ledger().grantActor("u_ownerownerownerownerowners", "agent1", grant("chat")));
         Files.createDirectories(dir.resolve("actors"));
-        Files.copy(dir.resolve("managed-actors/u_owner.agent1.json"), dir.resolve("actors/u_owner.agent1.json"));
+        Files.copy(dir.resolve("managed-actors/u_ownerownerownerownerowners.agent1.json"), dir.resolve("actors/u_ownerownerownerownerowners.agent1.json"));
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
     }
@@ -120,22 +120,22 @@ class ActorLedgerTest {
     @Test
     void aMissingDirectoryIsAnEmptyLedgerThatDeniesEveryone() {
         ActorLedger empty = new ActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
-        assertThrows(CotalException.class, () -> empty.authorizeConnect(new ConnectAttempt("u_x", "y", List.of(),
+        assertThrows(CotalException.class, () -> empty.authorizeConnect(new ConnectAttempt("u_xxxxxxxxxxxxxxxxxxxxxxxxxx", "y", List.of(),
                 "abcdefghijklmnopqrstuvwxyz", null)));
     }
 
     @Test
     void aSymlinkedKindDirectoryIsRefusedOnReadByItsRole() throws Exception {
-        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
         Path outside = Files.move(dir.resolve("actors"), Files.createDirectory(dir.resolve("elsewhere")).resolve("actors"));
         Files.createSymbolicLink(dir.resolve("actors"), outside);
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
         assertEquals("actors directory: a symbolic link is refused", e.getMessage());
         assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class,
-                () -> ledger().find("u_owner", "laptop")).code());
-        assertFalse(ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
-        assertThrows(CotalException.class, () -> ledger().grantActor("u_owner", "phone", grant("chat")),
+                () -> ledger().find("u_ownerownerownerownerowners", "laptop")).code());
+        assertFalse(ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
+        assertThrows(CotalException.class, () -> ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat")),
                 "writes refuse it too");
     }
 
@@ -143,7 +143,7 @@ class ActorLedgerTest {
     void openDirectoriesFromDotCotalDownAreNarrowedAndAnotherUsersAreRefused() throws Exception {
         Path stateDir = dir.resolve("root/.cotal/auth/space.616c706861");
         ActorLedger ledger = new ActorLedger(stateDir, Clock.systemUTC());
-        ActorRow row = ledger.grantActor("u_owner", "laptop", grant("chat"));
+        ActorRow row = ledger.grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
         List<Path> chain = List.of(dir.resolve("root/.cotal"), dir.resolve("root/.cotal/auth"), stateDir,
                 stateDir.resolve("actors"));
         for (Path p : chain) {
@@ -168,24 +168,24 @@ class ActorLedgerTest {
                 : "state directory: owned by another user"), e.getMessage());
         assertFalse(e.getMessage().contains("/"), e.getMessage());
         assertEquals(ErrorCode.FAILED_PRECONDITION, assertThrows(CotalException.class,
-                () -> planted.find("u_owner", "laptop")).code());
+                () -> planted.find("u_ownerownerownerownerowners", "laptop")).code());
     }
 
     @Test
     void anUnreadableRowIsRefusedWithoutAPathOrExceptionText() throws Exception {
-        ActorRow row = ledger().grantActor("u_owner", "laptop", grant("chat"));
-        Path file = dir.resolve("actors/u_owner.laptop.json");
+        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         Files.delete(file);
         Files.createDirectory(file); // reading a directory fails for root too
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
-        assertEquals("actor u_owner.laptop has an unreadable ledger row: the interactive ledger row of u_owner.laptop"
+        assertEquals("actor u_ownerownerownerownerowners.laptop has an unreadable ledger row: the interactive ledger row of u_ownerownerownerownerowners.laptop"
                 + " cannot be read (a file-system read error)", e.getMessage());
         Files.delete(file);
-        Files.writeString(file, "{\"ver\":1,\"owner\":\"u_owner\"");
+        Files.writeString(file, "{\"ver\":1,\"owner\":\"u_ownerownerownerownerowners\"");
         CotalException corrupt = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertFalse(corrupt.getMessage().contains("/") || corrupt.getMessage().contains(".json"), corrupt.getMessage());
-        assertTrue(corrupt.getMessage().contains("the interactive ledger row of u_owner.laptop is corrupt"),
+        assertTrue(corrupt.getMessage().contains("the interactive ledger row of u_ownerownerownerownerowners.laptop is corrupt"),
                 corrupt.getMessage());
     }
 }

@@ -57,7 +57,7 @@ class IdentityPiecesTest {
         InMemorySecretStore store = new InMemorySecretStore();
         BearerIssuer issuer = BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC());
         assertEquals(issuer.keyId(), BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
-        String token = issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
+        String token = issuer.issue(new BearerIssuer.Request("u_ownerownerownerownerowners", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
                 "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
         SignedJWT jwt = SignedJWT.parse(token);
         assertEquals("EdDSA", jwt.getHeader().getAlgorithm().getName());
@@ -72,7 +72,7 @@ class IdentityPiecesTest {
         assertTrue(key.getD() == null, "the JWKS holds public keys only");
         assertEquals(issuer.keyId(), key.computeThumbprint().toString());
         assertTrue(jwt.verify(new Ed25519JwsVerifier(key.getDecodedX())));
-        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_owner", "laptop", List.of(), "x", "y",
+        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_ownerownerownerownerowners", "laptop", List.of(), "x", "y",
                 Duration.ofSeconds(901), Optional.empty(), Optional.empty())));
     }
 
@@ -107,7 +107,7 @@ class IdentityPiecesTest {
         assertTrue(!token.equals(ActorTokens.newActorToken()), "fresh every call");
         String uid = ActorTokens.newLifecycleUid();
         assertTrue(uid.matches("[a-z2-7]{32}"), uid);
-        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor("u_owner", "agent", ActorLedger.Grant.of(
+        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor("u_ownerownerownerownerowners", "agent", ActorLedger.Grant.of(
                 List.of(), List.of(), List.of()), ActorTokens.tokenHash(token), uid);
         assertEquals(Optional.of(ActorTokens.tokenHash(token)), row.tokenHash());
         assertEquals(uid, row.lifecycleUid());

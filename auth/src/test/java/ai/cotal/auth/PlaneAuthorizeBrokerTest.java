@@ -29,25 +29,25 @@ class PlaneAuthorizeBrokerTest {
     void connectsNeedAGrantAndALiveCredentialRow(NatsBrokers brokers) {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor("u_owner", "laptop",
+            ActorRow row = plane.ledger().grantActor("u_ownerownerownerownerowners", "laptop",
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid());
-            ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), credential);
+            String credential = plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid());
+            ConnectAttempt attempt = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of("chat"), row.lifecycleUid(), credential);
             assertEquals(row.lifecycleUid(), plane.credentials().authorize(attempt).lifecycleUid());
             assertEquals(List.of(credential), plane.credentials().list());
-            assertTrue(plane.ledger().actorSourceIsLive("u_owner", "laptop", row.lifecycleUid()));
+            assertTrue(plane.ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
 
             plane.credentials().revoke(credential);
             CotalException revoked = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
             assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code());
             assertEquals(List.of(), plane.credentials().list());
 
-            String fresh = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid());
-            plane.credentials().authorize(new ConnectAttempt("u_owner", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
-            plane.ledger().revoke("u_owner", "laptop");
-            assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("u_owner", "laptop",
+            String fresh = plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid());
+            plane.credentials().authorize(new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
+            plane.ledger().revoke("u_ownerownerownerownerowners", "laptop");
+            assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("u_ownerownerownerownerowners", "laptop",
                     List.of("chat"), row.lifecycleUid(), fresh)));
-            assertThrows(CotalException.class, () -> plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()));
+            assertThrows(CotalException.class, () -> plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
             assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
         }
     }

@@ -9,8 +9,9 @@ import java.util.List;
  * answer to a request that has one (the writes), so a client can refuse an answer to another
  * request; reads carry none. {@code operationId} is present once a binding exists
  * or may exist ({@code pending}, {@code held}, {@code refused}, {@code completed},
- * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases still owed
- * as far as this invocation saw (absent never means nothing is owed). {@code denyNew} appears on
+ * {@code granted}); never on {@code denied}. {@code debt} lists the capacity releases the
+ * request's own operation still owes as far as this invocation saw (never another request's slot;
+ * absent never means nothing is owed). {@code denyNew} appears on
  * revoke results only with evidence. Payload fields carry the kind's views. {@code liveConnections}
  * appears on completed revoke and caller-revoke results: what the host did to the live
  * connections holding the revoked instance or grant. Immutable.
@@ -24,15 +25,46 @@ public record HostResult(Status status, String requestId, String operationId, Co
     /**
      * The live connections a revoke closed through the broker: {@code closed} the broker closed
      * now or no longer holds, {@code open} it could not be asked to close (they end at their
-     * credential's expiry). {@code swept}: the broker was asked which of its connections hold the
-     * revoked instance or grant, so the counts include those an earlier host admitted; when false
-     * they cover only the connections this host admitted (SPEC §13.16).
+     * credential's expiry), and {@code unclosed} why, present exactly when {@code open} is not 0.
+     * {@code swept}: the broker was asked which of its connections hold the revoked instance or
+     * grant, so the counts include those an earlier host admitted; when false they cover only the
+     * connections this host admitted (SPEC §13.16). The revoke itself stands either way.
      */
-    public record LiveConnections(int closed, int open, boolean swept) {
+    public record LiveConnections(int closed, int open, boolean swept, Unclosed unclosed) {
         public LiveConnections {
             if (closed < 0 || open < 0) {
                 throw ContractException.badRequest("liveConnections", "counts are never negative");
             }
+            if ((open > 0) != (unclosed != null)) {
+                throw ContractException.badRequest("liveConnections.unclosed", "present exactly when open is not 0");
+            }
+        }
+
+        /** Evidence that every connection it found was closed ({@code open} 0). */
+        public static LiveConnections allClosed(int closed, boolean swept) {
+            return new LiveConnections(closed, 0, swept, null);
+        }
+    }
+
+    /** Why a revoke left live connections open. */
+    public enum Unclosed {
+        /** The secret store holds no connection-evictor credential for the space: nothing was asked to close. */
+        NO_EVICTOR_CREDENTIAL("no-evictor-credential"),
+        /** The evictor could not connect to the broker (or its credential does not parse or is refused). */
+        BROKER_UNREACHABLE("broker-unreachable"),
+        /** The broker did not answer, or refused, the kick of one or more connections in time. */
+        KICK_UNANSWERED("kick-unanswered");
+
+        private final String wire;
+
+        Unclosed(String wire) {
+            this.wire = wire;
+        }
+
+        /** The name on the wire. */
+        @JsonValue
+        public String wire() {
+            return wire;
         }
     }
 
@@ -54,7 +86,10 @@ public record HostResult(Status status, String requestId, String operationId, Co
         }
     }
 
-    /** Whether a completed result was applied now or returned from storage. */
+    /**
+     * Whether this invocation applied a completed result ({@code applied}; for a decide: its own gate
+     * compare-and-set decided the gate) or returned what was already stored ({@code stored}).
+     */
     public enum Completion {
         APPLIED("applied"), STORED("stored");
 

@@ -64,10 +64,10 @@ public final class PlaneScenario {
             }
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options);
                  Connection reader = NatsConnector.builder().server(nats.url()).creds(plain).label("floor").build().connect()) {
-                ActorRow row = plane.ledger().grantActor("u_owner", "bench", ActorLedger.Grant.of(List.of("chat"), List.of(),
+                ActorRow row = plane.ledger().grantActor("u_ownerownerownerownerowners", "bench", ActorLedger.Grant.of(List.of("chat"), List.of(),
                         List.of()));
-                String credential = plane.credentials().mint("u_owner", "bench", row.lifecycleUid());
-                ConnectAttempt attempt = new ConnectAttempt("u_owner", "bench", List.of("chat"), row.lifecycleUid(), credential);
+                String credential = plane.credentials().mint("u_ownerownerownerownerowners", "bench", row.lifecycleUid());
+                ConnectAttempt attempt = new ConnectAttempt("u_ownerownerownerownerowners", "bench", List.of("chat"), row.lifecycleUid(), credential);
                 try (Connection admin = NatsConnector.builder().server(nats.url()).creds(adminCreds(auth)).label("admin")
                         .build().connect()) {
                     KeyValue kv = admin.keyValue("cotal_auth_alpha");

@@ -88,7 +88,7 @@ class EndpointConnectsBrokerTest {
                 HostResult revoked = x.host.serve(x.owner, new HostRequest.Revoke(EndpointConnectsFixture.rid(),
                         weather.endpoint(), weather.instanceId()));
                 assertEquals(HostResult.Status.COMPLETED, revoked.status(), revoked.reason());
-                assertEquals(new HostResult.LiveConnections(1, 0, true), revoked.liveConnections(),
+                assertEquals(HostResult.LiveConnections.allClosed(1, true), revoked.liveConnections(),
                         "the evidence says the broker closed the serving connection");
                 long closedAt = server.closed().get(2, TimeUnit.SECONDS);
                 assertTrue(closedAt - revokedAt < Duration.ofSeconds(2).toNanos(), "closed within 2 s of the revoke");
@@ -97,6 +97,31 @@ class EndpointConnectsBrokerTest {
             assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
             assertTrue(x.nats.log().containsSince(mark, "endpoint-server: the instance was revoked (gate retired: deny-new"
                     + " in effect)"), String.join("\n", x.nats.log().tail(50)));
+        }
+    }
+
+    @Test
+    void aRevokeWithoutTheEvictorCredentialStandsAndSaysWhyItsConnectionStayedOpen(NatsBrokers brokers) throws Exception {
+        try (EndpointConnectsFixture x = new EndpointConnectsFixture(brokers, stateDir)) {
+            EndpointInstance weather = x.approved("weather");
+            try (Watched server = x.connect("weathersvc", x.servingBearer(weather))) {
+                x.f.plane.store.delete(ai.cotal.workspace.SecretKeys.connectionEvictorCredsKey("alpha"));
+                HostRequest.Revoke revoke = new HostRequest.Revoke(EndpointConnectsFixture.rid(), weather.endpoint(),
+                        weather.instanceId());
+                HostResult revoked = x.host.serve(x.owner, revoke);
+                assertEquals(HostResult.Status.COMPLETED, revoked.status(), "revocation is never blocked: " + revoked.reason());
+                assertEquals(HostResult.DenyNew.IN_EFFECT, revoked.denyNew(), "the gate is retired");
+                assertEquals(new HostResult.LiveConnections(0, 1, true, HostResult.Unclosed.NO_EVICTOR_CREDENTIAL),
+                        revoked.liveConnections(), "the connection stayed open, and the result says why");
+                assertEquals(Connection.Status.CONNECTED, server.connection().getStatus(), "the broker was not asked");
+
+                x.f.plane.store.putText(ai.cotal.workspace.SecretKeys.connectionEvictorCredsKey("alpha"),
+                        x.f.plane.evictor.text()); // read at each revoke: the replay closes what is left
+                HostResult replayed = x.host.serve(x.owner, revoke);
+                assertEquals(HostResult.Completion.STORED, replayed.completion());
+                assertEquals(HostResult.LiveConnections.allClosed(1, true), replayed.liveConnections());
+                server.closed().get(2, TimeUnit.SECONDS);
+            }
         }
     }
 
@@ -116,7 +141,7 @@ class EndpointConnectsBrokerTest {
                     HostResult revoked = x.host.serve(x.owner, new HostRequest.CallerRevoke(EndpointConnectsFixture.rid(),
                             weather.endpoint(), weather.instanceId(), ask));
                     assertEquals(HostResult.Status.COMPLETED, revoked.status(), revoked.reason());
-                    assertEquals(new HostResult.LiveConnections(1, 0, true), revoked.liveConnections());
+                    assertEquals(HostResult.LiveConnections.allClosed(1, true), revoked.liveConnections());
                     long closedAt = alice.closed().get(2, TimeUnit.SECONDS);
                     assertTrue(closedAt - revokedAt < Duration.ofSeconds(2).toNanos(), "closed within 2 s");
                 }

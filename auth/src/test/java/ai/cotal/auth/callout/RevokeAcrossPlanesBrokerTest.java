@@ -109,7 +109,7 @@ class RevokeAcrossPlanesBrokerTest {
         long callerRevokedAt = System.nanoTime();
         HostResult callerRevoked = callerRevoke(x, new HostRequest.CallerRevoke(EndpointConnectsFixture.rid(),
                 weather.endpoint(), weather.instanceId(), grantId));
-        assertEquals(new HostResult.LiveConnections(1, 0, true), callerRevoked.liveConnections(),
+        assertEquals(HostResult.LiveConnections.allClosed(1, true), callerRevoked.liveConnections(),
                 "the broker sweep found the caller the first plane admitted and the broker closed it");
         long aliceClosedAt = alice.closed().get(2, TimeUnit.SECONDS);
         assertTrue(aliceClosedAt - callerRevokedAt < TWO_SECONDS, "the caller closed within 2 s of the caller-revoke");
@@ -117,7 +117,7 @@ class RevokeAcrossPlanesBrokerTest {
 
         long revokedAt = System.nanoTime();
         HostResult revoked = revoke(x, weather);
-        assertEquals(new HostResult.LiveConnections(1, 0, true), revoked.liveConnections(),
+        assertEquals(HostResult.LiveConnections.allClosed(1, true), revoked.liveConnections(),
                 "the broker sweep found the serving connection the first plane admitted and the broker closed it");
         long serverClosedAt = server.closed().get(2, TimeUnit.SECONDS);
         assertTrue(serverClosedAt - revokedAt < TWO_SECONDS, "the server closed within 2 s of the revoke");
@@ -171,7 +171,7 @@ class RevokeAcrossPlanesBrokerTest {
                     HostRequest.CallerRevoke request = new HostRequest.CallerRevoke(EndpointConnectsFixture.rid(),
                             weather.endpoint(), weather.instanceId(), grantId);
                     HostResult unswept = callerRevoke(x, request);
-                    assertEquals(new HostResult.LiveConnections(0, 0, false), unswept.liveConnections(),
+                    assertEquals(HostResult.LiveConnections.allClosed(0, false), unswept.liveConnections(),
                             "the new plane recorded nothing and could not ask the broker: it says so");
                     assertEquals("sunny on " + stem(weather) + ".ask", ask(alice, weather),
                             "the caller the first plane admitted still holds the revoked grant");
@@ -180,7 +180,7 @@ class RevokeAcrossPlanesBrokerTest {
                     long resentAt = System.nanoTime();
                     HostResult replayed = callerRevoke(x, request);
                     assertEquals(HostResult.Completion.STORED, replayed.completion());
-                    assertEquals(new HostResult.LiveConnections(1, 0, true), replayed.liveConnections(),
+                    assertEquals(HostResult.LiveConnections.allClosed(1, true), replayed.liveConnections(),
                             "sending the caller-revoke again sweeps the broker and closes the caller");
                     assertTrue(alice.closed().get(2, TimeUnit.SECONDS) - resentAt < TWO_SECONDS);
                     assertEquals(Connection.Status.CONNECTED, server.connection().getStatus());

@@ -184,7 +184,7 @@ final class InstancePlans {
         String regOpId = t.gate() == null ? null : t.gate().operationId();
         boolean approve = r.decision() == HostRequest.Decision.APPROVE;
         if (x.bound().terminal()) {
-            return planner.stored(x, o -> terminal(x, regOpId, t.prop(), o, approve ? Tag.APPROVAL : Tag.GATE_RETIRE));
+            return planner.stored(x, o -> terminal(x, regOpId, t.prop(), o, approve ? Tag.GATE_OPEN : Tag.GATE_RETIRE));
         }
         if (!t.visibleTo(x.owner())) {
             return planner.refuse(x, "no such instance");
@@ -261,9 +261,11 @@ final class InstancePlans {
     }
 
     /**
-     * This decide settles: {@code refused} when the other decision stands, else {@code completed}
-     * ({@code applied}: an approval is this operation's when it created the approval whose uid
-     * opened the gate; a refusal is this invocation's when its own gate CAS retired the gate).
+     * This decide settles: {@code refused} when the other decision stands, else {@code completed},
+     * {@code applied} exactly when this invocation's own gate CAS decided the gate (opened it for an
+     * approval, retired it for a refusal), so an approval's {@code applied} always carries the
+     * {@code approvedGateRevision} it observed; a replay that only finishes the later steps of a
+     * decision an earlier invocation wrote answers {@code stored}.
      */
     private Plan settleDecision(Plan p, Pass x, Ruling v, Rows.Proposal after, List<String> releases) {
         String opId = x.operationId();
@@ -277,8 +279,7 @@ final class InstancePlans {
         }
         planner.settle(p, x, OperationState.COMPLETED, null, releases);
         boolean approve = v.approve();
-        String decidedBy = v.decidedBy(opId);
-        p.answer = o -> Answers.completed(opId, approve ? opId.equals(decidedBy) : o.wrote(Tag.GATE_RETIRE))
+        p.answer = o -> Answers.completed(opId, o.wrote(approve ? Tag.GATE_OPEN : Tag.GATE_RETIRE))
                 .gateRevision(approve ? o.tags().get(Tag.GATE_OPEN) : null)
                 .debt(Planner.debt(p, o)).proposal(Planner.proposalView(regOpId, after)).build();
         return p;

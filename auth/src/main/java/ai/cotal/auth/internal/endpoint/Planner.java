@@ -148,9 +148,9 @@ final class Planner {
     /**
      * Admits the request to its instance's capacity: the instance holds its id until the operation
      * settles and releases it. An instance holding {@link Rows#CAPACITY} ids admits no new one: the
-     * plan then creates the operation terminal {@code refused}, answers with the held ids as
-     * {@code debt} (what must settle before it admits again; a register, which precedes any owner
-     * of the instance, is not told them), and this returns false. A decide is not admitted: it
+     * plan then creates the operation terminal {@code refused} owing nothing (it was never held),
+     * answers so (no {@code debt}: the other requests' slots are their operations' debt, not this
+     * one's), and this returns false. A decide is not admitted: it
      * rides its register's slot, which the instance holds until it is decided, and a full instance
      * never blocks the decision that releases a slot.
      */
@@ -173,8 +173,7 @@ final class Planner {
             p.create(Rows.op(x.operationId()), new Rows.Operation(Rows.V, x.inv().request.kind(), rid, slot.endpoint(),
                     slot.instanceId(), OperationState.REFUSED, List.of(), why, x.now(), x.now(), x.inv().auditId()),
                     Tag.INTEND);
-            List<String> owed = x.inv().request instanceof HostRequest.Register ? List.of() : held;
-            p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).debt(owed).build();
+            p.answer = o -> Answers.of(Status.REFUSED).operation(x.operationId()).reason(why).build();
             return false;
         }
         List<String> next = new ArrayList<>(held);

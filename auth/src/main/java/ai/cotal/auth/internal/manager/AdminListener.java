@@ -110,8 +110,8 @@ public final class AdminListener implements AutoCloseable {
         if (request.v() == null || request.v() != 1) {
             throw CotalException.badRequest("v", "must be 1; the body is {v: 1, actor, lifecycleUid}");
         }
-        // the owner is the spec's (grammatical when present): the placeholder only lets the one rule check the rest
-        Lifecycles.checkLifecycle("_", request.actor(), request.lifecycleUid());
+        // the owner is the spec's (grammatical when present): the rest is checked now
+        Lifecycles.checkActorLifecycle(request.actor(), request.lifecycleUid());
         refuseIfUnavailable.run();
         // no spec: no owner, and the verdict answers no-gate, frozen or no-spec before it compares one
         String owner = records.managerSpec(instanceId).map(spec -> spec.value().owner()).orElse(null);

@@ -289,7 +289,7 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     static void checkOwner(String owner) {
-        if (owner == null || !ServingDocuments.OWNER.matcher(owner).matches()) {
+        if (!ai.cotal.auth.Owners.isOwner(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
     }

@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
  */
 public final class ServingDocuments {
     public static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
-    public static final Pattern OWNER = Pattern.compile("u_[a-z2-7]{26}");
     public static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
     public static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
     public static final Pattern SERVE_IDENTITY = Pattern.compile("[a-z2-7]{26}");
@@ -114,7 +113,7 @@ public final class ServingDocuments {
         String key = "svc.manager." + instanceId + ".spec";
         ManagerSpec d = read(data, ManagerSpec.class, key);
         if (d.v() == null || d.v() != 1 || !"manager".equals(d.endpoint()) || !instanceId.equals(d.instanceId())
-                || d.owner() == null || !OWNER.matcher(d.owner()).matches() || d.actor() == null
+                || !ai.cotal.auth.Owners.isOwner(d.owner()) || d.actor() == null
                 || !ACTOR.matcher(d.actor()).matches() || !digests(d.clusterDigests(), 1, 16)) {
             throw corrupt(key, "version, endpoint, instance, owner, actor or clusterDigests");
         }
@@ -137,7 +136,7 @@ public final class ServingDocuments {
         String key = "svc.manager." + instanceId + ".session." + sessionId;
         Session d = read(data, Session.class, key);
         if (d.v() == null || d.v() != 1 || !sessionId.equals(d.sessionId()) || !instanceId.equals(d.instanceId())
-                || d.owner() == null || !OWNER.matcher(d.owner()).matches() || !caller(d.caller()) || !names(d.commands())
+                || !ai.cotal.auth.Owners.isOwner(d.owner()) || !caller(d.caller()) || !names(d.commands())
                 || !("active".equals(d.state()) || "revoked".equals(d.state())) || !counter(d.expiresAt())) {
             throw corrupt(key, "version, sessionId, instance, owner, caller, commands, state or expiresAt");
         }
@@ -147,7 +146,7 @@ public final class ServingDocuments {
     /** A session's caller: {@code <owner>.<actor>}, the owner {@code u_[a-z2-7]{26}}. */
     public static boolean caller(String principal) {
         int dot = principal == null ? -1 : principal.indexOf('.');
-        return dot > 0 && OWNER.matcher(principal.substring(0, dot)).matches()
+        return dot > 0 && ai.cotal.auth.Owners.isOwner(principal.substring(0, dot))
                 && ACTOR.matcher(principal.substring(dot + 1)).matches();
     }
 

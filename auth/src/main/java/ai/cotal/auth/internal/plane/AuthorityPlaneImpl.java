@@ -143,6 +143,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
     public static AuthAuthorityPlane open(AuthPlaneOptions options) {
         String space = options.space();
+        // before any connection: an observer of another account would sweep another space's connections
+        ConnectionSweep.requireObserverOf(options.secretStore(), space, options.signer().accountPublicKey());
         AuthMetrics metrics = AuthMetrics.of(
                 options.settings());
         PlaneOpening opening = new PlaneOpening(options, metrics);

@@ -56,17 +56,18 @@ final class ConnectionEvictor {
 
     /**
      * Kicks every connection; {@code closed} counts those the broker closed or no longer holds,
-     * {@code open} the rest; {@code swept} is passed through to the evidence.
+     * {@code open} the rest, with why ({@link HostResult.Unclosed}: no evictor credential, the
+     * broker not reached, a kick not answered); {@code swept} is passed through to the evidence.
      */
     HostResult.LiveConnections kick(Collection<Target> connections, boolean swept) {
         if (connections.isEmpty()) {
-            return new HostResult.LiveConnections(0, 0, swept);
+            return HostResult.LiveConnections.allClosed(0, swept);
         }
         Optional<String> creds = store.getText(SecretKeys.connectionEvictorCredsKey(space));
         if (creds.isEmpty()) {
             LOG.warn("auth-plane: space {}: {} live connection(s) stay open until their credential"
                     + " expires: the secret store holds no connection-evictor credential", space, connections.size());
-            return new HostResult.LiveConnections(0, connections.size(), swept);
+            return new HostResult.LiveConnections(0, connections.size(), swept, HostResult.Unclosed.NO_EVICTOR_CREDENTIAL);
         }
         try (Connection system = NatsConnector.builder().servers(servers).creds(Creds.parse(creds.get()))
                 .label("cotal:plane-evictor:" + space).timeout(ANSWER).maxReconnects(0).sslContext(ssl).build()
@@ -87,14 +88,15 @@ final class ConnectionEvictor {
                 LOG.warn("auth-plane: space {}: the broker did not close {} live connection(s)", space,
                         connections.size() - closed);
             }
-            return new HostResult.LiveConnections(closed, connections.size() - closed, swept);
+            int open = connections.size() - closed;
+            return new HostResult.LiveConnections(closed, open, swept, open == 0 ? null : HostResult.Unclosed.KICK_UNANSWERED);
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
             LOG.warn("auth-plane: space {}: cannot reach the broker to close {} live connection(s) ({})",
                     space, connections.size(), e.getClass().getSimpleName());
-            return new HostResult.LiveConnections(0, connections.size(), swept);
+            return new HostResult.LiveConnections(0, connections.size(), swept, HostResult.Unclosed.BROKER_UNREACHABLE);
         }
     }
 

@@ -1,7 +1,11 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
@@ -75,6 +79,34 @@ final class ConnectionSweep {
         this.page = page;
         this.overlap = overlap;
         this.maxPages = maxPages;
+    }
+
+    /**
+     * The open's check of the space's membership-observer credential (SPEC §13.12): absent is
+     * allowed (a sweep then answers {@code swept: false}); present, it must read as a credential
+     * whose user may ask {@code $SYS.REQ.ACCOUNT.<dataAccount>.CONNZ}, else {@code failed-precondition}
+     * naming the secret store key (never its contents): a credential of another account would
+     * sweep, and judge liveness on, another space's connections.
+     */
+    static void requireObserverOf(SecretStore store, String space, String dataAccount) {
+        String key = SecretKeys.membershipObserverCredsKey(space);
+        Optional<String> text = store.getText(key);
+        if (text.isEmpty()) {
+            return;
+        }
+        String connz = "$SYS.REQ.ACCOUNT." + dataAccount + ".CONNZ";
+        boolean observes;
+        try {
+            UserClaim user = NatsJwt.decode(Creds.parse(text.get()).jwt(), UserClaim.class).nats();
+            observes = user.pub() != null && user.pub().allow() != null && user.pub().allow().contains(connz);
+        } catch (CotalException e) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "secretStore: " + key
+                    + " is not a readable user credential (" + e.code().wire() + ")");
+        }
+        if (!observes) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "secretStore: " + key + " observes another account:"
+                    + " it may not ask " + connz + " (the space's data account); mint it for that account");
+        }
     }
 
     /** The live connections of the data account whose name holds {@code key}. Never throws. */

@@ -230,7 +230,8 @@ final class LifecycleRetirement {
         HostResult.LiveConnections kicked = evictor.kick(targets, found.complete());
         if (kicked.open() > 0) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the retirement of " + op.alias() + " at lifecycle "
-                    + op.uid() + " waits for " + kicked.open() + " live connection(s) the broker did not close; retry");
+                    + op.uid() + " waits for " + kicked.open() + " live connection(s) the broker did not close ("
+                    + kicked.unclosed().wire() + "); retry");
         }
         connections.closed(marked.connections());
         return kicked;

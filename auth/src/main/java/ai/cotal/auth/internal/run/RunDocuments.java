@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  */
 final class RunDocuments {
     // the serving records' grammars (SPEC §14.2); a lifecycle uid has the instance id's shape (§13.14)
-    static final Pattern OWNER = ServingDocuments.OWNER;
+    static final Pattern OWNER = ai.cotal.auth.Owners.SHAPE;
     static final Pattern ACTOR = ServingDocuments.ACTOR;
     static final Pattern UID = ServingDocuments.INSTANCE_ID;
     static final Pattern INSTANCE_ID = ServingDocuments.INSTANCE_ID;

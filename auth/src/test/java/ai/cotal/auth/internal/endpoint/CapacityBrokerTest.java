@@ -11,6 +11,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Status;
+import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import java.nio.file.Path;
@@ -67,14 +68,7 @@ class CapacityBrokerTest {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
             AtomicBoolean holdBeforeSettling = new AtomicBoolean(true);
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.SETTLE && holdBeforeSettling.get()) {
-                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
-                    }
-                }
-            });
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.SETTLE, holdBeforeSettling, "the operation stops before it settles"));
             List<HostRequest.CallerGrant> inFlight = new ArrayList<>();
             for (int i = 0; i < Rows.CAPACITY; i++) {
                 HostRequest.CallerGrant g = grant(iid);
@@ -94,8 +88,12 @@ class CapacityBrokerTest {
             assertEquals(Status.REFUSED, refused.status());
             assertNotNull(refused.operationId(), "the 65th request is bound and refused");
             assertTrue(refused.reason().contains("64 requests in flight"), refused.reason());
-            assertEquals(new HashSet<>(held), new HashSet<>(refused.debt()), "the refusal names the requests in flight");
-            assertEquals(Rows.CAPACITY, refused.debt().size());
+            // debt is what this request's own operation owes: it was never held, so nothing
+            assertNull(refused.debt(), "the other requests' slots are their debt, not this refusal's: " + refused.debt());
+            HostResult refusedOp = x.call(x.owner, new HostRequest.OperationRead(refused.operationId()));
+            assertEquals(List.of(), refusedOp.operation().debt(), "the refused operation's row owes nothing either");
+            assertEquals(Views.OperationState.REFUSED, refusedOp.operation().state());
+            assertEquals(new HashSet<>(held), new HashSet<>(capacity(x, iid)), "the instance still holds the 64 in flight");
 
             holdBeforeSettling.set(false);
             for (HostRequest.CallerGrant g : inFlight) {
@@ -109,19 +107,47 @@ class CapacityBrokerTest {
         }
     }
 
+    private static List<String> capacity(EndpointFixture x, String iid) {
+        String cap = x.get(Rows.cap("weather", iid));
+        String list = cap.substring(cap.indexOf('[') + 1, cap.lastIndexOf(']'));
+        return list.isEmpty() ? List.of() : List.of(list.replace("\"", "").split(","));
+    }
+
+    @Test
+    void aHeldResultCarriesTheDebtItsOperationOwesAndTheOperationReadShowsItUntilAReplayPaysIt(NatsBrokers brokers)
+            throws Exception {
+        try (EndpointFixture x = fixture(brokers)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            AtomicBoolean failRelease = new AtomicBoolean(true);
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.RELEASE, failRelease, "the release does not land"));
+            HostRequest.CallerGrant g = grant(iid);
+            HostResult held = x.call(x.owner, g);
+            assertEquals(Status.HELD, held.status(), String.valueOf(held.reason()));
+            assertEquals("unavailable", held.reason());
+            assertEquals(List.of(g.requestId()), held.debt(), "settled but not released: its own slot is owed");
+            HostResult read = x.call(x.owner, new HostRequest.OperationRead(held.operationId()));
+            assertEquals(Views.OperationState.GRANTED, read.operation().state(), "the operation settled");
+            assertEquals(List.of(g.requestId()), read.operation().debt(), "the operation read shows the debt");
+            assertEquals(List.of(g.requestId()), capacity(x, iid), "the instance still holds the slot");
+
+            failRelease.set(false);
+            HostResult replay = x.call(x.owner, g);
+            assertEquals(Status.COMPLETED, replay.status(), String.valueOf(replay.reason()));
+            assertEquals(HostResult.Completion.STORED, replay.completion(), "the replay found the grant settled");
+            assertNull(replay.debt(), "the replay paid the debt");
+            assertEquals(List.of(), x.call(x.owner, new HostRequest.OperationRead(held.operationId())).operation().debt(),
+                    "nothing is owed once the capacity no longer holds it");
+            assertEquals(List.of(), capacity(x, iid));
+        }
+    }
+
     @Test
     void theOperatorsRevokeIsAdmittedByAFullInstance(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = fixture(brokers)) {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
-            x.engine.hooks(new Hooks() {
-                @Override
-                public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
-                    if (tag == Plan.Tag.SETTLE) {
-                        throw new CotalException(ErrorCode.UNAVAILABLE, "injected: the operation stops before it settles");
-                    }
-                }
-            });
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.SETTLE, new AtomicBoolean(true), "the operation stops before it settles"));
             for (int i = 0; i < Rows.CAPACITY; i++) {
                 assertEquals(Status.HELD, x.call(x.owner, grant(iid)).status());
             }

@@ -78,6 +78,18 @@ final class EndpointFixture implements AutoCloseable {
         return b.toString();
     }
 
+    /** Hooks that make every write of {@code at} fail {@code unavailable} while {@code failing} holds. */
+    static Hooks failAt(Plan.Tag at, java.util.concurrent.atomic.AtomicBoolean failing, String why) {
+        return new Hooks() {
+            @Override
+            public void beforeStep(String key, Plan.Tag tag, EffectConnection effect) {
+                if (tag == at && failing.get()) {
+                    throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "injected: " + why);
+                }
+            }
+        };
+    }
+
     HostRequest.Register register(String endpoint, String instanceId) {
         return new HostRequest.Register(rid(), endpoint, instanceId, CONTRACT, List.of("ask", "stream"));
     }

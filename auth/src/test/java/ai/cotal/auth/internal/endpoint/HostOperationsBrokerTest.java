@@ -257,4 +257,34 @@ class HostOperationsBrokerTest {
             assertEquals(true, pages >= 3, "the walk took " + pages + " pages");
         }
     }
+    @Test
+    void aWildcardInACallerGrantOrACeilingIsRefusedByTheContractBeforeAnythingIsWritten(NatsBrokers brokers)
+            throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.approved(x.owner, "weather", iid);
+            HostRequest.CallerGrant good = new HostRequest.CallerGrant(EndpointFixture.rid(), "weather", iid,
+                    new HostRequest.Grantee(EndpointFixture.OTHER, "laptop"), List.of("ask"));
+            String grant = new String(HostJson.writeRequest(good), java.nio.charset.StandardCharsets.UTF_8);
+            String register = new String(HostJson.writeRequest(x.register("weather", EndpointFixture.iid())),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            long before = x.lastSequence();
+            for (String[] bad : new String[][] {
+                {grant.replace("[\"ask\"]", "[\">\"]"), "capabilities[0]"},
+                {grant.replace("[\"ask\"]", "[\"ask.*\"]"), "capabilities[0]"},
+                {grant.replace("[\"ask\"]", "[\"\"]"), "capabilities[0]"},
+                {grant.replace("\"laptop\"", "\"*\""), "grantee.actor"},
+                {grant.replace(EndpointFixture.OTHER, "u_>"), "grantee.owner"},
+                {register.replace("[\"ask\",\"stream\"]", "[\"ask\",\">\"]"), "callerCeiling[1]"}}) {
+                ai.cotal.servicehost.ContractException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        ai.cotal.servicehost.ContractException.class,
+                        () -> HostJson.parseRequest(bad[0].getBytes(java.nio.charset.StandardCharsets.UTF_8)), bad[0]);
+                assertEquals("bad-request", e.code());
+                assertEquals(true, e.getMessage().contains(bad[1]), bad[1] + ": " + e.getMessage());
+            }
+            assertEquals(before, x.lastSequence(), "nothing was written");
+            assertEquals(Status.GRANTED, x.call(x.owner, HostJson.parseRequest(grant.getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8))).status(), "the literal grant is granted");
+        }
+    }
 }

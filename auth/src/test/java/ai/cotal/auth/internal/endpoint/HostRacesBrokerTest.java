@@ -149,6 +149,33 @@ class HostRacesBrokerTest {
     }
 
     @Test
+    void aReplayAfterACrashPastTheGateCasAnswersStoredNotApplied(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            String iid = EndpointFixture.iid();
+            x.call(x.owner, x.register("weather", iid));
+            java.util.concurrent.atomic.AtomicBoolean crashing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            // the gate CAS landed; the invocation dies before the assignment
+            x.engine.hooks(EndpointFixture.failAt(Plan.Tag.ASSIGN, crashing, "the invocation dies past its gate CAS"));
+            HostRequest.Decide approve = x.approve("weather", iid);
+            HostResult first = x.call(x.owner, approve);
+            crashing.set(false);
+            assertEquals(Status.HELD, first.status(), "the first invocation never answered completed");
+            assertEquals("unavailable", first.reason());
+            assertEquals(Views.GateState.OPEN, x.call(x.owner, new HostRequest.InstanceRead("weather", iid)).instance()
+                    .gate().state(), "its gate CAS landed");
+
+            HostResult replay = x.call(x.owner, approve);
+            assertEquals(Status.COMPLETED, replay.status(), String.valueOf(replay.reason()));
+            assertNull(replay.approvedGateRevision(), "the replay did not observe the gate CAS");
+            assertEquals(Completion.STORED, replay.completion(), "so it did not apply the approval: another invocation did");
+            assertEquals(Views.AssignmentState.ACTIVE, x.call(x.owner, new HostRequest.InstanceRead("weather", iid))
+                    .instance().assignment(), "the replay finished the steps the crash left");
+            HostResult again = x.call(x.owner, approve);
+            assertEquals(Completion.STORED, again.completion());
+        }
+    }
+
+    @Test
     void aTrippedEngineOrARowlessGranterGetsOneHeldBeforeAnyRead(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             String iid = EndpointFixture.iid();

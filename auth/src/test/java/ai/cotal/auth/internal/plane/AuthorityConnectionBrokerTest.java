@@ -109,15 +109,15 @@ class AuthorityConnectionBrokerTest {
             SpaceStores.setupAuthority(writer.connection(), "alpha");
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC());
             String uid = "abcdefghijklmnopqrstuvwxyz";
-            String id = rows.mint("u_owner", "laptop", uid);
-            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_owner", "laptop", List.of(), uid, id);
+            String id = rows.mint("u_ownerownerownerownerowners", "laptop", uid);
+            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), uid, id);
             ai.cotal.core.internal.kv.RowStore store = new ai.cotal.core.internal.kv.RowStore(reader.connection(), "cotal_auth_alpha");
             long reads = 0;
             // the broker drops both connections at each 5 s expiry; they come back with renewed JWTs
             while (reader.online().reconnects() < 2 || writer.online().reconnects() < 2) {
                 rows.requireLive(attempt); // a refusal fails the test
                 assertTrue(store.last("cred." + id).isPresent(), "a row read across the turnover");
-                assertTrue(store.last("cred." + rows.mint("u_owner", "laptop", uid)).isPresent(), "a mint across it");
+                assertTrue(store.last("cred." + rows.mint("u_ownerownerownerownerowners", "laptop", uid)).isPresent(), "a mint across it");
                 reads++;
             }
             assertTrue(reads > 100, "reads ran through both turnovers: " + reads);

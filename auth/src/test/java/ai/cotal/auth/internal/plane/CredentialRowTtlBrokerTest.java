@@ -78,10 +78,10 @@ class CredentialRowTtlBrokerTest {
             SpaceStores.setupAuthority(writer.connection(), "alpha");
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC(),
                     Duration.ofSeconds(2));
-            String expiring = rows.mint("u_owner", "laptop", UID);
-            String revoked = rows.mint("u_owner", "laptop", UID);
-            ConnectAttempt live = new ConnectAttempt("u_owner", "laptop", List.of(), UID, expiring);
-            ConnectAttempt gone = new ConnectAttempt("u_owner", "laptop", List.of(), UID, revoked);
+            String expiring = rows.mint("u_ownerownerownerownerowners", "laptop", UID);
+            String revoked = rows.mint("u_ownerownerownerownerowners", "laptop", UID);
+            ConnectAttempt live = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), UID, expiring);
+            ConnectAttempt gone = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), UID, revoked);
             rows.requireLive(live);
             rows.revoke(revoked);
             KeyValue kv = admin.keyValue("cotal_auth_alpha");

@@ -1,0 +1,134 @@
+package ai.cotal.auth.callout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.Lifecycles;
+import ai.cotal.core.CotalException;
+import ai.cotal.core.ErrorCode;
+import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ledger's grammar on a real broker (SPEC §13.14): an owner has the one shape a bearer can
+ * present, and a grant item is literal tokens (no wildcard, no empty token). A bad grant is refused
+ * naming the field before anything is written; a row that breaks the grammar on disk is refused at
+ * connect, so the broker never receives a subject it widens.
+ */
+@Tag("broker")
+@ExtendWith(NatsBrokerExtension.class)
+class LedgerGrammarBrokerTest {
+    private static final String CALLOUT_ERROR = "Auth callout service returned an error";
+    private static final String UID = "abcdefghijklmnopqrstuvwxyz";
+
+    private final CalloutFixture f = new CalloutFixture();
+
+    @TempDir
+    Path stateDir;
+
+    private static void assertBadRequest(String field, Runnable call) {
+        CotalException e = assertThrows(CotalException.class, call::run, field);
+        assertEquals(ErrorCode.BAD_REQUEST, e.code(), e.getMessage());
+        assertTrue(e.getMessage().startsWith(field + ":"), "names " + field + ": " + e.getMessage());
+    }
+
+    @Test
+    void aWildcardOrEmptyTokenInAnyGrantItemIsRefusedNamingTheFieldBeforeAnythingIsWritten(NatsBrokers brokers)
+            throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir)) {
+            ActorLedger ledger = plane.ledger();
+            List<Function<List<String>, ActorLedger.Grant>> lists = List.of(
+                    items -> ActorLedger.Grant.of(items, List.of(), List.of()),
+                    items -> ActorLedger.Grant.of(List.of(), items, List.of()),
+                    items -> ActorLedger.Grant.of(List.of(), List.of(), items));
+            List<String> fields = List.of("scope", "allowSubscribe", "allowPublish");
+            for (String bad : List.of(">", "*", "general.>", "general.*", "a..b", ".general", "general.", "")) {
+                for (int i = 0; i < lists.size(); i++) {
+                    ActorLedger.Grant grant = lists.get(i).apply(List.of("general", bad));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(CalloutFixture.OWNER, "laptop", grant));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(CalloutFixture.OWNER, "agent",
+                            grant, "0".repeat(64), UID));
+                }
+            }
+            assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),
+                    "no row (no ledger directory) was written");
+            ledger.grantActor(CalloutFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+                    List.of("general", "team.ops", "run-start", "a:b"), List.of()));
+        }
+    }
+
+    @Test
+    void aRowWithAWildcardItemOnDiskIsRefusedAtConnect(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            String bearer = f.bearer(plane, "laptop", List.of(), List.of("general"), Duration.ofMinutes(5));
+            String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
+                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the literal grant connects");
+            }
+            // a row written behind the ledger's back (or by a version that took wildcards)
+            Path row = stateDir.resolve("actors/" + CalloutFixture.OWNER + ".laptop.json");
+            Files.writeString(row, Files.readString(row).replace("\"allowSubscribe\":[\"general\"]",
+                    "\"allowSubscribe\":[\">\"]"), StandardCharsets.UTF_8);
+            assertTrue(Files.readString(row).contains("[\">\"]"), "the row now asks for every channel");
+            long mark = nats.log().mark();
+            Exception refused = f.refused(nats, bearer, nonce);
+            assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
+            String line = nats.log().await(mark, l -> l.contains(CALLOUT_ERROR), Duration.ofSeconds(5))
+                    .orElseThrow(() -> new AssertionError("no callout refusal in the broker's log:\n" + nats.logTail(40)));
+            assertTrue(line.contains("is corrupt") && line.contains("allowSubscribe[0]"), line);
+        }
+    }
+
+    @Test
+    void anOwnerNoBearerCanPresentIsRefusedByTheLedgerAndTheLifecyclesAlike(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+            for (String owner : List.of("alice", "u_owner", "U_ABCDEFGHIJKLMNOPQRSTUVWXYZ", "u_abcdefghijklmnopqrstuvwxy1",
+                    "u_abcdefghijklmnopqrstuvwxyza")) {
+                assertBadRequest("owner", () -> plane.ledger().grantActor(owner, "laptop", grant));
+                assertBadRequest("owner", () -> plane.ledger().find(owner, "laptop"));
+                assertBadRequest("owner", () -> plane.lifecycles().retireInteractive(owner, "laptop", UID));
+                assertBadRequest("owner", () -> plane.lifecycles().head(owner, "laptop"));
+                assertBadRequest("owner", () -> Lifecycles.checkLifecycle(owner, "laptop", UID));
+                assertBadRequest("parent", () -> plane.ledger().grantActor(CalloutFixture.OWNER, "child",
+                        new ActorLedger.Grant(List.of(), List.of(), List.of(), java.util.Optional.empty(),
+                                java.util.Optional.of(owner + ".laptop"), java.util.Optional.empty())));
+            }
+            assertFalse(Files.exists(stateDir.resolve("actors")), "no row was written");
+            // the owner a proof derives passes all three: the ledger, the lifecycles and the bearer at connect
+            String owner = plane.deriveOwner("https://idp.example", "alice");
+            ActorRow row = plane.ledger().grantActor(owner, "laptop", grant);
+            assertTrue(plane.lifecycles().head(owner, "laptop").isEmpty() || plane.lifecycles().head(owner, "laptop")
+                    .get().lifecycleUid().equals(row.lifecycleUid()));
+            String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "laptop", List.of("chat"),
+                    row.lifecycleUid(), credential, Duration.ofMinutes(5)));
+            assertEquals(owner, plane.bearers().verify(bearer).owner());
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(owner, "laptop"))) {
+                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+            }
+        }
+    }
+}
