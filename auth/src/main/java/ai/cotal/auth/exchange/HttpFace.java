@@ -193,11 +193,18 @@ final class HttpFace implements AutoCloseable {
         }
     }
 
-    /** Closes a connection whose direct peer already holds {@code cap} connections on this face. */
+    /**
+     * Closes a connection whose direct peer already holds {@code cap} connections on this face.
+     * The peer's key is taken once, when the connection opens, and kept with the connection: once
+     * closed, a connection's endpoint no longer knows its remote address (its channel is closed
+     * before the close is reported), so the slot is given back from what was kept, exactly once
+     * (the entry is removed by the one close report), however the connection ended.
+     */
     private static final class PeerCap implements Connection.Listener {
         private final int cap;
         private final Optional<InetAddress> exempt;
         private final Map<String, Integer> open = new ConcurrentHashMap<>(); // by ClientAddress.key (IPv6: its /64)
+        private final Map<Connection, String> counted = new ConcurrentHashMap<>(); // each open connection's key
         final AtomicLong refused = new AtomicLong();
 
         PeerCap(int cap, Optional<InetAddress> exempt) {
@@ -205,29 +212,27 @@ final class HttpFace implements AutoCloseable {
             this.exempt = exempt;
         }
 
-        private Optional<InetAddress> peer(Connection connection) {
-            SocketAddress remote = connection.getEndPoint().getRemoteSocketAddress();
-            if (remote instanceof InetSocketAddress inet && inet.getAddress() != null
-                    && !exempt.map(inet.getAddress()::equals).orElse(false)) {
-                return Optional.of(inet.getAddress());
-            }
-            return Optional.empty();
-        }
-
         @Override
         public void onOpened(Connection connection) {
-            peer(connection).ifPresent(peer -> {
-                if (open.merge(ClientAddress.key(peer), 1, Integer::sum) > cap) {
-                    refused.incrementAndGet();
-                    connection.getEndPoint().close();
-                }
-            });
+            SocketAddress remote = connection.getEndPoint().getRemoteSocketAddress();
+            if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null
+                    || exempt.map(inet.getAddress()::equals).orElse(false)) {
+                return; // the trusted proxy (or an endpoint already gone) holds no per-peer slot
+            }
+            String key = ClientAddress.key(inet.getAddress());
+            counted.put(connection, key); // before the count: a close reported at once finds it
+            if (open.merge(key, 1, Integer::sum) > cap) {
+                refused.incrementAndGet();
+                connection.getEndPoint().close();
+            }
         }
 
         @Override
         public void onClosed(Connection connection) {
-            peer(connection).ifPresent(peer -> open.computeIfPresent(ClientAddress.key(peer), (k, n) -> n <= 1 ? null
-                    : n - 1));
+            String key = counted.remove(connection);
+            if (key != null) {
+                open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
+            }
         }
     }
 
