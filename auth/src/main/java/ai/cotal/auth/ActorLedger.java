@@ -199,11 +199,21 @@ public final class ActorLedger {
         }
         String dir = row.kind() == ActorRow.Kind.INTERACTIVE ? INTERACTIVE : MANAGED;
         Path file = file(dir, row.owner(), row.actor());
-        PrivateFiles.ensureDirectory(stateDir, file.getParent()); // creates what is missing, checks the kind's directory
-        stateDirectoryPresent(); // and the state directory with its ancestors up to .cotal
-        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(), row.scope(),
-                row.allowSubscribe(), row.allowPublish(), row.role().orElse(null), row.parent().orElse(null),
-                row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(), row.grantedAt())));
+        String name = rowName(dir, row.owner(), row.actor());
+        try { // the private-file calls name paths: the refusals name the row instead
+            PrivateFiles.ensureDirectory(stateDir, file.getParent()); // creates what is missing, checks the kind's directory
+            stateDirectoryPresent(); // and the state directory with its ancestors up to .cotal
+        } catch (CotalException e) {
+            throw StateFileRefusal.of(e, "the directories of " + name + " cannot be made ready");
+        }
+        try {
+            PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(),
+                    row.scope(), row.allowSubscribe(), row.allowPublish(), row.role().orElse(null),
+                    row.parent().orElse(null), row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(),
+                    row.grantedAt())));
+        } catch (CotalException e) {
+            throw StateFileRefusal.of(e, name + " cannot be written");
+        }
         if (Files.exists(file(other, row.owner(), row.actor()))) {
             try {
                 Files.deleteIfExists(file); // the other ledger gained this principal meanwhile: undo our write

@@ -113,10 +113,14 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         }
         IdpPin pin = make.get();
         Path file = stateDir.resolve(FILE);
-        PrivateFiles.ensureDirectory(stateDir, stateDir);
-        PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), pin.kind() == Kind.STOCK
-                ? new Document(1, null, pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), null)
-                : new Document(1, "oidc", pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), pin.algorithms())));
+        try { // the private-file calls name paths: the refusals name the pin instead
+            PrivateFiles.ensureDirectory(stateDir, stateDir);
+            PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), pin.kind() == Kind.STOCK
+                    ? new Document(1, null, pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), null)
+                    : new Document(1, "oidc", pin.url(), pin.issuer(), pin.audience(), pin.jwksUri(), pin.algorithms())));
+        } catch (CotalException e) {
+            throw StateFileRefusal.of(e, FILE + " cannot be written");
+        }
         return pin;
     }
 
@@ -125,10 +129,15 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
      * The state directory and its ancestors up to {@code .cotal} must be private (SPEC §7.1).
      */
     public static Optional<IdpPin> read(Path stateDir) {
-        if (!PrivateFiles.requirePrivateStateDirectory(stateDir)) { // #16.7: never a pin another user planted
-            return Optional.empty();
+        Optional<byte[]> bytes;
+        try { // the private-file calls name paths (in a message or a cause): the refusal names the pin
+            if (!PrivateFiles.requirePrivateStateDirectory(stateDir)) { // never a pin another user planted
+                return Optional.empty();
+            }
+            bytes = PrivateFiles.readNoFollow(stateDir.resolve(FILE));
+        } catch (CotalException e) {
+            throw StateFileRefusal.of(e, FILE + " cannot be read");
         }
-        Optional<byte[]> bytes = PrivateFiles.readNoFollow(stateDir.resolve(FILE));
         if (bytes.isEmpty()) {
             return Optional.empty();
         }

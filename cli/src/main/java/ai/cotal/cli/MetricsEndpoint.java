@@ -1,28 +1,28 @@
 package ai.cotal.cli;
 
-import com.sun.net.httpserver.HttpServer;
+import ai.cotal.auth.exchange.MetricsFace;
+import ai.cotal.core.CotalException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 
 /**
  * {@code cotal-auth serve --metrics [HOST:]PORT} (SPEC §13.21): a Prometheus registry the service
  * records into, served as {@code GET /metrics} in the text format on {@code 127.0.0.1:PORT}, or on
  * {@code HOST:PORT} when the operator names a host. Any other path answers 404, any other method
- * 405. Closing stops the listener. Thread-safe.
+ * 405. The listener is a {@link MetricsFace}: a slow or stalled client holds a connection slot
+ * until the read deadline cuts it, never the thread a scrape needs. Closing stops the listener.
+ * Thread-safe.
  */
 final class MetricsEndpoint implements AutoCloseable {
     /** The text exposition format's content type. */
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final PrometheusMeterRegistry registry;
-    private final HttpServer server;
+    private final MetricsFace server;
 
-    private MetricsEndpoint(PrometheusMeterRegistry registry, HttpServer server) {
+    private MetricsEndpoint(PrometheusMeterRegistry registry, MetricsFace server) {
         this.registry = registry;
         this.server = server;
     }
@@ -51,38 +51,19 @@ final class MetricsEndpoint implements AutoCloseable {
         }
     }
 
-    /** Binds {@code address} and serves a fresh registry; {@link IOException} when the port cannot be bound. */
-    static MetricsEndpoint start(InetSocketAddress address) throws IOException {
+    /**
+     * Binds {@code address} and serves a fresh registry on a face of its own ({@link MetricsFace}: the
+     * exchange's bounded server, its read deadline and connection caps); {@code unavailable} when
+     * the port cannot be bound.
+     */
+    static MetricsEndpoint start(InetSocketAddress address) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        HttpServer server = HttpServer.create(address, 16);
-        server.createContext("/", exchange -> {
-            try (exchange) {
-                byte[] body;
-                int status;
-                if (!exchange.getRequestURI().getPath().equals("/metrics")) {
-                    status = 404;
-                    body = "not found\n".getBytes(StandardCharsets.UTF_8);
-                } else if (!exchange.getRequestMethod().equals("GET")) {
-                    status = 405;
-                    body = "GET only\n".getBytes(StandardCharsets.UTF_8);
-                } else {
-                    status = 200;
-                    body = registry.scrape().getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
-                }
-                exchange.sendResponseHeaders(status, body.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
-                }
-            }
-        });
-        server.setExecutor(java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread thread = new Thread(r, "cotal-metrics");
-            thread.setDaemon(true);
-            return thread;
-        }));
-        server.start();
-        return new MetricsEndpoint(registry, server);
+        try {
+            return new MetricsEndpoint(registry, MetricsFace.start(address, CONTENT_TYPE, registry::scrape));
+        } catch (RuntimeException e) {
+            registry.close();
+            throw e;
+        }
     }
 
     PrometheusMeterRegistry registry() {
@@ -91,14 +72,14 @@ final class MetricsEndpoint implements AutoCloseable {
 
     /** {@code http://<host>:<bound port>/metrics}. */
     String url() {
-        InetSocketAddress bound = server.getAddress();
+        InetSocketAddress bound = server.address();
         String host = bound.getAddress().getHostAddress();
         return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort() + "/metrics";
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close();
         registry.close();
     }
 
@@ -116,8 +97,8 @@ final class MetricsEndpoint implements AutoCloseable {
         MetricsEndpoint metrics;
         try {
             metrics = start(address);
-        } catch (java.io.IOException e) {
-            err.println(name + ": the metrics port cannot be bound (" + e.getClass().getSimpleName() + ")");
+        } catch (CotalException e) {
+            err.println(name + ": the metrics port cannot be bound (" + e.code().wire() + ")");
             return null;
         }
         out.println(name + ": metrics at " + metrics.url());

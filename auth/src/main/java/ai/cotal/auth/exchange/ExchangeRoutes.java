@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * {@code POST /exchange}, the two service-endpoint routes, the two manager run routes ({@link RunRoute})
  * and, on the loopback face, the two
  * lifecycle retire routes ({@link LifecycleRoute}). Every POST route passes the same
- * door, from the headers alone: method (405), {@code Origin} (403), type (415), the throttle (429,
- * before any secret is looked at), the loopback capability (401), the declared size (413); only
+ * door, from the headers alone: method (405), {@code Origin} (403), type (415), on the loopback
+ * face the capability (401, or 429 once wrong ones fill their window; the right one is never
+ * throttled by them), the throttle (429, before any token or secret is looked at), the declared
+ * size (413); only
  * then is the body read (413 past 64 KiB, the rest unread). A refusal before the body closes the
  * connection.
  */
@@ -161,20 +163,22 @@ final class ExchangeRoutes {
         }
         RollingWindow refusals = isPublic ? peerWindow(ClientAddress.of(call.peer(), call.headers("X-Forwarded-For"),
                 options.trustedProxy())) : loopbackRefusals;
-        if (!isPublic && badCapabilities.full()) { // throttled: nothing is checked, not even the capability
-            options.metrics().throttled(AuthMetrics.Face.LOOPBACK, AuthMetrics.ThrottleWindow.CAPABILITY);
-            call.refuseUnread(429, Map.of("error", "too many bad capabilities - wait a minute"));
-            return;
-        }
-        if (refusals.full()) {
-            options.metrics().throttled(call.face().tag(), AuthMetrics.ThrottleWindow.REFUSALS);
-            call.refuseUnread(429, Map.of("error", "too many refused exchanges - wait a minute and retry"));
-            return;
-        }
+        // loopback: the capability first, so the failures of others never throttle its holder (a
+        // 256-bit secret: a guesser gains nothing from the check); wrong ones meet their own window
         if (!isPublic && !capabilityMatches(call.header("Authorization"))) {
+            if (badCapabilities.full()) {
+                options.metrics().throttled(AuthMetrics.Face.LOOPBACK, AuthMetrics.ThrottleWindow.CAPABILITY);
+                call.refuseUnread(429, Map.of("error", "too many bad capabilities - wait a minute"));
+                return;
+            }
             badCapabilities.record();
             LOG.warn("token exchange: a request with a missing or wrong capability");
             call.refuseUnread(401, Map.of("error", "missing or wrong capability"));
+            return;
+        }
+        if (refusals.full()) { // throttled: no token or secret is checked
+            options.metrics().throttled(call.face().tag(), AuthMetrics.ThrottleWindow.REFUSALS);
+            call.refuseUnread(429, Map.of("error", "too many refused exchanges - wait a minute and retry"));
             return;
         }
         if (call.declaredLength() > MAX_BODY) {

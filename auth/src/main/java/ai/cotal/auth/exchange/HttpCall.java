@@ -25,6 +25,7 @@ final class HttpCall {
     static final int DRAIN_LIMIT = 1024 * 1024;
     /** How long a refused connection may linger (draining, or waiting for the client's end) before it closes. */
     static final long LINGER_MILLIS = 1_000;
+    private static final String JSON = "application/json";
     private final HttpFace face;
     private final Request request;
     private final Response response;
@@ -147,12 +148,17 @@ final class HttpCall {
      */
     void refuseUnread(int status, Map<String, ?> body) {
         long declared = request.getLength();
-        send(status, ClosedJson.write(ClosedJson.cotal(), body), true, null, declared > 0 && declared <= DRAIN_LIMIT);
+        send(status, JSON, ClosedJson.write(ClosedJson.cotal(), body), true, null, declared > 0 && declared <= DRAIN_LIMIT);
     }
 
     /** Answers raw JSON bytes, with an optional {@code Cache-Control}; later calls do nothing. */
     void sendRaw(int status, byte[] body, boolean close, String cacheControl) {
-        send(status, body, close, cacheControl, false);
+        send(status, JSON, body, close, cacheControl, false);
+    }
+
+    /** Answers {@code body} as {@code contentType}; later calls do nothing. */
+    void sendTyped(int status, String contentType, byte[] body) {
+        send(status, contentType, body, false, null, false);
     }
 
     /** Fails the request as a timeout: the peer left or the deadline cut it; Jetty logs that quietly. */
@@ -170,13 +176,13 @@ final class HttpCall {
         }
     }
 
-    private void send(int status, byte[] body, boolean close, String cacheControl, boolean drain) {
+    private void send(int status, String contentType, byte[] body, boolean close, String cacheControl, boolean drain) {
         if (!sent.compareAndSet(false, true)) {
             return;
         }
         face.answered(path(), status, System.nanoTime() - dispatched);
         response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         if (cacheControl != null) {
             response.getHeaders().put(HttpHeader.CACHE_CONTROL, cacheControl);
         }

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +32,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
- * One HTTP face (SPEC §13.17): the one place a Jetty server is built for the token exchange. It
+ * One HTTP face (SPEC §13.17): the one place a Jetty server is built, for the token exchange's
+ * faces and the metrics scrape ({@link MetricsFace}). It
  * has a bounded thread pool of its own ({@code workerThreads}: one acceptor, one selector, the
  * rest serve; its queue is bounded by the connection cap, one request per connection), a cap on open connections (at the cap the
  * face stops accepting), a cap per direct peer address (the excess is closed as soon as it is
@@ -81,13 +83,29 @@ final class HttpFace implements AutoCloseable {
         this.metrics = metrics;
     }
 
-    /** Binds and starts the face {@code tag} at {@code address}. */
-    static HttpFace start(AuthMetrics.Face tag, InetSocketAddress address, ExchangeOptions options,
+    /**
+     * The bounds of one face (SPEC §13.17): its threads, its open connections, the connections of
+     * one direct peer, and the read deadline of a request.
+     */
+    record Bounds(int workerThreads, int maxConnections, int maxConnectionsPerPeer, Duration readDeadline) {
+        /** The bounds the exchange's options give each of its faces. */
+        static Bounds of(ExchangeOptions options) {
+            return new Bounds(options.workerThreads(), options.maxConnections(), options.maxConnectionsPerPeer(),
+                    options.readDeadline());
+        }
+    }
+
+    /**
+     * Binds and starts the face {@code tag} at {@code address} within {@code bounds}, recording
+     * into {@code metrics}; the direct peer {@code exempt} holds no per-peer slot. An address that
+     * cannot be bound is {@code unavailable} (naming the face and the port) and leaves nothing running.
+     */
+    static HttpFace start(AuthMetrics.Face tag, InetSocketAddress address, Bounds bounds, AuthMetrics metrics,
             Optional<InetAddress> exempt, Routes routes) {
         String name = AuthMetrics.tag(tag);
         // the job queue is Jetty's own: jobs come from open connections (one request each at a
         // time), so the connection cap bounds it; Jetty warns against a bounded queue of its own
-        QueuedThreadPool pool = new QueuedThreadPool(options.workerThreads(), Math.min(4, options.workerThreads()), 60_000);
+        QueuedThreadPool pool = new QueuedThreadPool(bounds.workerThreads(), Math.min(4, bounds.workerThreads()), 60_000);
         pool.setReservedThreads(0);
         pool.setName("cotal-exchange-" + name);
         pool.setDaemon(true);
@@ -103,15 +121,15 @@ final class HttpFace implements AutoCloseable {
         connector.setPort(address.getPort());
         connector.setIdleTimeout(IDLE_MILLIS);
         connector.setAcceptedTcpNoDelay(true);
-        PeerCap peers = new PeerCap(options.maxConnectionsPerPeer(), exempt);
-        ReadDeadline deadlines = new ReadDeadline(server, options.readDeadline().toMillis());
+        PeerCap peers = new PeerCap(bounds.maxConnectionsPerPeer(), exempt);
+        ReadDeadline deadlines = new ReadDeadline(server, bounds.readDeadline().toMillis());
         connector.addBean(peers);
         connector.addBean(deadlines);
         server.addConnector(connector);
-        NetworkConnectionLimit limit = new NetworkConnectionLimit(options.maxConnections(), connector);
+        NetworkConnectionLimit limit = new NetworkConnectionLimit(bounds.maxConnections(), connector);
         server.addBean(limit);
         server.setErrorHandler(new JsonErrors());
-        HttpFace face = new HttpFace(server, connector, limit, peers, deadlines, tag, options.metrics());
+        HttpFace face = new HttpFace(server, connector, limit, peers, deadlines, tag, metrics);
         server.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
@@ -124,7 +142,7 @@ final class HttpFace implements AutoCloseable {
             server.start();
         } catch (Exception e) {
             face.close();
-            throw new CotalException(ErrorCode.UNAVAILABLE, "token exchange: the " + name + " face cannot bind port "
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the " + name + " HTTP face cannot bind port "
                     + address.getPort(), e);
         }
         face.gauges = face.metrics.faceGauges(tag, face::openConnections, face.inFlight::get, face::refusedByPeerCap,
@@ -193,11 +211,18 @@ final class HttpFace implements AutoCloseable {
         }
     }
 
-    /** Closes a connection whose direct peer already holds {@code cap} connections on this face. */
+    /**
+     * Closes a connection whose direct peer already holds {@code cap} connections on this face.
+     * The peer's key is taken once, when the connection opens, and kept with the connection: once
+     * closed, a connection's endpoint no longer knows its remote address (its channel is closed
+     * before the close is reported), so the slot is given back from what was kept, exactly once
+     * (the entry is removed by the one close report), however the connection ended.
+     */
     private static final class PeerCap implements Connection.Listener {
         private final int cap;
         private final Optional<InetAddress> exempt;
         private final Map<String, Integer> open = new ConcurrentHashMap<>(); // by ClientAddress.key (IPv6: its /64)
+        private final Map<Connection, String> counted = new ConcurrentHashMap<>(); // each open connection's key
         final AtomicLong refused = new AtomicLong();
 
         PeerCap(int cap, Optional<InetAddress> exempt) {
@@ -205,29 +230,27 @@ final class HttpFace implements AutoCloseable {
             this.exempt = exempt;
         }
 
-        private Optional<InetAddress> peer(Connection connection) {
-            SocketAddress remote = connection.getEndPoint().getRemoteSocketAddress();
-            if (remote instanceof InetSocketAddress inet && inet.getAddress() != null
-                    && !exempt.map(inet.getAddress()::equals).orElse(false)) {
-                return Optional.of(inet.getAddress());
-            }
-            return Optional.empty();
-        }
-
         @Override
         public void onOpened(Connection connection) {
-            peer(connection).ifPresent(peer -> {
-                if (open.merge(ClientAddress.key(peer), 1, Integer::sum) > cap) {
-                    refused.incrementAndGet();
-                    connection.getEndPoint().close();
-                }
-            });
+            SocketAddress remote = connection.getEndPoint().getRemoteSocketAddress();
+            if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null
+                    || exempt.map(inet.getAddress()::equals).orElse(false)) {
+                return; // the trusted proxy (or an endpoint already gone) holds no per-peer slot
+            }
+            String key = ClientAddress.key(inet.getAddress());
+            counted.put(connection, key); // before the count: a close reported at once finds it
+            if (open.merge(key, 1, Integer::sum) > cap) {
+                refused.incrementAndGet();
+                connection.getEndPoint().close();
+            }
         }
 
         @Override
         public void onClosed(Connection connection) {
-            peer(connection).ifPresent(peer -> open.computeIfPresent(ClientAddress.key(peer), (k, n) -> n <= 1 ? null
-                    : n - 1));
+            String key = counted.remove(connection);
+            if (key != null) {
+                open.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
+            }
         }
     }
 

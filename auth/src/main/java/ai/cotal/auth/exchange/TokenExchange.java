@@ -69,10 +69,11 @@ public final class TokenExchange implements AutoCloseable {
         HttpFace publicFace = null;
         try {
             loopback = HttpFace.start(AuthMetrics.Face.LOOPBACK, new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                    options.loopbackPort()), options, Optional.empty(), call -> routes.serve(call, false));
+                    options.loopbackPort()), HttpFace.Bounds.of(options), options.metrics(), Optional.empty(),
+                    call -> routes.serve(call, false));
             if (options.publicAddress().isPresent()) {
-                publicFace = HttpFace.start(AuthMetrics.Face.PUBLIC, options.publicAddress().get(), options, options.trustedProxy(),
-                        call -> routes.serve(call, true));
+                publicFace = HttpFace.start(AuthMetrics.Face.PUBLIC, options.publicAddress().get(), HttpFace.Bounds.of(options),
+                        options.metrics(), options.trustedProxy(), call -> routes.serve(call, true));
                 routes.publicFaceBound(url(publicFace));
             }
             TokenExchange exchange = new TokenExchange(options.stateDir().resolve(DISCOVERY_FILE), capability, loopback,

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #16 parts 6 and 9 on the real broker: a throttled face or client is refused before any
- * secret is checked (the right secret gets 429), and behind a trusted proxy the per-client
+ * secret is checked (the right secret gets 429), wrong loopback capabilities are throttled
+ * without ever throttling the right one, and behind a trusted proxy the per-client
  * throttle is keyed on the right-most untrusted {@code X-Forwarded-For} hop, never on a header
  * from anyone else.
  */
@@ -121,12 +122,25 @@ class ExchangeThrottleBrokerTest {
             assertEquals(200, post(loopback, GOOD, cap).statusCode());
             assertEquals(200, post(face, GOOD, null).statusCode());
         }
+    }
+
+    @Test
+    void wrongCapabilitiesNeverThrottleTheRightOne() throws Exception {
         try (TokenExchange exchange = start(ExchangeOptions.builder())) {
+            String loopback = exchange.loopbackUrl();
             for (int i = 0; i < LIMIT; i++) {
-                assertEquals(401, post(exchange.loopbackUrl(), GOOD, "wrong-capability").statusCode());
+                assertEquals(401, post(loopback, GOOD, "wrong-capability").statusCode());
             }
-            assertEquals(429, post(exchange.loopbackUrl(), GOOD, capability()).statusCode(),
-                    "the right capability while bad ones are throttled is not even looked at");
+            for (int round = 0; round < 3; round++) { // the guesser keeps its window full, round after round
+                HttpResponse<String> guess = post(loopback, GOOD, "wrong-capability-" + round);
+                assertEquals(429, guess.statusCode(), "a wrong capability past the window is throttled: " + guess.body());
+                assertEquals(429, post(loopback, GOOD, null).statusCode(), "so is a missing one");
+                HttpResponse<String> right = post(loopback, GOOD, capability());
+                assertEquals(200, right.statusCode(), "the right capability is never throttled by others: " + right.body());
+                assertTrue(right.body().contains("token"), right.body());
+            }
+            shift.addAndGet(61_000); // the window drains: a wrong capability is answered 401 again
+            assertEquals(401, post(loopback, GOOD, "wrong-capability").statusCode());
         }
     }
 

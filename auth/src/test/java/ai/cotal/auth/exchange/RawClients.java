@@ -146,6 +146,11 @@ final class RawClients implements AutoCloseable {
             }
         }
 
+        /** Ends the client's half of the connection (the server reads its end), still reading. */
+        void endOutput() throws IOException {
+            socket.shutdownOutput();
+        }
+
         /** Bytes that arrived while waiting for the close. */
         String received() {
             return received.toString(StandardCharsets.ISO_8859_1);

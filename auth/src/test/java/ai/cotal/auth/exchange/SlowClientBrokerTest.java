@@ -145,6 +145,47 @@ class SlowClientBrokerTest {
     }
 
     @Test
+    void everyClosedConnectionGivesItsPeerSlotBackExactlyOnce() throws Exception {
+        int cap = 4;
+        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(cap).maxConnections(64));
+             RawClients raw = new RawClients(attacker); RawClients operator = new RawClients(InetAddress.getLoopbackAddress())) {
+            for (String url : List.of(exchange.publicUrl().orElseThrow(), exchange.loopbackUrl())) {
+                int port = port(url);
+                for (int i = 0; i < 3 * cap; i++) { // closed by the client, as curl does after its answer
+                    RawClients.Raw once = raw.open(port);
+                    assertEquals(200, once.request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
+                            "connection " + i + " after " + i + " closed by the client, past the cap of " + cap);
+                    once.close();
+                }
+                for (int i = 0; i < 3 * cap; i++) { // closed by the server after its answer
+                    RawClients.Raw once = raw.open(port);
+                    assertEquals(200, once.request("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .status(), "connection " + i + " after " + i + " closed by the server");
+                    assertTrue(once.closedByServer());
+                    once.close();
+                }
+                List<RawClients.Raw> held = new java.util.ArrayList<>();
+                for (int i = 0; i < cap; i++) {
+                    RawClients.Raw kept = raw.open(port);
+                    assertEquals(200, kept.request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status());
+                    held.add(kept);
+                }
+                for (int i = 0; i < cap; i++) { // refused at the cap: closed at once by the server
+                    assertTrue(raw.open(port).closedByServer(), "no release was counted twice: the cap holds");
+                }
+                for (RawClients.Raw kept : held) { // the client ends, then sees the server close: its slot is free
+                    kept.endOutput();
+                    assertTrue(kept.closedByServer());
+                }
+                assertEquals(200, raw.open(port).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
+                        "the peer is served again once its connections are closed");
+                assertEquals(200, operator.open(port).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
+                        "the operator's address was never locked out");
+            }
+        }
+    }
+
+    @Test
     void theTrustedProxyCountsOnlyAgainstTheFaceCap() throws Exception {
         try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(2).maxConnections(64)
                 .trustedProxy(attacker)); RawClients raw = new RawClients(attacker)) {

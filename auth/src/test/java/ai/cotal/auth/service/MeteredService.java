@@ -112,7 +112,7 @@ final class MeteredService {
      * refused by the mint budget (429), a wrong secret (401), a malformed body (400); one connect
      * admitted and three refused (no bearer, a forged bearer, another principal's nonce); a register
      * (pending), a decide (completed) and a register through {@code serve} (unsupported); one health
-     * read; then 30 wrong capabilities (401) and one more POST throttled (429).
+     * read; then 30 wrong capabilities (401) and one more wrong one throttled (429).
      */
     void drive(NatsBroker nats, AuthService service, Path stateDir) throws Exception {
         var plane = service.plane();
@@ -157,7 +157,8 @@ final class MeteredService {
         for (int i = 0; i < 30; i++) {
             assertEquals(401, exchange(service, stateDir, agent, "wrong-capability-" + i).statusCode());
         }
-        assertEquals(429, exchange(service, stateDir, agent, capability).statusCode(), "the capability window is full");
+        assertEquals(429, exchange(service, stateDir, agent, "wrong-capability-30").statusCode(),
+                "the capability window is full");
     }
 
     private Options.Builder client(NatsBroker nats, String bearer, String nonce) {

@@ -32,8 +32,8 @@ public interface AuthMetrics {
         PERMISSIONS, REGISTER, INTERNAL
     }
 
-    /** An HTTP face. */
-    enum Face { LOOPBACK, PUBLIC }
+    /** An HTTP face: the token exchange's two, and a metrics scrape's (which records nothing). */
+    enum Face { LOOPBACK, PUBLIC, METRICS }
 
     /** The refusal window a throttled POST met (SPEC §13.17). */
     enum ThrottleWindow { REFUSALS, CAPABILITY }
