@@ -92,14 +92,14 @@ final class ManagerServiceCredentials {
     }
 
     /**
-     * Serve the registered commands (subscribe, one reply each), keep its own status and sessions,
+     * Serve the registered commands (subscribe, one reply each; a {@code run-<op>} command also that
+     * op's served run requests of its owner), keep its own status and sessions,
      * send retire requests on its own instance's subject of the admin listener; nothing else.
      */
     private UserClaim permissions(String owner, String actor, String instanceId, String userPublicKey,
             List<String> commands) {
         String p = SpaceName.subjectPrefix(w.space());
-        List<String> sub = new ArrayList<>();
-        commands.forEach(command -> sub.add(p + ".svc.manager." + owner + "." + command));
+        List<String> sub = new ArrayList<>(ManagerSubjects.of(p, owner, commands));
         sub.add("_INBOX_" + userPublicKey + ".>");
         String kv = "$KV." + StoreNames.bucket("records", w.space()) + ".svc.manager." + instanceId;
         List<String> pub = List.of(kv + ".status", kv + ".session.>",
