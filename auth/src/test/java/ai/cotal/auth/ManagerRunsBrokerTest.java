@@ -39,7 +39,8 @@ class ManagerRunsBrokerTest {
     @TempDir
     Path stateDir;
 
-    private static CotalException refused(ErrorCode code, String message, Executable call) {
+    /** Asserts {@code call} refuses with exactly {@code code} and {@code message}. */
+    static CotalException refused(ErrorCode code, String message, Executable call) {
         CotalException e = assertThrows(CotalException.class, call);
         assertEquals(code, e.code(), e.getMessage());
         assertEquals(message, e.getMessage());

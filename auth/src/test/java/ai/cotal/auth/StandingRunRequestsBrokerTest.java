@@ -8,16 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.callout.CalloutFixture;
-import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
-import io.nats.client.ErrorListener;
 import io.nats.client.Message;
-import io.nats.client.Nats;
-import io.nats.client.Options;
 import io.nats.client.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,17 +62,7 @@ class StandingRunRequestsBrokerTest {
                 ManagerAuthority.ServiceAuthority standing = plane.managers().issueServiceAuthority(RunParty.OWNER, "mgr",
                         RunParty.IID, identity.id(), Optional.empty());
                 BlockingQueue<String> violations = new LinkedBlockingQueue<>();
-                Options options = new Options.Builder().server(nats.url()).authHandler(new Creds(standing.jwt(), identity)
-                        .authHandler()).inboxPrefix("_INBOX_" + identity.id()).noReconnect().errorListener(
-                        new ErrorListener() {
-                            @Override
-                            public void errorOccurred(Connection conn, String error) {
-                                if (error.contains("Permissions Violation")) {
-                                    violations.add(error);
-                                }
-                            }
-                        }).build();
-                try (Connection remote = Nats.connect(options)) {
+                try (Connection remote = RunParty.connect(nats, standing.jwt(), identity, violations)) {
                     String own = RunParty.SUBJECTS + RunParty.OWNER + ".run.";
                     Subscription resumes = remote.subscribe(own + "resume.*.*");
                     remote.subscribe(own + "start.*.*");
