@@ -39,8 +39,7 @@ class ManagerRunsBrokerTest {
     @TempDir
     Path stateDir;
 
-    /** Asserts {@code call} refuses with exactly {@code code} and {@code message}. */
-    static CotalException refused(ErrorCode code, String message, Executable call) {
+    private static CotalException refused(ErrorCode code, String message, Executable call) {
         CotalException e = assertThrows(CotalException.class, call);
         assertEquals(code, e.code(), e.getMessage());
         assertEquals(message, e.getMessage());

@@ -1,6 +1,5 @@
 package ai.cotal.auth;
 
-import static ai.cotal.auth.ManagerRunsBrokerTest.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -26,6 +25,7 @@ import io.nats.client.Subscription;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,6 +52,12 @@ class OperatorRunAttemptsBrokerTest {
 
     @TempDir
     Path stateDir;
+
+    /** The call is refused with exactly {@code code} and {@code message}. */
+    private static void refused(ErrorCode code, String message, Executable call) {
+        CotalException e = assertThrows(CotalException.class, call);
+        assertEquals(List.of(code, message), List.of(e.code(), e.getMessage()));
+    }
 
     private static String attemptId(int n) {
         return String.format("att%023d", n);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -68,8 +69,9 @@ class StandingRunRequestsBrokerTest {
                     remote.subscribe(own + "start.*.*");
                     remote.flush(Duration.ofSeconds(5));
 
+                    // the caller's own request id: its accepted token (the one a resume's subject may end in)
                     String subject = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN,
-                            "standingrequest0001");
+                            IssuedAuthority.acceptedToken(CalloutFixture.nonce("laptop", "runcaller-" + RunParty.IID)));
                     CompletableFuture<Message> reply = p.caller.request(subject, RunRecords.envelope(RUN, "cp1", null));
                     Message request = resumes.nextMessage(Duration.ofSeconds(10));
                     assertNotNull(request, "the standing credential receives the caller's run request");

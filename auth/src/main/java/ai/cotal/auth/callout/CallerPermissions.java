@@ -5,7 +5,6 @@ import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.internal.manager.ManagerSubjects;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.issued.Ceiling;
@@ -33,6 +32,8 @@ import java.util.List;
  */
 final class CallerPermissions {
     static final String MANAGER_CALLER = "manager-caller";
+    /** The scopes that name a run op a caller may ask a manager for (SPEC §14.8). */
+    static final List<String> RUN_SCOPES = List.of("run-start", "run-resume", "run-answer");
 
     private CallerPermissions() {
     }
@@ -60,8 +61,7 @@ final class CallerPermissions {
                     + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }
         options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
-        // its owner's manager commands per bearer scope, and a run-<op> scope's served run requests (SPEC §14.8)
-        List<String> calls = ManagerSubjects.of(p, row.owner(), bearer.scope());
+        List<String> calls = managerCalls(p, row.owner(), bearer.scope());
         if (row.kind() != ActorRow.Kind.INTERACTIVE) { // a managed row: the plain mint, nothing recorded
             return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),
                     Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")), account, tags);
@@ -76,6 +76,24 @@ final class CallerPermissions {
         return UserClaim.of(Permission.allowDeny(pub, granted.publish().deny().isEmpty() ? null : granted.publish().deny()),
                 Permission.allowDeny(CalloutHandler.allow(granted.subscribe()),
                         granted.subscribe().deny().isEmpty() ? null : granted.subscribe().deny()), account, tags);
+    }
+
+    /**
+     * What a {@code manager-caller} of {@code owner} may publish (SPEC §14.4, §14.8): its owner's
+     * manager command {@code P.svc.manager.<owner>.<scope>} per bearer scope, and for a scope
+     * {@code run-<op>} ({@code op} start, resume or answer) also that op's served run-request
+     * subjects {@code P.svc.manager.<owner>.run.<op>.*.*}: its own owner's manager only, the ops
+     * its bearer names only.
+     */
+    static List<String> managerCalls(String p, String owner, List<String> scope) {
+        List<String> calls = new ArrayList<>();
+        for (String s : scope) {
+            calls.add(p + ".svc.manager." + owner + "." + s);
+            if (RUN_SCOPES.contains(s)) {
+                calls.add(p + ".svc.manager." + owner + ".run." + s.substring("run-".length()) + ".*.*");
+            }
+        }
+        return calls;
     }
 
     /**
