@@ -12,7 +12,8 @@ import java.util.Optional;
  * a caller asked for) is issued only for a request the plane itself observed the caller publish,
  * only once, and only for what that request's envelope asked. Handed out by
  * {@link AuthAuthorityPlane#managerRuns()}; the stock service serves it on
- * {@code POST /manager-service-authority/run-admission} and {@code .../run-attempt}.
+ * {@code POST /manager-service-authority/run-admission}, {@code .../run-attempt} and, for the
+ * space's operator on the loopback face, {@code .../run-operator-attempt}.
  *
  * <p>Thread-safe. Once the plane fenced or began closing every method refuses {@code unavailable};
  * bad input is {@code bad-request} naming the field, before anything is read or written.
@@ -38,6 +39,19 @@ public interface ManagerRuns {
      * @throws ai.cotal.core.CotalException with the refusals of SPEC §14.7
      */
     Attempt issueAttempt(Holder holder, AttemptRequest request);
+
+    /**
+     * Issues an attempt the space's operator drives (SPEC §14.7, operator attempts): a resume of a
+     * waiting checkpoint, or an answer to one (its own, or with {@code served} a caller's request it
+     * relays), for a run candidate manager {@code instanceId} of {@code owner} admitted. The
+     * embedder authenticated the operator; {@code operator}'s audit id is stored in the attempt
+     * row. Then the attempt's steps as for a manager, with the same once-only row and replay.
+     *
+     * @throws ai.cotal.core.CotalException {@code bad-request} (a {@code start}, a field out of
+     *     grammar), {@code permission-denied} (not a candidate, another instance's run, an
+     *     unobserved {@code served}), the other refusals of SPEC §14.7
+     */
+    Attempt issueOperatorAttempt(Granter.Operator operator, String owner, String instanceId, AttemptRequest request);
 
     /** The number of observed served run requests the plane holds now (at most {@value #MAX_OBSERVED}). */
     int observedCount();

@@ -2,12 +2,14 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
 import io.nats.client.ErrorListener;
 import io.nats.client.Message;
 import io.nats.client.Nats;
+import io.nats.client.Options;
 import io.nats.client.Subscription;
 import java.time.Duration;
 import java.util.List;
@@ -104,6 +106,24 @@ public final class RunParty implements AutoCloseable {
             throw new AssertionError("the manager did not receive " + subject);
         }
         return subject;
+    }
+
+    /**
+     * Connects with a user JWT the plane signed for {@code identity}'s key (a standing or a driver
+     * credential), its inbox under that key; the broker's permission violations land in
+     * {@code violations}, in order.
+     */
+    public static Connection connect(NatsBroker nats, String jwt, Identity identity, BlockingQueue<String> violations)
+            throws Exception {
+        return Nats.connect(new Options.Builder().server(nats.url()).authHandler(new Creds(jwt, identity).authHandler())
+                .inboxPrefix("_INBOX_" + identity.id()).noReconnect().errorListener(new ErrorListener() {
+                    @Override
+                    public void errorOccurred(Connection conn, String error) {
+                        if (error.contains("Permissions Violation")) {
+                            violations.add(error);
+                        }
+                    }
+                }).build());
     }
 
     /** The next permission violation the broker reported on the caller's connection; null after 10 s. */

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The routes of both faces (SPEC §13.17, §13.18): {@code GET /health}, {@code GET /jwks},
  * {@code POST /exchange}, the two service-endpoint routes, the two manager run routes ({@link RunRoute})
- * and, on the loopback face, the two
+ * and, on the loopback face, the operator's run attempts and the two
  * lifecycle retire routes ({@link LifecycleRoute}). Every POST route passes the same
  * door, from the headers alone: method (405), {@code Origin} (403), type (415), on the loopback
  * face the capability (401, or 429 once wrong ones fill their window; the right one is never
@@ -96,6 +96,15 @@ final class ExchangeRoutes {
                 }
                 case RunRoute.ADMISSION, RunRoute.ATTEMPT -> door(call, isPublic, path, (body, refusals) -> runs(call,
                         isPublic, path, body, refusals));
+                case RunRoute.OPERATOR -> {
+                    if (isPublic) { // the operator's attempts: loopback only (SPEC §14.7)
+                        call.arrived();
+                        call.send(404, Map.of("error", "not found"));
+                    } else {
+                        door(call, false, path, (body, refusals) -> call.send(200, RunRoute.operator(options.plane(),
+                                body)));
+                    }
+                }
                 case LifecycleRoute.INTERACTIVE, LifecycleRoute.MANAGED -> {
                     if (isPublic) { // the operator's routes: loopback only (SPEC §14.1)
                         call.arrived();

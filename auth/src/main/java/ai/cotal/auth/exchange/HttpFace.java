@@ -59,7 +59,8 @@ final class HttpFace implements AutoCloseable {
             Map.entry("/service-endpoint-authority", "service-endpoint-authority"),
             Map.entry(ManagerAuthorityRoute.ISSUE, "manager-service-authority"),
             Map.entry(ManagerAuthorityRoute.VERIFY, "verify-enrollment"), Map.entry(RunRoute.ADMISSION, "run-admission"),
-            Map.entry(RunRoute.ATTEMPT, "run-attempt"), Map.entry(LifecycleRoute.INTERACTIVE, "retire-interactive"),
+            Map.entry(RunRoute.ATTEMPT, "run-attempt"),
+            Map.entry(RunRoute.OPERATOR, "run-operator-attempt"), Map.entry(LifecycleRoute.INTERACTIVE, "retire-interactive"),
             Map.entry(LifecycleRoute.MANAGED, "retire-managed"));
 
     private final Server server;

@@ -2,6 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
@@ -15,11 +16,15 @@ import java.util.Optional;
  * runs the connect check on it (a current ledger row at its lifecycle, its scope in the row, its
  * credential row live) and makes the holder {bearer owner, bearer actor, request.instanceId, bearer
  * scope}; the plane then checks the holder (supervise, a candidate instance served by that
- * principal). The door and the refusal window are the caller's ({@link ExchangeRoutes}).
+ * principal). {@code .../run-operator-attempt}, on the loopback face only: the capability the door
+ * demanded is the operator's credential; the body is closed JSON {@code {auditId, owner,
+ * instanceId, runId, attemptId, kind, driver, checkpoint, answerId?, served?}}. The door and the
+ * refusal window are the caller's ({@link ExchangeRoutes}).
  */
 final class RunRoute {
     static final String ADMISSION = "/manager-service-authority/run-admission";
     static final String ATTEMPT = "/manager-service-authority/run-attempt";
+    static final String OPERATOR = "/manager-service-authority/run-operator-attempt";
 
     record AdmissionFields(String instanceId, String runId, String actor, String lifecycleUid) {
     }
@@ -32,6 +37,10 @@ final class RunRoute {
     }
 
     record AttemptBody(String bearer, AttemptFields request) {
+    }
+
+    record OperatorBody(String auditId, String owner, String instanceId, String runId, String attemptId, String kind,
+            String driver, String checkpoint, String answerId, String served) {
     }
 
     private RunRoute() {
@@ -57,12 +66,30 @@ final class RunRoute {
         }
         AttemptBody parsed = ClosedJson.read(ClosedJson.cotal(), body, AttemptBody.class, "body");
         AttemptFields r = require(parsed.request(), "request");
-        ManagerRuns.Kind kind = ManagerRuns.Kind.of(require(r.kind(), "kind")).orElseThrow(() ->
-                CotalException.badRequest("kind", "must be start, resume or answer"));
+        ManagerRuns.Kind kind = kind(r.kind());
         ManagerRuns.Holder holder = holder(plane, parsed.bearer(), r.instanceId());
-        ManagerRuns.Attempt a = plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(
+        return answer(plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(
                 require(r.runId(), "runId"), require(r.attemptId(), "attemptId"), kind, require(r.driver(), "driver"),
-                Optional.ofNullable(r.checkpoint()), Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served())));
+                Optional.ofNullable(r.checkpoint()), Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served()))));
+    }
+
+    /** Parses the operator's {@code body} and answers the attempt it drives (SPEC §14.7, operator attempts). */
+    static Map<String, Object> operator(AuthAuthorityPlane plane, byte[] body) {
+        OperatorBody r = ClosedJson.read(ClosedJson.cotal(), body, OperatorBody.class, "body");
+        ManagerRuns.Kind kind = kind(r.kind());
+        return answer(plane.managerRuns().issueOperatorAttempt(new Granter.Operator(require(r.auditId(), "auditId")),
+                require(r.owner(), "owner"), require(r.instanceId(), "instanceId"), new ManagerRuns.AttemptRequest(
+                        require(r.runId(), "runId"), require(r.attemptId(), "attemptId"), kind,
+                        require(r.driver(), "driver"), Optional.ofNullable(r.checkpoint()),
+                        Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served()))));
+    }
+
+    private static ManagerRuns.Kind kind(String wire) {
+        return ManagerRuns.Kind.of(require(wire, "kind")).orElseThrow(() ->
+                CotalException.badRequest("kind", "must be start, resume or answer"));
+    }
+
+    private static Map<String, Object> answer(ManagerRuns.Attempt a) {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("runId", a.runId());
         answer.put("attemptId", a.attemptId());
@@ -81,7 +108,7 @@ final class RunRoute {
 
     private static <T> T require(T value, String field) {
         if (value == null) {
-            throw CotalException.badRequest(field, "required; the body is {bearer, request}");
+            throw CotalException.badRequest(field, "required");
         }
         return value;
     }

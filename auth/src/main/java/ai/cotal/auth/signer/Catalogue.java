@@ -55,7 +55,8 @@ final class Catalogue {
         String manager = "$KV." + records + ".svc.manager.{iid}";
         put(shapes, SignerProfile.MANAGER_REGISTRAR, List.of(manager + ".>"), List.of(own), 0);
         put(shapes, SignerProfile.MANAGER_SERVICE, List.of(manager + ".status", manager + ".session.>",
-                AuthorityRole.retireManagedSubject(space, "{iid}")), List.of(p + ".svc.manager.{owner}.{t}", own), 1);
+                AuthorityRole.retireManagedSubject(space, "{iid}")), List.of(p + ".svc.manager.{owner}.{t}",
+                p + ".svc.manager.{owner}.run.{t}.*.*", own), 1);
         put(shapes, SignerProfile.RUN_DRIVER, List.of(p + ".run.{owner}.{t}.>"), List.of(own), 0);
         return new Catalogue(shapes);
     }

@@ -10,6 +10,7 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
+import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.auth.fuzz.Fuzz;
 import ai.cotal.core.CotalException;
@@ -170,6 +171,13 @@ class HttpBodiesFuzzTest {
                             "{\"bearer\":\"" + bearer + "\",\"request\":{\"instanceId\":\"" + RunParty.IID
                                     + "\",\"runId\":\"" + run + "\",\"attemptId\":\"att00000000000000000000001\","
                                     + "\"kind\":\"start\",\"driver\":\"" + Identity.create().id() + "\"}}");
+                    // the operator resumes a waiting checkpoint of that run (loopback, the capability alone)
+                    manager.put(RunRecords.checkpointKey(RunParty.IID, "cp1"), RunRecords.waiting("cp1", run));
+                    fuzz("http-run-operator-attempt", route(url + RunRoute.OPERATOR, capability),
+                            "{\"auditId\":\"ops@example.org\",\"owner\":\"" + AGENT_OWNER + "\",\"instanceId\":\""
+                                    + RunParty.IID + "\",\"runId\":\"" + run + "\",\"attemptId\":"
+                                    + "\"att00000000000000000000002\",\"kind\":\"resume\",\"driver\":\""
+                                    + Identity.create().id() + "\",\"checkpoint\":\"cp1\"}");
                 }
             }
         }

@@ -20,6 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code POST /manager-service-authority/run-admission} and {@code .../run-attempt} (SPEC §14.7) on
  * the public face: the holder comes from a verified bearer that passes the connect check; closed
- * bodies; refusals through the one mapping.
+ * bodies; refusals through the one mapping. {@code .../run-operator-attempt} is the loopback
+ * face's, under its capability alone.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -46,8 +48,16 @@ class RunRouteBrokerTest {
     Path stateDir;
 
     private HttpResponse<String> post(String url, String route, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url + route)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return post(url, route, body, null);
+    }
+
+    private HttpResponse<String> post(String url, String route, String body, String capability) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + route)).header("Content-Type",
+                "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (capability != null) {
+            request.header("Authorization", "Bearer " + capability);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String bearer(AuthAuthorityPlane plane, List<String> scope) {
@@ -55,6 +65,43 @@ class RunRouteBrokerTest {
         String credential = plane.credentials().mint(RunParty.OWNER, "mgr", uid);
         return plane.bearers().issue(BearerIssuer.Request.of(RunParty.OWNER, "mgr", scope, uid, credential,
                 Duration.ofMinutes(5)));
+    }
+
+    @Test
+    void theOperatorAttemptIsTheLoopbackCapabilitysAlone(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf);
+                TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            String capability = JSON.readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
+                    .path("capability").asText();
+            String body = "{\"auditId\":\"ops@example.org\",\"owner\":\"" + RunParty.OWNER + "\",\"instanceId\":\""
+                    + RunParty.IID + "\",\"runId\":\"" + RUN + "\",\"attemptId\":\"att00000000000000000000001\","
+                    + "\"kind\":\"resume\",\"driver\":\"" + Identity.create().id() + "\",\"checkpoint\":\"cp1\"}";
+            HttpResponse<String> issued = post(exchange.loopbackUrl(), RunRoute.OPERATOR, body, capability);
+            assertEquals(200, issued.statusCode(), issued.body());
+            JsonNode answer = JSON.readTree(issued.body());
+            assertEquals("resume", answer.path("kind").asText());
+            assertTrue(answer.path("jwt").asText().startsWith("eyJ"));
+            assertTrue(JSON.readTree(post(exchange.loopbackUrl(), RunRoute.OPERATOR, body, capability).body())
+                    .path("replayed").asBoolean(), "a replay answers the stored attempt");
+
+            assertEquals(401, post(exchange.loopbackUrl(), RunRoute.OPERATOR, body, null).statusCode(),
+                    "the capability is the operator's credential");
+            assertEquals(404, post(exchange.publicUrl().orElseThrow(), RunRoute.OPERATOR, body, null).statusCode(),
+                    "loopback only");
+            HttpResponse<String> bearer = post(exchange.loopbackUrl(), RunRoute.OPERATOR, body.replace("{\"auditId\"",
+                    "{\"bearer\":\"x\",\"auditId\""), capability);
+            assertEquals(400, bearer.statusCode(), "closed JSON: " + bearer.body());
+            HttpResponse<String> start = post(exchange.loopbackUrl(), RunRoute.OPERATOR, body.replace("\"resume\"",
+                    "\"start\"").replace(",\"checkpoint\":\"cp1\"", ""), capability);
+            assertEquals(400, start.statusCode(), start.body());
+            assertEquals("kind: an operator drives resume and answer only", JSON.readTree(start.body()).path("error")
+                    .asText());
+        }
     }
 
     @Test

@@ -99,7 +99,8 @@ class SignerPolicyTest {
         List<Case> cases = List.of(
                 new Case(SignerProfile.MANAGER_SERVICE, List.of("$KV.cotal_records_alpha.svc.manager." + iid + ".status",
                         "$KV.cotal_records_alpha.svc.manager." + iid + ".session.>", "cotal.alpha.auth.admin." + iid
-                        + ".retire-managed"), List.of("cotal.alpha.svc.manager." + OWNER + ".run-start"),
+                        + ".retire-managed"), List.of("cotal.alpha.svc.manager." + OWNER + ".run-start",
+                        "cotal.alpha.svc.manager." + OWNER + ".run.start.*.*"),
                         new ResponsePermission(1, 0), true),
                 new Case(SignerProfile.RUN_DRIVER, List.of("cotal.alpha.run." + OWNER + ".run0001.>"), List.of(), null, true),
                 new Case(SignerProfile.EP_EFFECT, List.of("$KV.cotal_auth_alpha.svc.req.req-1", "$KV.cotal_auth_alpha.svc.cap"

@@ -1,6 +1,7 @@
 package ai.cotal.auth.internal.manager;
 
 import ai.cotal.auth.ManagerAuthority;
+import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.CotalException;
@@ -92,7 +93,8 @@ final class ManagerServiceCredentials {
     }
 
     /**
-     * Serve the registered commands (subscribe, one reply each), keep its own status and sessions,
+     * Serve the registered commands (subscribe, one reply each; a {@code run-<op>} command also that
+     * op's served run requests of its owner), keep its own status and sessions,
      * send retire requests on its own instance's subject of the admin listener; nothing else.
      */
     private UserClaim permissions(String owner, String actor, String instanceId, String userPublicKey,
@@ -100,6 +102,11 @@ final class ManagerServiceCredentials {
         String p = SpaceName.subjectPrefix(w.space());
         List<String> sub = new ArrayList<>();
         commands.forEach(command -> sub.add(p + ".svc.manager." + owner + "." + command));
+        for (ManagerRuns.Kind op : ManagerRuns.Kind.values()) { // its callers' requests of each run op it registered
+            if (commands.contains(op.command())) {
+                sub.add(p + ".svc.manager." + owner + ".run." + op.wire() + ".*.*"); // SPEC §14.8
+            }
+        }
         sub.add("_INBOX_" + userPublicKey + ".>");
         String kv = "$KV." + StoreNames.bucket("records", w.space()) + ".svc.manager." + instanceId;
         List<String> pub = List.of(kv + ".status", kv + ".session.>",

@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.run;
 
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.RunRecords;
@@ -60,6 +61,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
     private final String admissionBucket;
     private final String prefix;
     private final Pattern served;
+    private final OperatorRunAttempts operators;
 
     public PlaneManagerRuns(Wiring wiring) {
         this.w = wiring;
@@ -68,6 +70,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         this.prefix = SpaceName.subjectPrefix(wiring.space());
         this.served = Pattern.compile(Pattern.quote(prefix)
                 + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
+        this.operators = new OperatorRunAttempts(this, wiring.managers(), wiring.refuseIfUnavailable());
     }
 
     @Override
@@ -111,9 +114,22 @@ public final class PlaneManagerRuns implements ManagerRuns {
     @Override
     public Attempt issueAttempt(Holder holder, AttemptRequest request) {
         checkHolder(holder);
-        checkAttempt(request);
+        checkAttempt(request, false);
         w.refuseIfUnavailable().run();
         ServingGate gate = authorizeHolder(holder, "manager run attempt");
+        return attempt(holder, gate, request, null);
+    }
+
+    @Override
+    public Attempt issueOperatorAttempt(Granter.Operator operator, String owner, String instanceId, AttemptRequest request) {
+        return operators.issue(operator, owner, instanceId, request);
+    }
+
+    /**
+     * Steps 2 to 8 of an attempt for {@code holder}'s instance, whose {@code gate} passed the
+     * holder's checks; {@code operator} the audit id of an operator's attempt, null for a manager's.
+     */
+    Attempt attempt(Holder holder, ServingGate gate, AttemptRequest request, String operator) {
         if (request.served().isPresent()) {
             requireObserved(holder, request);
         }
@@ -135,7 +151,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         if (request.kind() != Kind.START) {
             requireCheckpoint(holder.instanceId(), runId, request.checkpoint().orElseThrow(), request.kind());
         }
-        return issue(admission, request);
+        return issue(admission, request, operator);
     }
 
     /** Step 2 of SPEC §14.7: the one observation of the served subject, and exactly what it asked. */
@@ -173,7 +189,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * stored one. A served attempt's credential is first recorded as an issuance inside an issuer
      * window ({@link #issueServed}).
      */
-    private Attempt issue(AdmissionRow admission, AttemptRequest request) {
+    private Attempt issue(AdmissionRow admission, AttemptRequest request, String operator) {
         String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
         Optional<RowStore.Row> stored = w.admissions().last(key);
         if (stored.isEmpty()) {
@@ -181,19 +197,20 @@ public final class PlaneManagerRuns implements ManagerRuns {
             Instant exp = now.plus(ATTEMPT_TTL);
             String jwt = driverJwt(admission, request.driver(), now, exp);
             if (request.served().isPresent()) {
-                Optional<Attempt> issued = issueServed(admission, request, key, now, exp, jwt);
+                Optional<Attempt> issued = issueServed(admission, request, key, now, exp, jwt, operator);
                 if (issued.isPresent()) {
                     return issued.get();
                 }
-            } else if (w.admissions().create(key, RunDocuments.write(row(request, now, exp, jwt, null))).isPresent()) {
-                return attempt(row(request, now, exp, jwt, null), false);
+            } else if (w.admissions().create(key, RunDocuments.write(row(request, now, exp, jwt, null, operator)))
+                    .isPresent()) {
+                return attempt(row(request, now, exp, jwt, null, operator), false);
             }
             stored = w.admissions().last(key);
         }
         AttemptRow existing = RunDocuments.attempt(request.runId(), request.attemptId(), stored.orElseThrow(() ->
                 new CotalException(ErrorCode.CONFLICT, "the attempt " + request.attemptId() + " moved while it was written"))
                 .data());
-        if (!existing.sameTerms(row(request, null, null, null, null))) {
+        if (!existing.sameTerms(row(request, null, null, null, null, operator))) {
             throw new CotalException(ErrorCode.ALREADY_EXISTS, "attempt " + request.attemptId() + " of run "
                     + request.runId() + " was issued with other terms");
         }
@@ -209,7 +226,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * credential, is revoked).
      */
     private Optional<Attempt> issueServed(AdmissionRow admission, AttemptRequest request, String key, Instant now,
-            Instant exp, String jwt) {
+            Instant exp, String jwt, String operator) {
         List<Source> sources = List.of(new Source(w.space(), actorsBucket, "actor." + admission.owner() + "."
                 + admission.actor() + "." + admission.lifecycleUid()), new Source(w.space(), admissionBucket,
                 RunDocuments.admissionKey(admission.runId())));
@@ -227,7 +244,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
             window.issued().release(window.issued().stage(ref, sources, ceiling, Optional.of(exp.getEpochSecond())),
                     IssuedAuthority.acceptedToken(request.driver()));
             String issued = ref.owner() + "." + ref.actor() + "." + ref.uid() + "." + ref.generation();
-            AttemptRow row = row(request, now, exp, jwt, issued);
+            AttemptRow row = row(request, now, exp, jwt, issued, operator);
             if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
                 return Optional.of(attempt(row, false));
             }
@@ -236,10 +253,11 @@ public final class PlaneManagerRuns implements ManagerRuns {
         }
     }
 
-    private static AttemptRow row(AttemptRequest r, Instant now, Instant exp, String jwt, String issued) {
+    private static AttemptRow row(AttemptRequest r, Instant now, Instant exp, String jwt, String issued,
+            String operator) {
         return new AttemptRow(1, r.runId(), r.attemptId(), r.kind().wire(), r.driver(), r.checkpoint().orElse(null),
                 r.answerId().orElse(null), r.served().orElse(null), now == null ? null : now.toString(),
-                exp == null ? null : exp.toString(), jwt, issued);
+                exp == null ? null : exp.toString(), jwt, issued, operator);
     }
 
     private static Attempt attempt(AttemptRow row, boolean replayed) {
@@ -306,7 +324,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         return w.observed().size();
     }
 
-    private static void checkHolder(Holder holder) {
+    static void checkHolder(Holder holder) {
         if (holder == null) {
             throw CotalException.badRequest("holder", "required");
         }
@@ -315,7 +333,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
         check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
     }
 
-    private void checkAttempt(AttemptRequest r) {
+    /** The attempt's grammars and shape; an {@code operator}'s answer may be unserved (its own). */
+    void checkAttempt(AttemptRequest r, boolean operator) {
         if (r == null || r.kind() == null) {
             throw CotalException.badRequest(r == null ? "request" : "kind", "required");
         }
@@ -334,7 +353,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         if (start && r.served().isPresent()) {
             throw CotalException.badRequest("served", "not with start");
         }
-        if (r.kind() == Kind.ANSWER && r.served().isEmpty()) {
+        if (r.kind() == Kind.ANSWER && r.served().isEmpty() && !operator) {
             throw CotalException.badRequest("served", "required with answer: every answer is a caller's");
         }
         r.served().ifPresent(s -> {

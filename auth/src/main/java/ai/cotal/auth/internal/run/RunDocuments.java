@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.run;
 
+import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.internal.manager.ServingDocuments;
@@ -36,14 +37,17 @@ final class RunDocuments {
 
     /**
      * {@code run.manager.<runId>.attempt.<attemptId>}; {@code issued} the issuance that backs a
-     * served attempt's credential ({@code <o>.<a>.<uid>.<gen>}, SPEC §14.7), null otherwise.
+     * served attempt's credential ({@code <o>.<a>.<uid>.<gen>}, SPEC §14.7), null otherwise;
+     * {@code operator} the audit id of an operator's attempt, null on a manager's.
      */
     record AttemptRow(Integer v, String runId, String attemptId, String kind, String driver, String checkpoint,
-            String answerId, String served, String issuedAt, String expiresAt, String jwt, String issued) {
+            String answerId, String served, String issuedAt, String expiresAt, String jwt, String issued,
+            String operator) {
         boolean sameTerms(AttemptRow other) {
             return runId.equals(other.runId) && attemptId.equals(other.attemptId) && kind.equals(other.kind)
                     && driver.equals(other.driver) && Objects.equals(checkpoint, other.checkpoint)
-                    && Objects.equals(answerId, other.answerId) && Objects.equals(served, other.served);
+                    && Objects.equals(answerId, other.answerId) && Objects.equals(served, other.served)
+                    && Objects.equals(operator, other.operator);
         }
     }
 
@@ -100,8 +104,9 @@ final class RunDocuments {
         if (d.v() == null || d.v() != 1 || !runId.equals(d.runId()) || !attemptId.equals(d.attemptId())
                 || Kind.of(d.kind()).isEmpty() || !matches(DRIVER, d.driver()) || !ClosedJson.isInstant(d.issuedAt())
                 || !ClosedJson.isInstant(d.expiresAt()) || d.jwt() == null || d.jwt().isEmpty()
-                || (d.issued() != null && !matches(ISSUED, d.issued()))) {
-            throw corrupt(key, "version, runId, attemptId, kind, driver, times or jwt");
+                || (d.issued() != null && !matches(ISSUED, d.issued()))
+                || (d.operator() != null && !auditId(d.operator()))) {
+            throw corrupt(key, "version, runId, attemptId, kind, driver, times, jwt or operator");
         }
         return d;
     }
@@ -156,6 +161,16 @@ final class RunDocuments {
         }
         return Optional.of(new Observed(t[2], op.get(), t[5], Optional.ofNullable(d.checkpoint()),
                 Optional.ofNullable(d.answerId())));
+    }
+
+    /** An operator's audit id in the grammar of {@link Granter.Operator}. */
+    private static boolean auditId(String value) {
+        try {
+            new Granter.Operator(value);
+            return true;
+        } catch (CotalException e) {
+            return false;
+        }
     }
 
     static boolean matches(Pattern grammar, String value) {
