@@ -44,26 +44,26 @@ class StateFileRefusalTest {
         Path state = Files.createDirectory(root.resolve("state"));
         Path elsewhere = Files.createDirectory(root.resolve("elsewhere"));
         Files.createSymbolicLink(state.resolve("actors"), elsewhere);
-        CotalException link = refused(() -> ledger(state).grantActor("u_owner", "laptop", GRANT));
+        CotalException link = refused(() -> ledger(state).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
         assertEquals(ErrorCode.FAILED_PRECONDITION, link.code());
-        assertEquals("the directories of the interactive ledger row of u_owner.laptop cannot be made ready: a symbolic"
+        assertEquals("the directories of the interactive ledger row of u_abcdefghijklmnopqrstuvwxyz.laptop cannot be made ready: a symbolic"
                 + " link or a file where a private directory belongs", link.getMessage());
 
         Files.delete(state.resolve("actors"));
         Files.writeString(state.resolve("actors"), "a file where the directory belongs");
-        refused(() -> ledger(state).grantActor("u_owner", "laptop", GRANT));
+        refused(() -> ledger(state).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
 
         Files.delete(state.resolve("actors"));
-        Files.createDirectories(state.resolve("managed-actors/u_owner.agent1.json/occupied")); // root cannot replace it either
-        CotalException write = refused(() -> ledger(state).grantManagedActor("u_owner", "agent1", GRANT, "ab".repeat(32),
+        Files.createDirectories(state.resolve("managed-actors/u_abcdefghijklmnopqrstuvwxyz.agent1.json/occupied")); // root cannot replace it either
+        CotalException write = refused(() -> ledger(state).grantManagedActor("u_abcdefghijklmnopqrstuvwxyz", "agent1", GRANT, "ab".repeat(32),
                 "abcdefghijklmnopqrstuvwxyz"));
         assertEquals(ErrorCode.UNAVAILABLE, write.code());
-        assertTrue(write.getMessage().startsWith("the managed ledger row of u_owner.agent1 cannot be written: a file-system"
+        assertTrue(write.getMessage().startsWith("the managed ledger row of u_abcdefghijklmnopqrstuvwxyz.agent1 cannot be written: a file-system"
                 + " error"), write.getMessage());
 
         Path file = Files.writeString(root.resolve("plain-file"), "not a directory");
-        refused(() -> ledger(file).grantActor("u_owner", "laptop", GRANT));
-        refused(() -> ledger(file.resolve("below")).grantActor("u_owner", "laptop", GRANT));
+        refused(() -> ledger(file).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
+        refused(() -> ledger(file.resolve("below")).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
     }
 
     @Test
