@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * A test-side run (SPEC §14.7, §14.8): a candidate manager whose cluster declares the three run
  * commands, a managed actor that runs, the manager's holder, a caller (the owner's interactive
  * actor {@code laptop}, a {@code manager-caller} the callout admitted with the three run scopes,
- * so it may publish the owner's served run-request subjects and nothing of another owner), and the
+ * so it may publish the owner's served run-request subjects, a resume's or answer's ending in its
+ * accepted token {@link #callerToken}, and nothing of another owner), and the
  * manager's own subscription to them (it forwards what it served). The manager is not part of the
  * SDK; the caller's credential is the callout's.
  */

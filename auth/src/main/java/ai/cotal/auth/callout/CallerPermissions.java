@@ -24,7 +24,8 @@ import java.util.List;
  * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
  * instance's request subjects and publishes replies only. The {@code manager-caller} view is
  * admitted only while the owner has a candidate manager (SPEC §14.4) and publishes its owner's
- * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8); an interactive row's is
+ * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8: a resume or
+ * answer only as an issued caller, its subject ending in the caller's accepted token); an interactive row's is
  * issued (its ceiling recorded through the plane's issued authority, and the user may read its own
  * accepted row), a managed row's is the plain mint. The caller has already checked that the nonce is the row's
  * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
