@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,7 +83,7 @@ public final class ObservedRunRequests implements AutoCloseable {
     private final Bounds bounds;
     private final List<Subscription> subscriptions = new ArrayList<>();
     private final Map<String, LinkedHashMap<String, Seen>> owners = new HashMap<>();
-    private final Map<String, Integer> callers = new HashMap<>();
+    private final Map<String, LinkedHashSet<String>> callers = new HashMap<>(); // each caller's subjects, oldest first
     private int size;
     private final ScheduledFuture<?> drains;
 
@@ -151,10 +152,10 @@ public final class ObservedRunRequests implements AutoCloseable {
         LinkedHashMap<String, Seen> own = owners.computeIfAbsent(request.owner(), o -> new LinkedHashMap<>());
         own.put(message.getSubject(), new Seen(message.getSubject(), now + WINDOW.toMillis(), request));
         size++;
-        callers.merge(request.caller(), 1, Integer::sum);
-        if (callers.get(request.caller()) > bounds.perCaller()) {
-            own.values().stream().filter(s -> s.request().caller().equals(request.caller())).findFirst()
-                    .ifPresent(oldest -> remove(own, oldest.subject()));
+        LinkedHashSet<String> mine = callers.computeIfAbsent(request.caller(), c -> new LinkedHashSet<>());
+        mine.add(message.getSubject());
+        if (mine.size() > bounds.perCaller()) {
+            remove(own, mine.iterator().next()); // the caller's oldest: one caller evicts only its own
         }
         if (own.size() > bounds.perOwner()) {
             remove(own, own.keySet().iterator().next()); // the owner's oldest: one owner evicts only its own
@@ -185,7 +186,11 @@ public final class ObservedRunRequests implements AutoCloseable {
         Seen gone = table.remove(subject);
         if (gone != null) {
             size--;
-            callers.computeIfPresent(gone.request().caller(), (c, n) -> n == 1 ? null : n - 1);
+            LinkedHashSet<String> mine = callers.get(gone.request().caller());
+            mine.remove(subject);
+            if (mine.isEmpty()) {
+                callers.remove(gone.request().caller());
+            }
             if (table.isEmpty()) {
                 owners.remove(gone.request().owner(), table);
             }
@@ -232,15 +237,18 @@ public final class ObservedRunRequests implements AutoCloseable {
 
     /**
      * Puts back an observation a failed attempt took, with its own expiry, unless its subject was
-     * observed again since or it expired (the peek checks the expiry, so its place in the owner's
-     * table need not follow it).
+     * observed again since, it expired, or one of its bounds is full (then it stays gone: fail
+     * closed). The peek checks the expiry, so its place in the owner's table need not follow it.
      */
     public synchronized void restore(Seen seen) {
         LinkedHashMap<String, Seen> own = owners.computeIfAbsent(seen.request().owner(), o -> new LinkedHashMap<>());
-        if (!own.containsKey(seen.subject()) && seen.expires() > clock.millis()) {
+        if (!own.containsKey(seen.subject()) && seen.expires() > clock.millis() && size < bounds.total()
+                && own.size() < bounds.perOwner()
+                && (callers.containsKey(seen.request().caller()) ? callers.get(seen.request().caller()).size() : 0)
+                        < bounds.perCaller()) {
             own.put(seen.subject(), seen);
             size++;
-            callers.merge(seen.request().caller(), 1, Integer::sum);
+            callers.computeIfAbsent(seen.request().caller(), c -> new LinkedHashSet<>()).add(seen.subject());
         } else if (own.isEmpty()) {
             owners.remove(seen.request().owner(), own);
         }
