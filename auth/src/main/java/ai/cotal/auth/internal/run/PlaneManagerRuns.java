@@ -115,8 +115,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
         w.refuseIfUnavailable().run();
         ServingGate gate = authorizeHolder(holder, "manager run attempt");
         String runId = request.runId();
-        Optional<ObservedRunRequests.Seen> seen = request.served().isPresent()
-                && w.admissions().last(RunDocuments.attemptKey(runId, request.attemptId())).isEmpty()
+        Optional<RowStore.Row> stored = w.admissions().last(RunDocuments.attemptKey(runId, request.attemptId()));
+        Optional<ObservedRunRequests.Seen> seen = request.served().isPresent() && stored.isEmpty()
                 ? Optional.of(requireObserved(holder, request)) : Optional.empty(); // a stored attempt replays at step 8
         AdmissionRow admission = w.admissions().last(RunDocuments.admissionKey(runId))
                 .map(r -> RunDocuments.admission(runId, r.data()))
@@ -135,7 +135,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         if (request.kind() != Kind.START) {
             requireCheckpoint(holder.instanceId(), runId, request.checkpoint().orElseThrow(), request.kind());
         }
-        return issue(admission, request, seen);
+        return issue(admission, request, stored, seen);
     }
 
     /**
@@ -182,9 +182,9 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * stored one. A served attempt's credential is first recorded as an issuance inside an issuer
      * window ({@link #issueServed}).
      */
-    private Attempt issue(AdmissionRow admission, AttemptRequest request, Optional<ObservedRunRequests.Seen> seen) {
+    private Attempt issue(AdmissionRow admission, AttemptRequest request, Optional<RowStore.Row> stored,
+            Optional<ObservedRunRequests.Seen> seen) {
         String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
-        Optional<RowStore.Row> stored = w.admissions().last(key);
         if (stored.isEmpty()) {
             Instant now = w.clock().instant();
             Instant exp = now.plus(ATTEMPT_TTL);
