@@ -68,7 +68,11 @@ public final class RunRecords {
 
     /**
      * {@code P.svc.manager.<owner>.run.<op>.<runId>.<requestId>}, {@code P} the subject prefix of
-     * {@code space} ({@link SpaceName#subjectPrefix}): where a caller publishes a run request.
+     * {@code space} ({@link SpaceName#subjectPrefix}): where a caller publishes a run request. For
+     * a resume or an answer, {@code requestId} is the caller's accepted token
+     * ({@code IssuedAuthority.acceptedToken(nonce)} of its connection's inbox nonce): the only
+     * request id its credential may publish, and what the plane resolves its issuance by (SPEC
+     * §14.8).
      */
     public static String servedSubject(String space, String owner, ManagerRuns.Kind op, String runId, String requestId) {
         return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + Owners.checkOwner(owner, "owner")

@@ -11,11 +11,16 @@ import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import io.nats.client.Connection;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
@@ -39,10 +44,13 @@ class ManagerRunsBrokerTest {
     @TempDir
     Path stateDir;
 
+    /** The call is refused with {@code code} and, unless null, exactly {@code message}. */
     private static CotalException refused(ErrorCode code, String message, Executable call) {
         CotalException e = assertThrows(CotalException.class, call);
         assertEquals(code, e.code(), e.getMessage());
-        assertEquals(message, e.getMessage());
+        if (message != null) {
+            assertEquals(message, e.getMessage());
+        }
         return e;
     }
 
@@ -178,6 +186,155 @@ class ManagerRunsBrokerTest {
                 assertFalse(a.replayed(), "forward " + i);
             }
             assertEquals(0, plane.managerRuns().observedCount(), "every observation was taken once");
+        }
+    }
+
+    /**
+     * SPEC §14.7, the issuer window: the caller's own issuance (the accepted token its served
+     * subject ends in) must resolve live before anything is issued. Revoked, or its actor's grant
+     * revoked, after the publish: the forward is refused and no driver issuance is written.
+     */
+    @Test
+    void aCallerRevokedAfterItsPublishGetsNothingIssued(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf); Connection admin = f.admin(nats)) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
+            IssuedRef caller = issued.accepted(p.callerToken).orElseThrow(() -> new AssertionError("the caller's issuance"));
+            String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            issued.revoke(caller);
+            ManagerRuns.AttemptRequest forward = p.resume(RUN, attemptId(1), "cp1", Optional.of(subject));
+            CotalException revoked = refused(ErrorCode.PERMISSION_DENIED, null,
+                    () -> plane.managerRuns().issueAttempt(p.holder, forward));
+            assertTrue(revoked.getMessage().startsWith("the caller of " + subject + " holds no live issuance: ")
+                    && revoked.getMessage().endsWith(" is revoked"), revoked.getMessage());
+            assertTrue(issued.accepted(IssuedAuthority.acceptedToken(forward.driver())).isEmpty(),
+                    "no driver issuance was written");
+
+            String nonce = CalloutFixture.nonce("tablet", "revokedgrant-0001");
+            try (CalloutFixture.Client tablet = cf.connect(nats, p.callerBearer("tablet"), nonce)) {
+                String token = IssuedAuthority.acceptedToken(nonce);
+                String asked = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, token);
+                tablet.connection().publish(asked, RunRecords.envelope(RUN, "cp1", null));
+                tablet.connection().flush(Duration.ofSeconds(5));
+                plane.ledger().revoke(RunParty.OWNER, "tablet");
+                ManagerRuns.AttemptRequest again = p.resume(RUN, attemptId(2), "cp1", Optional.of(asked));
+                CotalException e = refused(ErrorCode.PERMISSION_DENIED, null,
+                        () -> plane.managerRuns().issueAttempt(p.holder, again));
+                assertTrue(e.getMessage().startsWith("the caller of " + asked + " holds no live issuance: "), e.getMessage());
+                assertTrue(issued.accepted(IssuedAuthority.acceptedToken(again.driver())).isEmpty());
+            }
+        }
+    }
+
+    /**
+     * SPEC §14.8, the bounds: another caller's flood of more requests than the plane keeps in all
+     * drops only that caller's own observations; the victim's forward is still issued.
+     */
+    @Test
+    void anotherCallersFloodDropsNoneOfTheVictimsObservations(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf)) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            String victim = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+            String nonce = CalloutFixture.nonce("tablet", "flooder-0001");
+            try (CalloutFixture.Client flooder = cf.connect(nats, p.callerBearer("tablet"), nonce)) {
+                String token = IssuedAuthority.acceptedToken(nonce);
+                for (int i = 0; i <= ManagerRuns.MAX_OBSERVED; i++) {
+                    String run = String.format("run%023d", i + 2);
+                    flooder.connection().publish(RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, run, token),
+                            RunRecords.envelope(run, "cp1", null));
+                }
+                flooder.connection().flush(Duration.ofSeconds(30));
+                assertTrue(flooder.violation().getNow(null) == null, "the flood was the flooder's to publish");
+            }
+            assertFalse(plane.managerRuns().issueAttempt(p.holder, p.resume(RUN, attemptId(1), "cp1",
+                    Optional.of(victim))).replayed(), "the victim's observation survived the flood");
+            assertTrue(plane.managerRuns().observedCount() <= 64, "the flooder kept its own newest only");
+        }
+    }
+
+    /**
+     * SPEC §14.8, when the observation is taken: a refused forward (another owner's manager, here)
+     * leaves it for the caller's own manager; an attempt that fails after the take (a reused
+     * driver key) puts it back; a repeat of an issued served attempt replays the stored credential.
+     * And the forward must name the observed run.
+     */
+    @Test
+    void aRefusedOrFailedForwardLeavesTheObservationAndAnIssuedOneReplays(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        String otherOwner = "u_zyxwvutsrqponmlkjihgfedcba";
+        String otherIid = "runmgr00000000000000000002";
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf)) {
+            ManagerRuns runs = plane.managerRuns();
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            plane.ledger().grantActor(otherOwner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            try (TestManager other = TestManager.candidate(plane, nats, otherOwner, "mgr", otherIid, RunParty.RUN_COMMANDS)) {
+                ManagerRuns.Holder foreign = new ManagerRuns.Holder(otherOwner, "mgr", otherIid, List.of("supervise"));
+                String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+                refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (owner)",
+                        () -> runs.issueAttempt(foreign, p.resume(RUN, attemptId(1), "cp1", Optional.of(subject))));
+                ManagerRuns.AttemptRequest first = p.resume(RUN, attemptId(2), "cp1", Optional.of(subject));
+                Attempt issued = runs.issueAttempt(p.holder, first);
+                assertFalse(issued.replayed(), "the foreign forward left the observation for the caller's own manager");
+
+                Attempt replay = runs.issueAttempt(p.holder, first);
+                assertTrue(replay.replayed(), "a served attempt whose answer was lost replays");
+                assertEquals(issued.jwt(), replay.jwt());
+
+                String again = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+                ManagerRuns.AttemptRequest reused = new ManagerRuns.AttemptRequest(RUN, attemptId(3), Kind.RESUME,
+                        first.driver(), Optional.of("cp1"), Optional.empty(), Optional.of(again));
+                CotalException e = assertThrows(CotalException.class, () -> runs.issueAttempt(p.holder, reused));
+                assertEquals(ErrorCode.ALREADY_EXISTS, e.code(), e.getMessage());
+                assertFalse(runs.issueAttempt(p.holder, p.resume(RUN, attemptId(4), "cp1", Optional.of(again))).replayed(),
+                        "the attempt that failed after the take put the observation back");
+            }
+        }
+    }
+
+    /** SPEC §14.7 step 2: a forward that names another (admitted, waiting) run than the observed one is refused. */
+    @Test
+    void aForwardOfAnotherRunThanTheObservedOneIsRefused(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        String run2 = "run00000000000000000000002";
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+                RunParty p = RunParty.of(plane, nats, cf)) {
+            p.admit(RUN);
+            p.admit(run2);
+            p.waiting(run2, "cp9");
+            String subject = p.publishAndServe(Kind.RESUME, RUN, "cp9", null);
+            refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (runId)",
+                    () -> plane.managerRuns().issueAttempt(p.holder, p.resume(run2, attemptId(1), "cp9",
+                            Optional.of(subject))));
+        }
+    }
+
+    /**
+     * SPEC §14.8, {@code takeObserved}: the issuer connection is flushed before the look. The
+     * broker's delivery of the request to the issuer connection is held back (a relay in front of
+     * the plane) while the manager has already received it: only a look after the flush finds it.
+     */
+    @Test
+    void theFlushComesBeforeTheLook(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(cf::config);
+        try (IssuerDelayProxy relay = new IssuerDelayProxy(nats.url(), Duration.ofMillis(1_500));
+                AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).server(relay.url()).build());
+                RunParty p = RunParty.of(plane, nats, cf)) {
+            p.admit(RUN);
+            p.waiting(RUN, "cp1");
+            relay.arm();
+            for (int i = 0; i < 3; i++) {
+                String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
+                assertFalse(plane.managerRuns().issueAttempt(p.holder, p.resume(RUN, attemptId(i), "cp1",
+                        Optional.of(subject))).replayed(), "forward " + i);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
 import io.nats.client.ErrorListener;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * A test-side run (SPEC §14.7, §14.8): a candidate manager whose cluster declares the three run
  * commands, a managed actor that runs, the manager's holder, a caller (the owner's interactive
  * actor {@code laptop}, a {@code manager-caller} the callout admitted with the three run scopes,
- * so it may publish the owner's served run-request subjects and nothing of another owner), and the
+ * so it may publish the owner's served run-request subjects, a resume's or answer's ending in its
+ * accepted token {@link #callerToken}, and nothing of another owner), and the
  * manager's own subscription to them (it forwards what it served). The manager is not part of the
  * SDK; the caller's credential is the callout's.
  */
@@ -37,6 +39,8 @@ public final class RunParty implements AutoCloseable {
     public final ManagerRuns.Holder holder;
     public final String workerUid;
     public final Connection caller;
+    /** The caller's accepted token: the last token of its served resume and answer subjects (SPEC §14.8). */
+    public final String callerToken;
     /** The broker's permission violations on the caller's connection, in order. */
     public final BlockingQueue<String> callerViolations = new LinkedBlockingQueue<>();
     public final Subscription served;
@@ -53,13 +57,9 @@ public final class RunParty implements AutoCloseable {
         this.manager = TestManager.candidate(plane, nats, OWNER, "mgr", IID, commands);
         this.holder = new ManagerRuns.Holder(OWNER, "mgr", IID, List.of("supervise"));
         this.callout = cf.responder(nats, plane);
-        ActorRow laptop = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat", "run-start",
-                "run-resume", "run-answer"), List.of(), List.of()));
-        String credential = plane.credentials().mint(OWNER, "laptop", laptop.lifecycleUid());
-        String bearer = plane.bearers().issue(new BearerIssuer.Request(OWNER, "laptop", List.of("run-start", "run-resume",
-                "run-answer"), laptop.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(),
-                Optional.of("manager-caller"), Optional.empty(), Optional.of(IID), Optional.empty()));
-        this.caller = Nats.connect(cf.clientOptions(nats, bearer, CalloutFixture.nonce("laptop", "runcaller-" + IID))
+        String nonce = CalloutFixture.nonce("laptop", "runcaller-" + IID);
+        this.callerToken = IssuedAuthority.acceptedToken(nonce);
+        this.caller = Nats.connect(cf.clientOptions(nats, callerBearer("laptop"), nonce)
                 .errorListener(new ErrorListener() {
                     @Override
                     public void errorOccurred(Connection conn, String error) {
@@ -71,6 +71,19 @@ public final class RunParty implements AutoCloseable {
         this.managerServing = cf.plane.admin(nats); // the manager's serving side
         this.served = managerServing.subscribe(SUBJECTS + OWNER + ".run.>");
         managerServing.flush(Duration.ofSeconds(5));
+    }
+
+    /**
+     * A {@code manager-caller} bearer of {@code OWNER}'s interactive actor {@code actor} (granted
+     * here) with the three run scopes.
+     */
+    public String callerBearer(String actor) {
+        ActorRow row = plane.ledger().grantActor(OWNER, actor, ActorLedger.Grant.of(List.of("chat", "run-start",
+                "run-resume", "run-answer"), List.of(), List.of()));
+        String credential = plane.credentials().mint(OWNER, actor, row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(OWNER, actor, RUN_COMMANDS, row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(IID),
+                Optional.empty()));
     }
 
     /** A party with the three run commands declared. */
@@ -95,11 +108,13 @@ public final class RunParty implements AutoCloseable {
     }
 
     /**
-     * The caller publishes a served request; the manager receives it (as it would, to serve it) and
-     * answers the subject it forwards.
+     * The caller publishes a served request (a start's request id is a counter's, a resume's or an
+     * answer's is the caller's accepted token); the manager receives it (as it would, to serve it)
+     * and answers the subject it forwards.
      */
     public String publishAndServe(ManagerRuns.Kind op, String runId, String checkpoint, String answerId) throws Exception {
-        String subject = RunRecords.servedSubject("alpha", OWNER, op, runId, String.format("request%012d", ++requests));
+        String subject = RunRecords.servedSubject("alpha", OWNER, op, runId, op == ManagerRuns.Kind.START
+                ? String.format("request%012d", ++requests) : callerToken);
         caller.publish(subject, RunRecords.envelope(runId, checkpoint, answerId));
         Message seen = served.nextMessage(Duration.ofSeconds(5));
         if (seen == null || !seen.getSubject().equals(subject)) {

@@ -39,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The served run-request subjects are the space's (SPEC §14.8: {@code P} is the space's subject
  * prefix, {@code cotal.alpha} here, never a literal {@code P.}), and a real caller may publish
  * them: a {@code manager-caller} the callout admitted publishes its own owner's run ops its bearer
- * names (SPEC §14.4), the broker refuses another owner's, another op and a literal {@code P.}
- * subject.
+ * names (SPEC §14.4), a resume only under its own accepted token (§14.8); the broker refuses
+ * another owner's, another caller's token, another op and a literal {@code P.} subject. A start
+ * is never kept by the plane.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -91,11 +92,19 @@ class ServedRunRequestsBrokerTest {
             p.admit(RUN);
             String start = p.publishAndServe(Kind.START, RUN, null, null);
             assertTrue(start.startsWith(RunParty.SUBJECTS + RunParty.OWNER + ".run.start."), start);
+            assertEquals(0, plane.managerRuns().observedCount(), "a start is served by the manager, never kept by the plane"
+                    + " (none is ever issued for)");
             String other = RunParty.SUBJECTS + OTHER_OWNER + ".run.resume." + RUN + ".otherowner0000001";
             p.caller.publish(other, RunRecords.envelope(RUN, "cp1", null));
             String violation = p.nextViolation();
             assertNotNull(violation, "the broker refuses a run request to another owner's manager");
             assertTrue(violation.contains(other), violation);
+            String anothersToken = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN,
+                    IssuedAuthority.acceptedToken(CalloutFixture.nonce("phone", "someoneelse-0001")));
+            p.caller.publish(anothersToken, RunRecords.envelope(RUN, "cp1", null));
+            String foreign = p.nextViolation();
+            assertNotNull(foreign, "the broker refuses a resume under another caller's accepted token");
+            assertTrue(foreign.contains(anothersToken), foreign);
 
             ActorRow chatOnly = plane.ledger().grantActor(RunParty.OWNER, "phone", ActorLedger.Grant.of(List.of("chat"),
                     List.of(), List.of()));

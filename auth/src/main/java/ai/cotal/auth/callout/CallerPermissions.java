@@ -24,7 +24,8 @@ import java.util.List;
  * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
  * instance's request subjects and publishes replies only. The {@code manager-caller} view is
  * admitted only while the owner has a candidate manager (SPEC §14.4) and publishes its owner's
- * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8); an interactive row's is
+ * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8: a resume or
+ * answer only as an issued caller, its subject ending in the caller's accepted token); an interactive row's is
  * issued (its ceiling recorded through the plane's issued authority, and the user may read its own
  * accepted row), a managed row's is the plain mint. The caller has already checked that the nonce is the row's
  * principal's ({@link InboxNonce#belongsTo}), so the inbox and the accepted row are that
@@ -61,8 +62,10 @@ final class CallerPermissions {
                     + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }
         options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
-        List<String> calls = managerCalls(p, row.owner(), bearer.scope());
-        if (row.kind() != ActorRow.Kind.INTERACTIVE) { // a managed row: the plain mint, nothing recorded
+        boolean issued = row.kind() == ActorRow.Kind.INTERACTIVE;
+        List<String> calls = managerCalls(p, row.owner(), bearer.scope(), issued
+                ? java.util.Optional.of(IssuedAuthority.acceptedToken(nonce)) : java.util.Optional.empty());
+        if (!issued) { // a managed row: the plain mint, nothing recorded
             return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),
                     Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")), account, tags);
         }
@@ -81,16 +84,21 @@ final class CallerPermissions {
     /**
      * What a {@code manager-caller} of {@code owner} may publish (SPEC §14.4, §14.8): its owner's
      * manager command {@code P.svc.manager.<owner>.<scope>} per bearer scope, and for a scope
-     * {@code run-<op>} ({@code op} start, resume or answer) also that op's served run-request
-     * subjects {@code P.svc.manager.<owner>.run.<op>.*.*}: its own owner's manager only, the ops
-     * its bearer names only.
+     * {@code run-<op>} also that op's served run requests: {@code P.svc.manager.<owner>.run.start.*.*}
+     * for {@code run-start}; for {@code run-resume} and {@code run-answer}, only an issued caller
+     * ({@code caller} its accepted token), {@code P.svc.manager.<owner>.run.<op>.*.<caller>}, so
+     * the subject names the issuance the plane resolves at the forward. Its own owner's manager
+     * only, the ops its bearer names only.
      */
-    static List<String> managerCalls(String p, String owner, List<String> scope) {
+    static List<String> managerCalls(String p, String owner, List<String> scope, java.util.Optional<String> caller) {
         List<String> calls = new ArrayList<>();
         for (String s : scope) {
             calls.add(p + ".svc.manager." + owner + "." + s);
-            if (RUN_SCOPES.contains(s)) {
-                calls.add(p + ".svc.manager." + owner + ".run." + s.substring("run-".length()) + ".*.*");
+            if (s.equals("run-start")) {
+                calls.add(p + ".svc.manager." + owner + ".run.start.*.*");
+            } else if (RUN_SCOPES.contains(s) && caller.isPresent()) {
+                calls.add(ai.cotal.auth.internal.run.ObservedRunRequests.callerGrant(p, owner,
+                        ai.cotal.auth.ManagerRuns.Kind.of(s.substring("run-".length())).orElseThrow(), caller.get()));
             }
         }
         return calls;

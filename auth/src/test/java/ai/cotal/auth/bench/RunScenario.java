@@ -13,6 +13,10 @@ import ai.cotal.auth.internal.run.ObservedRunRequests;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.issued.Ceiling;
+import ai.cotal.core.issued.IssuedAuthority;
+import ai.cotal.core.issued.IssuedRef;
+import ai.cotal.core.issued.Source;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.UserClaim;
@@ -69,6 +73,7 @@ public final class RunScenario {
             try (TestManager registrar = TestManager.candidate(plane, nats, owner, "mgr", RunParty.IID,
                     RunParty.RUN_COMMANDS)) {
                 ManagerRuns.Holder holder = new ManagerRuns.Holder(owner, "mgr", RunParty.IID, List.of("supervise"));
+                String token = issuedCaller(plane, caller, owner);
                 plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(RUN, "worker", uid));
                 registrar.put(RunRecords.checkpointKey(RunParty.IID, "cp1"), RunRecords.waiting("cp1", RUN));
                 Subscription served = manager.subscribe("cotal.alpha.svc.manager." + owner + ".run.>");
@@ -87,8 +92,8 @@ public final class RunScenario {
                         long start = System.nanoTime();
                         caller.request("bench.echo", body, Duration.ofSeconds(5));
                         long bareNanos = System.nanoTime() - start;
-                        String subject = RunRecords.servedSubject("alpha", owner, Kind.RESUME, RUN,
-                                String.format("request%012d", ++seq));
+                        String subject = RunRecords.servedSubject("alpha", owner, Kind.RESUME, RUN, token);
+                        ++seq;
                         start = System.nanoTime();
                         caller.publish(subject, body);
                         Message seen = served.nextMessage(Duration.ofSeconds(5));
@@ -118,16 +123,16 @@ public final class RunScenario {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         long[] nanos = new long[rounds];
         try (Connection issuer = connect(nats, auth, "bench-issuer");
-                ObservedRunRequests table = new ObservedRunRequests(issuer, "alpha", Clock.systemUTC(), ManagerRuns.MAX_OBSERVED,
-                        scheduler)) {
+                ObservedRunRequests table = new ObservedRunRequests(issuer, "alpha", Clock.systemUTC(),
+                        ObservedRunRequests.Bounds.PLANE, scheduler)) {
             byte[] body = RunRecords.envelope(RUN, "cp1", null);
             for (int i = 0; i < rounds + 500; i++) {
                 String subject = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN,
-                        String.format("guard%014d", i));
+                        String.format("%032x", i));
                 caller.publish(subject, body);
                 caller.flush(Duration.ofSeconds(5));
                 long start = System.nanoTime();
-                if (table.take(subject).isEmpty()) {
+                if (table.peek(subject).map(table::take).orElse(false) == false) {
                     throw new IllegalStateException("a false refusal at " + i);
                 }
                 if (i >= 500) {
@@ -140,14 +145,33 @@ public final class RunScenario {
         return nanos;
     }
 
+    /**
+     * The caller's issuance, written as the callout writes an interactive manager-caller's (SPEC
+     * §13.15): an actor {@code laptop} of {@code owner}, its ledger source, a ceiling that grants
+     * its served resumes; answers its accepted token.
+     */
+    private static String issuedCaller(AuthAuthorityPlane plane, Connection admin, String owner) {
+        String uid = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("run-resume"), List.of(),
+                List.of())).lifecycleUid();
+        String token = IssuedAuthority.acceptedToken("bench-caller-" + uid);
+        IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
+        IssuedRef ref = new IssuedRef("alpha", owner, "laptop", uid, IssuedAuthority.newGeneration());
+        Ceiling ceiling = new Ceiling(Ceiling.Side.patterns(List.of(ObservedRunRequests.callerGrant("cotal.alpha", owner,
+                Kind.RESUME, token)), List.of()), Ceiling.Side.none());
+        issued.release(issued.stage(ref, List.of(new Source("alpha", "cotal_actors_alpha", "actor." + owner + ".laptop."
+                + uid)), ceiling, Optional.empty()), token);
+        return token;
+    }
+
     /** 100,000 served run-request publishes into the plane's table: its size and the heap it holds. */
     private static void flood(AuthAuthorityPlane plane, Connection caller, String owner) throws Exception {
         long before = heap();
         byte[] body = RunRecords.envelope(RUN, "cp1", null);
         long start = System.nanoTime();
-        for (int i = 0; i < 100_000; i++) {
-            caller.publish(RunRecords.servedSubject("alpha", owner, Kind.RESUME, RUN, String.format("flood%014d", i)),
-                    body);
+        for (int i = 0; i < 100_000; i++) { // callers of many owners: the total bound holds
+            int n = i % 100;
+            String flooder = "u_" + "a".repeat(24) + (char) ('a' + n / 26) + (char) ('a' + n % 26);
+            caller.publish(RunRecords.servedSubject("alpha", flooder, Kind.RESUME, RUN, String.format("%032x", i)), body);
         }
         caller.flush(Duration.ofSeconds(30));
         int size = 0;

@@ -7,6 +7,8 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.ManagerRuns;
+import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.TestManager;
 import ai.cotal.testbroker.NatsBroker;
@@ -103,6 +105,38 @@ class ManagerCallerBrokerTest {
                             + violation);
                 }
                 assertEquals(before, accepted(admin), "the plain mint records nothing");
+            }
+        }
+    }
+
+    /**
+     * SPEC §14.8: a managed row's manager-caller holds no issuance the plane could resolve at a
+     * forward, so its run scopes grant it the start requests only; the broker refuses its resume.
+     */
+    @Test
+    void aManagedRowPublishesRunStartsButNoResume(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
+            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            List<String> runs = List.of("run-start", "run-resume");
+            ActorRow agent = plane.ledger().grantManagedActor(CalloutFixture.OWNER, "worker",
+                    ActorLedger.Grant.of(runs, List.of(), List.of()), "0".repeat(64), "workerlifecycle00000000001");
+            String credential = plane.credentials().mint(agent.owner(), agent.actor(), agent.lifecycleUid());
+            String bearer = plane.bearers().issue(new BearerIssuer.Request(agent.owner(), agent.actor(), runs,
+                    agent.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+            try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
+                String nonce = CalloutFixture.nonce("worker", "plainrun-000001");
+                try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
+                    String run = "run00000000000000000000001";
+                    client.connection().publish(RunRecords.servedSubject("alpha", CalloutFixture.OWNER,
+                            ManagerRuns.Kind.START, run, "startrequest00001"), new byte[0]);
+                    String resume = RunRecords.servedSubject("alpha", CalloutFixture.OWNER, ManagerRuns.Kind.RESUME, run,
+                            ai.cotal.core.issued.IssuedAuthority.acceptedToken(nonce));
+                    client.connection().publish(resume, new byte[0]);
+                    client.connection().flush(Duration.ofSeconds(5));
+                    String violation = client.violation().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    assertTrue(violation.contains(resume), "the first refusal is the resume, not the start: " + violation);
+                }
             }
         }
     }

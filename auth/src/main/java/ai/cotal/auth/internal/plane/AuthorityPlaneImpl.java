@@ -128,7 +128,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
         this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
-                ai.cotal.auth.ManagerRuns.MAX_OBSERVED, scheduler); // before the plane is returned (SPEC §14.8)
+                ObservedRunRequests.Bounds.PLANE, scheduler); // before the plane is returned (SPEC §14.8)
         this.runs = new PlaneManagerRuns(new PlaneManagerRuns.Wiring(space, options.signer(),
                 new RowStore(writer.connection(), StoreNames.bucket("admission", space)),
                 new RowStore(reader.connection(), StoreNames.bucket("records", space)), managers, ledger,

@@ -13,8 +13,8 @@ import java.util.function.Supplier;
 /**
  * Opens the plane's issuer windows (SPEC §14.7): each one a fresh connection of role
  * {@link AuthorityRole#ISSUER_WINDOW} (the issuer's store grants, its own inbox, no reconnect,
- * a JWT of {@link #TTL}), the issued stores bound on it and the composed source check reading
- * through it. Thread-safe; every window is the caller's to close.
+ * a JWT of {@link #TTL}), the issued stores bound on it (for the caller's resolve and the attempt's
+ * issuance) and the composed source check reading through it, which both use. Thread-safe; every window is the caller's to close.
  */
 final class IssuerWindows implements Supplier<IssuerWindow> {
     /** The window's JWT lifetime: longer than any one attempt, never renewed in practice. */

@@ -130,10 +130,10 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * holder's checks; {@code operator} the audit id of an operator's attempt, null for a manager's.
      */
     Attempt attempt(Holder holder, ServingGate gate, AttemptRequest request, String operator) {
-        if (request.served().isPresent()) {
-            requireObserved(holder, request);
-        }
         String runId = request.runId();
+        Optional<RowStore.Row> stored = w.admissions().last(RunDocuments.attemptKey(runId, request.attemptId()));
+        Optional<ObservedRunRequests.Seen> seen = request.served().isPresent() && stored.isEmpty()
+                ? Optional.of(requireObserved(holder, request)) : Optional.empty(); // a stored attempt replays at step 8
         AdmissionRow admission = w.admissions().last(RunDocuments.admissionKey(runId))
                 .map(r -> RunDocuments.admission(runId, r.data()))
                 .orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION, "run " + runId + " has no admission"));
@@ -151,14 +151,17 @@ public final class PlaneManagerRuns implements ManagerRuns {
         if (request.kind() != Kind.START) {
             requireCheckpoint(holder.instanceId(), runId, request.checkpoint().orElseThrow(), request.kind());
         }
-        return issue(admission, request, operator);
+        return issue(admission, request, stored, seen, operator);
     }
 
-    /** Step 2 of SPEC §14.7: the one observation of the served subject, and exactly what it asked. */
-    private void requireObserved(Holder holder, AttemptRequest request) {
+    /**
+     * Step 2 of SPEC §14.7: the observation of the served subject (looked at, not taken: the
+     * window takes it), and exactly what it asked.
+     */
+    private ObservedRunRequests.Seen requireObserved(Holder holder, AttemptRequest request) {
         String subject = request.served().orElseThrow();
-        Observed seen = w.observed().take(subject).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
-                "the plane observed no caller publish of " + subject + " it has not issued for"));
+        ObservedRunRequests.Seen observation = w.observed().peek(subject).orElseThrow(() -> notObserved(subject));
+        Observed seen = observation.request();
         String field = !seen.owner().equals(holder.owner()) ? "owner"
                 : seen.op() != request.kind() ? "kind"
                 : !seen.runId().equals(request.runId()) ? "runId"
@@ -168,6 +171,12 @@ public final class PlaneManagerRuns implements ManagerRuns {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request ("
                     + field + ")");
         }
+        return observation;
+    }
+
+    private static CotalException notObserved(String subject) {
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + subject
+                + " it has not issued for");
     }
 
     private void requireCheckpoint(String instanceId, String runId, String token, Kind kind) {
@@ -189,15 +198,16 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * stored one. A served attempt's credential is first recorded as an issuance inside an issuer
      * window ({@link #issueServed}).
      */
-    private Attempt issue(AdmissionRow admission, AttemptRequest request, String operator) {
+    private Attempt issue(AdmissionRow admission, AttemptRequest request, Optional<RowStore.Row> stored,
+            Optional<ObservedRunRequests.Seen> seen, String operator) {
         String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
-        Optional<RowStore.Row> stored = w.admissions().last(key);
         if (stored.isEmpty()) {
             Instant now = w.clock().instant();
             Instant exp = now.plus(ATTEMPT_TTL);
             String jwt = driverJwt(admission, request.driver(), now, exp);
             if (request.served().isPresent()) {
-                Optional<Attempt> issued = issueServed(admission, request, key, now, exp, jwt, operator);
+                Optional<Attempt> issued = issueServed(admission, request, seen.orElseThrow(() ->
+                        notObserved(request.served().get())), key, now, exp, jwt, operator);
                 if (issued.isPresent()) {
                     return issued.get();
                 }
@@ -218,15 +228,16 @@ public final class PlaneManagerRuns implements ManagerRuns {
     }
 
     /**
-     * A served attempt (SPEC §14.7, the issuer window): opens a window, checks the issuance's
-     * sources (the run's managed actor at its lifecycle, the run's admission row) through the
-     * composed check on it, stages and releases the issuance of the driver credential's
+     * A served attempt (SPEC §14.7, the issuer window): opens a window, resolves the caller's
+     * issuance through it ({@link #requireLiveCaller}), checks the new issuance's sources (the
+     * run's managed actor at its lifecycle, the run's admission row) through the composed check on
+     * it, takes the observation, stages and releases the issuance of the driver credential's
      * permissions under the driver's accepted token, then creates the attempt row naming it; the
-     * window closes. Empty when another row landed first (this issuance, which then backs no
-     * credential, is revoked).
+     * window closes. A failure after the take puts the observation back. Empty when another row
+     * landed first (this issuance, which then backs no credential, is revoked).
      */
-    private Optional<Attempt> issueServed(AdmissionRow admission, AttemptRequest request, String key, Instant now,
-            Instant exp, String jwt, String operator) {
+    private Optional<Attempt> issueServed(AdmissionRow admission, AttemptRequest request, ObservedRunRequests.Seen seen,
+            String key, Instant now, Instant exp, String jwt, String operator) {
         List<Source> sources = List.of(new Source(w.space(), actorsBucket, "actor." + admission.owner() + "."
                 + admission.actor() + "." + admission.lifecycleUid()), new Source(w.space(), admissionBucket,
                 RunDocuments.admissionKey(admission.runId())));
@@ -235,21 +246,55 @@ public final class PlaneManagerRuns implements ManagerRuns {
         Ceiling ceiling = new Ceiling(Ceiling.Side.patterns(List.of(driverPublish(admission)), List.of()),
                 Ceiling.Side.patterns(List.of(driverInbox(request.driver())), List.of()));
         try (IssuerWindow window = w.windows().get()) {
+            requireLiveCaller(window, seen);
             for (Source source : sources) {
                 if (!window.sources().isLive(source)) {
                     throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the issuance source " + source.bucket() + " "
                             + source.key() + " of run " + admission.runId() + " is not live");
                 }
             }
-            window.issued().release(window.issued().stage(ref, sources, ceiling, Optional.of(exp.getEpochSecond())),
-                    IssuedAuthority.acceptedToken(request.driver()));
-            String issued = ref.owner() + "." + ref.actor() + "." + ref.uid() + "." + ref.generation();
-            AttemptRow row = row(request, now, exp, jwt, issued, operator);
-            if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
-                return Optional.of(attempt(row, false));
+            if (!w.observed().take(seen)) {
+                throw notObserved(seen.subject()); // another forward took it first
             }
-            window.issued().revoke(ref);
-            return Optional.empty();
+            try {
+                window.issued().release(window.issued().stage(ref, sources, ceiling, Optional.of(exp.getEpochSecond())),
+                        IssuedAuthority.acceptedToken(request.driver()));
+                String issued = ref.owner() + "." + ref.actor() + "." + ref.uid() + "." + ref.generation();
+                AttemptRow row = row(request, now, exp, jwt, issued, operator);
+                if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
+                    return Optional.of(attempt(row, false));
+                }
+                window.issued().revoke(ref);
+                return Optional.empty();
+            } catch (RuntimeException e) {
+                w.observed().restore(seen); // nothing was answered: the forward can be made again
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The window's first step: the caller's issuance, named by the accepted token the served
+     * subject ends in, resolves live through the window (active, its actor-ledger source live at
+     * its lifecycle), is the subject owner's, and its ceiling grants this op's served requests
+     * ({@link ObservedRunRequests#callerGrant}); else {@code permission-denied}.
+     */
+    private void requireLiveCaller(IssuerWindow window, ObservedRunRequests.Seen seen) {
+        Observed asked = seen.request();
+        IssuedAuthority.Resolved caller;
+        try {
+            caller = window.issued().resolve(asked.caller());
+        } catch (CotalException e) {
+            if (e.code() != ErrorCode.NOT_FOUND && e.code() != ErrorCode.PERMISSION_DENIED) {
+                throw e;
+            }
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "the caller of " + seen.subject()
+                    + " holds no live issuance: " + e.getMessage());
+        }
+        if (!caller.ref().owner().equals(asked.owner()) || !caller.permissions().publish().patterns()
+                .contains(ObservedRunRequests.callerGrant(prefix, asked.owner(), asked.op(), asked.caller()))) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "the caller of " + seen.subject()
+                    + " was not issued " + asked.op().command() + " requests of its owner's manager");
         }
     }
 

@@ -24,6 +24,8 @@ final class RunDocuments {
     static final Pattern UID = ServingDocuments.INSTANCE_ID;
     static final Pattern INSTANCE_ID = ServingDocuments.INSTANCE_ID;
     static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
+    /** The last token of a served resume or answer: its caller's accepted token (SPEC §14.8). */
+    static final Pattern CALLER = Pattern.compile("[0-9a-f]{32}");
     static final Pattern ISSUED = Pattern.compile("u_[a-z2-7]{26}\\.[A-Za-z0-9_]{1,64}\\.[a-z0-9]{26,32}\\.[0-9a-f]{32}");
 
     /** {@code run.manager.<runId>.admission}. */
@@ -68,8 +70,12 @@ final class RunDocuments {
     record EnvelopeDoc(Integer v, String runId, String checkpoint, String answerId) {
     }
 
-    /** What a served request asked: its subject's owner, op and run, and its envelope's fields. */
-    record Observed(String owner, Kind op, String runId, Optional<String> checkpoint, Optional<String> answerId) {
+    /**
+     * What a served request asked: its subject's owner, op and run, the caller (the accepted token
+     * its subject ends in, SPEC §14.8), and its envelope's fields.
+     */
+    record Observed(String owner, Kind op, String runId, String caller, Optional<String> checkpoint,
+            Optional<String> answerId) {
     }
 
     private RunDocuments() {
@@ -131,9 +137,11 @@ final class RunDocuments {
     }
 
     /**
-     * A served request as observed: {@code <prefix>.svc.manager.<owner>.run.<op>.<runId>.<requestId>}
-     * ({@code prefix} the space's subject prefix, {@code cotal.<token>}) and its envelope; empty
-     * when either does not parse (the observer ignores it).
+     * A served resume or answer as observed:
+     * {@code <prefix>.svc.manager.<owner>.run.<op>.<runId>.<caller>} ({@code prefix} the space's
+     * subject prefix, {@code cotal.<token>}; {@code caller} an accepted token) and its envelope;
+     * empty when either does not parse, or for a start (none is ever forwarded for issuance): the
+     * observer ignores it.
      */
     static Optional<Observed> observed(String prefix, String subject, byte[] data) {
         if (!subject.startsWith(prefix + ".")) {
@@ -141,11 +149,11 @@ final class RunDocuments {
         }
         String[] t = subject.substring(prefix.length() + 1).split("\\.", -1);
         if (t.length != 7 || !t[0].equals("svc") || !t[1].equals("manager") || !t[3].equals("run")
-                || !matches(OWNER, t[2]) || !matches(RunRecords.RUN_ID, t[5]) || !matches(RunRecords.REQUEST_ID, t[6])) {
+                || !matches(OWNER, t[2]) || !matches(RunRecords.RUN_ID, t[5]) || !matches(CALLER, t[6])) {
             return Optional.empty();
         }
         Optional<Kind> op = Kind.of(t[4]);
-        if (op.isEmpty()) {
+        if (op.isEmpty() || op.get() == Kind.START) {
             return Optional.empty();
         }
         EnvelopeDoc d;
@@ -154,12 +162,12 @@ final class RunDocuments {
         } catch (CotalException e) {
             return Optional.empty();
         }
-        boolean checkpoint = op.get() == Kind.START ? d.checkpoint() == null : matches(RunRecords.TOKEN, d.checkpoint());
+        boolean checkpoint = matches(RunRecords.TOKEN, d.checkpoint());
         boolean answer = op.get() == Kind.ANSWER ? matches(RunRecords.TOKEN, d.answerId()) : d.answerId() == null;
         if (d.v() == null || d.v() != 1 || !t[5].equals(d.runId()) || !checkpoint || !answer) {
             return Optional.empty();
         }
-        return Optional.of(new Observed(t[2], op.get(), t[5], Optional.ofNullable(d.checkpoint()),
+        return Optional.of(new Observed(t[2], op.get(), t[5], t[6], Optional.ofNullable(d.checkpoint()),
                 Optional.ofNullable(d.answerId())));
     }
 
