@@ -37,7 +37,7 @@ final class Catalogue {
                 List.of(inbox, p + ".chat.*.*.{t}"), 0);
         put(shapes, SignerProfile.CALLOUT_ENDPOINT_SERVER, List.of(), List.of(p + ".svc.ep.{t}.{t}.>", inbox), 1);
         put(shapes, SignerProfile.CALLOUT_MANAGER_CALLER, List.of(p + ".svc.manager.{owner}.{t}",
-                p + ".svc.manager.{owner}.run.{t}.*.*",
+                p + ".svc.manager.{owner}.run.{t}.*.*", p + ".svc.manager.{owner}.run.{t}.*.{t}",
                 "$JS.API.DIRECT.GET.KV_" + accepted + ".$KV." + accepted + ".accepted.v1.{t}"), List.of(inbox), 0);
         put(shapes, SignerProfile.CALLOUT_SESSION_CALLER, List.of(p + ".svc.manager.{t}.{t}"), List.of(inbox), 0);
         role(shapes, SignerProfile.AUTH_MINT, AuthorityRole.WRITER, space);

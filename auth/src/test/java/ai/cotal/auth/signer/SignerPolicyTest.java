@@ -110,6 +110,10 @@ class SignerPolicyTest {
                 new Case(SignerProfile.CALLOUT_MANAGER_CALLER, List.of("cotal.alpha.svc.manager." + OWNER + ".run-start",
                         "cotal.alpha.svc.manager." + OWNER + ".run.start.*.*", "$JS.API.DIRECT.GET.KV_" + accepted + ".$KV."
                         + accepted + ".accepted.v1.0123456789abcdef0123456789abcdef"), List.of(NONCE), null, false),
+                new Case(SignerProfile.CALLOUT_MANAGER_CALLER, List.of("cotal.alpha.svc.manager." + OWNER + ".run-resume",
+                        "cotal.alpha.svc.manager." + OWNER + ".run.resume.*.0123456789abcdef0123456789abcdef", "$JS.API"
+                        + ".DIRECT.GET.KV_" + accepted + ".$KV." + accepted + ".accepted.v1.0123456789abcdef0123456789abcdef"),
+                        List.of(NONCE), null, false),
                 new Case(SignerProfile.CALLOUT_SESSION_CALLER, List.of("cotal.alpha.svc.manager.u_zyxwvutsrqponmlkjihgfedcba"
                         + ".status"), List.of(NONCE), null, false));
         for (Case k : cases) {
