@@ -10,6 +10,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.stores.DeliveryClass;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.trust.BrokerAuth;
@@ -33,7 +34,8 @@ import java.util.function.Function;
  * with its code and reason, and nothing later in the command ran.
  */
 final class SpaceCommand {
-    private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL]\n"
+    private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL"
+            + " [--delivery-class live|durable]]\n"
             + "       cotal-auth space list --root DIR [--server URL]\n"
             + "       cotal-auth space (retire | reinstate) --root DIR --space NAME --server URL\n"
             + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
@@ -55,7 +57,8 @@ final class SpaceCommand {
         Flags flags;
         try {
             flags = switch (verb) {
-                case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server"), Set.of("--root", "--space"));
+                case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--delivery-class"),
+                        Set.of("--root", "--space"));
                 case "list" -> Flags.parse(rest, Set.of("--root", "--server"), Set.of("--root"));
                 case "retire", "reinstate" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
                         Set.of("--root", "--space", "--server"));
@@ -66,6 +69,11 @@ final class SpaceCommand {
                 default -> throw new IllegalArgumentException("unknown space command " + verb);
             };
             flags.optional("--space").ifPresent(space -> SpaceName.check(space, "space"));
+            if (flags.optional("--delivery-class").isPresent() && flags.optional("--server").isEmpty()) {
+                throw new IllegalArgumentException("--delivery-class needs --server: the class is written when the space"
+                        + " is provisioned");
+            }
+            flags.optional("--delivery-class").ifPresent(c -> DeliveryClass.parse(c, "delivery-class"));
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.println(USAGE);
@@ -77,7 +85,8 @@ final class SpaceCommand {
         Tenants tenants = new Tenants(Path.of(flags.get("--root")), clock);
         try {
             return switch (verb) {
-                case "add" -> add(tenants, flags.get("--space"), flags.optional("--server"), out, clock);
+                case "add" -> add(tenants, flags.get("--space"), flags.optional("--server"),
+                        flags.optional("--delivery-class").map(c -> DeliveryClass.parse(c, "delivery-class")), out, clock);
                 case "list" -> list(tenants, flags.optional("--server"), out, clock);
                 case "retire", "reinstate" -> retire(tenants, flags.get("--space"), flags.get("--server"),
                         verb.equals("retire"), out, clock);
@@ -93,7 +102,8 @@ final class SpaceCommand {
         }
     }
 
-    private static int add(Tenants tenants, String space, Optional<String> server, PrintStream out, Clock clock) {
+    private static int add(Tenants tenants, String space, Optional<String> server, Optional<DeliveryClass> given,
+            PrintStream out, Clock clock) {
         BrokerAuth broker = tenants.ensureBroker();
         Tenants.Tenant tenant = tenants.add(space, broker);
         if (tenant.retired()) {
@@ -101,18 +111,39 @@ final class SpaceCommand {
         }
         String pushed = "-";
         String streams = "-";
+        String delivery = "-";
         if (server.isPresent()) {
             pushed = push(tenants, server.get(), List.of(tenant.account().jwt(), tenant.callout().jwt()), clock);
-            List<String> created = withSpace(tenants, tenant, server.get(), CredentialProfile.PROVISIONER, "provisioner",
-                    connection -> SpaceStores.setup(connection, space));
-            streams = created.size() + " (SpaceStores.setup)";
+            String[] done = withSpace(tenants, tenant, server.get(), CredentialProfile.PROVISIONER, "provisioner",
+                    connection -> provision(connection, space, given));
+            streams = done[0];
+            delivery = done[1];
         }
-        header(out, String.format("%-56s | %s", "pushed to", "streams"));
-        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %s", pushed, streams));
+        header(out, String.format("%-56s | %-22s | %s", "pushed to", "streams", "delivery class"));
+        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %-22s | %s", pushed,
+                streams, delivery));
         if (server.isEmpty()) {
             out.println("recorded; run `cotal-auth up`, start the broker, then add it again with --server to provision it");
         }
         return 0;
+    }
+
+    /**
+     * {@code SpaceStores.setup}, then the space's default delivery class (SPEC §4: written once,
+     * {@code given} or {@code live}); a default already stored is kept, and one other than an
+     * explicitly given class is refused ({@code failed-precondition}). Returns the streams and
+     * class columns.
+     */
+    private static String[] provision(Connection connection, String space, Optional<DeliveryClass> given) {
+        List<String> created = SpaceStores.setup(connection, space);
+        boolean wrote = DeliveryClass.ensureDefault(connection, space, given.orElse(DeliveryClass.LIVE));
+        DeliveryClass stored = DeliveryClass.readDefault(connection, space).orElseThrow(() -> new CotalException(
+                ErrorCode.DATA_LOSS, "space '" + space + "': the default delivery class was written and is gone"));
+        if (given.isPresent() && stored != given.get()) {
+            throw CotalException.failedPrecondition("space '" + space + "' records the delivery class " + stored.wire()
+                    + "; a space's default delivery class is never changed");
+        }
+        return new String[] {created.size() + " (SpaceStores.setup)", stored.wire() + (wrote ? " (written)" : " (kept)")};
     }
 
     private static int list(Tenants tenants, Optional<String> server, PrintStream out, Clock clock) {

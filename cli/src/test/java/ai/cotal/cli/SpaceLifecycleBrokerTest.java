@@ -10,6 +10,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.stores.DeliveryClass;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -91,6 +93,17 @@ class SpaceLifecycleBrokerTest {
                 .connectionListener(listener).build().connect();
     }
 
+    /** The space's default delivery class as a channel without its own class resolves it (SPEC §4). */
+    private DeliveryClass deliveryClass(Path root, NatsBroker nats, String space) throws Exception {
+        TrustRecords records = new TrustRecords(new FileSecretStore(root), clock);
+        Creds creds = Creds.mint(new SpaceAuth(records.loadBroker().orElseThrow(), records.loadAccount(space).orElseThrow()),
+                Identity.create(), CredentialProfile.PROVISIONER, MintOptions.defaults());
+        try (Connection c = NatsConnector.builder().server(nats.url()).creds(creds).label("check:" + space).build()
+                .connect()) {
+            return DeliveryClass.resolve(Optional.empty(), c, space);
+        }
+    }
+
     private static void put(Connection c, String space, String key, String value) throws Exception {
         c.keyValue("cotal_membership_" + space).put(key, value.getBytes(StandardCharsets.UTF_8));
     }
@@ -117,9 +130,23 @@ class SpaceLifecycleBrokerTest {
             others.put(space, c);
         }
 
-        // a fourth space, live: its claims are pushed, its streams created, no reload
-        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url());
-        assertTrue(out.toString().contains("delta"), out.toString());
+        for (String space : THREE) {
+            assertEquals(DeliveryClass.LIVE, deliveryClass(root, first, space), "provisioning wrote the default class");
+        }
+
+        // a fourth space, live: its claims are pushed, its streams created, its class written, no reload
+        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url(), "--delivery-class",
+                "durable");
+        assertTrue(out.toString().contains("delta") && out.toString().contains("durable (written)"), out.toString());
+        assertEquals(DeliveryClass.DURABLE, deliveryClass(root, first, "delta"));
+        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url()); // again: kept
+        assertTrue(out.toString().contains("durable (kept)"), out.toString());
+        assertEquals(1, run("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url(),
+                "--delivery-class", "live"));
+        assertTrue(err.toString().contains("records the delivery class durable; a space's default delivery class is never"
+                + " changed"), err.toString());
+        assertEquals(2, run("space", "add", "--root", root.toString(), "--space", "epsilon", "--delivery-class", "live"),
+                "a class without --server is a usage error");
         CompletableFuture<Void> deltaClosed = new CompletableFuture<>();
         Connection delta = user(root, first, "delta", deltaClosed);
         put(delta, "delta", "who", "delta");
