@@ -238,7 +238,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         recordsScanner.close();
     }
 
-    /** New host calls are refused once closing; a fenced plane's engine still answers (writes held). */
+    /** New host calls are refused once closing; a fenced plane's engine refuses them itself ({@code unavailable}). */
     private void refuseIfClosing() {
         if (closing) {
             refuseIfUnavailable();
