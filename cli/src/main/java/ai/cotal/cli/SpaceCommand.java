@@ -11,6 +11,7 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.stores.DeliveryClass;
+import ai.cotal.core.stores.IssuedStores;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.trust.BrokerAuth;
@@ -28,7 +29,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code cotal-auth space add | list | retire | reinstate | backup | restore}: the per-space
+ * {@code cotal-auth space add | list | retire | reinstate | backup | restore | recreate-issued}: the per-space
  * lifecycle of a root's tenants on a shared broker (SPEC §7.5). Arguments are checked first (exit
  * 2, nothing written); every record is read before anything is written or sent; a failure exits 1
  * with its code and reason, and nothing later in the command ran.
@@ -39,7 +40,8 @@ final class SpaceCommand {
             + "       cotal-auth space list --root DIR [--server URL]\n"
             + "       cotal-auth space (retire | reinstate) --root DIR --space NAME --server URL\n"
             + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
-            + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR";
+            + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR\n"
+            + "       cotal-auth space recreate-issued --root DIR --space NAME --server URL --to DIR";
     private static final Duration PUSH_WAIT = Duration.ofSeconds(5);
     /** The columns every tenant table starts with: space, account, state. */
     private static final String ROW = "| %-16s | %-56s | %-10s | %s%n";
@@ -62,7 +64,7 @@ final class SpaceCommand {
                 case "list" -> Flags.parse(rest, Set.of("--root", "--server"), Set.of("--root"));
                 case "retire", "reinstate" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
                         Set.of("--root", "--space", "--server"));
-                case "backup" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
+                case "backup", "recreate-issued" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
                         Set.of("--root", "--space", "--server", "--to"));
                 case "restore" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--from"),
                         Set.of("--root", "--space", "--server", "--from"));
@@ -91,6 +93,8 @@ final class SpaceCommand {
                 case "retire", "reinstate" -> retire(tenants, flags.get("--space"), flags.get("--server"),
                         verb.equals("retire"), out, clock);
                 case "backup" -> backup(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--to")), out);
+                case "recreate-issued" -> recreateIssued(tenants, flags.get("--space"), flags.get("--server"),
+                        Path.of(flags.get("--to")), out);
                 default -> restore(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--from")), out);
             };
         } catch (CotalException e) {
@@ -188,6 +192,29 @@ final class SpaceCommand {
         backup.streams().forEach((stream, counts) -> out.printf("| %-34s | %10d | %10d%n", stream, counts.messages(),
                 counts.lastSeq()));
         out.println("space '" + space + "' backed up to " + to.toAbsolutePath() + " (" + backup.streams().size() + " streams)");
+        return 0;
+    }
+
+    /**
+     * The recreation of SPEC §13.15: {@code IssuedStores.recreate} with a one-shot
+     * {@code issued-store-recreate} credential (backs up, checks, deletes the pre-retention issued
+     * and accepted stores), then {@code SpaceStores.setup} with a {@code provisioner} one, which
+     * creates them again in the current shape. Refused before anything is written when neither
+     * store predates bounded retention or {@code --to} exists; a failed check deletes nothing.
+     * Running it again after the delete (setup not yet run) refuses, nothing to recreate: run
+     * {@code space add --server} to finish.
+     */
+    private static int recreateIssued(Tenants tenants, String space, String server, Path to, PrintStream out) {
+        Tenants.Tenant tenant = live(tenants.require(space));
+        IssuedStores.Recreation recreation = withSpace(tenants, tenant, server, CredentialProfile.ISSUED_STORE_RECREATE,
+                "issued-store-recreate", connection -> IssuedStores.recreate(connection, space, to));
+        withSpace(tenants, tenant, server, CredentialProfile.PROVISIONER, "provisioner",
+                connection -> SpaceStores.setup(connection, space));
+        out.printf("| %-34s | %s%n", "stream", "backup");
+        out.printf("|%s|%s%n", "-".repeat(36), "-".repeat(40));
+        recreation.backups().forEach((stream, dir) -> out.printf("| %-34s | %s%n", stream, dir.toAbsolutePath()));
+        out.println("space '" + space + "': " + recreation.backups().size() + " issued stores backed up, deleted and"
+                + " created again in the current shape (SpaceStores.setup); restore one with IssuedStores.restore");
         return 0;
     }
 

@@ -213,4 +213,50 @@ class SpaceLifecycleBrokerTest {
                 "--from", backup.toString()));
         assertTrue(err.toString().contains("already-exists"), "a restore never overwrites: " + err);
     }
+
+    /**
+     * {@code space recreate-issued}: the issued and accepted stores as an older release made them
+     * (no {@code max_age}) are backed up, deleted and created again in the current shape; with
+     * nothing left to recreate the command refuses and writes nothing (SPEC §13.15).
+     */
+    @Test
+    void recreateIssuedBacksUpAndRecreatesPreRetentionStores(NatsBrokers brokers) throws Exception {
+        Path root = temp.resolve("root");
+        ok("space", "add", "--root", root.toString(), "--space", "alpha");
+        NatsBroker nats = up(brokers, root);
+        ok("space", "add", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        TrustRecords records = new TrustRecords(new FileSecretStore(root), clock);
+        ai.cotal.core.trust.SpaceAccountAuth account = records.loadAccount("alpha").orElseThrow();
+        Identity id = Identity.create();
+        String jwt = ai.cotal.core.jwt.NatsJwt.encode(ai.cotal.core.jwt.ClaimSet.of(id.id(), "test-admin",
+                ai.cotal.core.jwt.UserClaim.of(null, null, account.accountPublicKey(), null), clock.instant()),
+                account.signing());
+        try (Connection admin = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, id)).label("admin")
+                .build().connect()) {
+            var jsm = admin.jetStreamManagement();
+            for (String stream : List.of("KV_cotal_issued_alpha", "KV_cotal_accepted_alpha")) {
+                var current = jsm.getStreamInfo(stream).getConfiguration();
+                jsm.deleteStream(stream);
+                jsm.addStream(io.nats.client.api.StreamConfiguration.builder(current).maxAge(java.time.Duration.ZERO)
+                        .duplicateWindow(java.time.Duration.ofMinutes(2)).build()); // as an older release made it
+            }
+            admin.keyValue("cotal_issued_alpha").put("v1.row", "{}".getBytes(StandardCharsets.UTF_8));
+        }
+        Path backup = temp.resolve("issued-backup");
+        ok("space", "recreate-issued", "--root", root.toString(), "--space", "alpha", "--server", nats.url(), "--to",
+                backup.toString());
+        assertTrue(out.toString().contains("KV_cotal_issued_alpha") && out.toString().contains("KV_cotal_accepted_alpha"),
+                out.toString());
+        assertTrue(Files.isRegularFile(backup.resolve("KV_cotal_issued_alpha").resolve("backup.json")));
+        try (Connection admin = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, id)).label("admin")
+                .build().connect()) {
+            var info = admin.jetStreamManagement().getStreamInfo("KV_cotal_issued_alpha");
+            assertEquals(java.time.Duration.ofDays(7), info.getConfiguration().getMaxAge(), "the current shape");
+            assertEquals(0, info.getStreamState().getMsgCount(), "created again, empty");
+        }
+        assertEquals(1, run("space", "recreate-issued", "--root", root.toString(), "--space", "alpha", "--server",
+                nats.url(), "--to", temp.resolve("again").toString()));
+        assertTrue(err.toString().contains("nothing to recreate"), err.toString());
+        assertTrue(!Files.exists(temp.resolve("again")), "nothing was written");
+    }
 }
