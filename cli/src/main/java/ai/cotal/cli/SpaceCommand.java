@@ -14,6 +14,7 @@ import ai.cotal.core.stores.DeliveryClass;
 import ai.cotal.core.stores.IssuedStores;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.stores.SpaceTeardown;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceName;
@@ -29,7 +30,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code cotal-auth space add | list | retire | reinstate | backup | restore | recreate-issued}: the per-space
+ * {@code cotal-auth space add | list | retire | reinstate | teardown | backup | restore | recreate-issued}: the per-space
  * lifecycle of a root's tenants on a shared broker (SPEC §7.5). Arguments are checked first (exit
  * 2, nothing written); every record is read before anything is written or sent; a failure exits 1
  * with its code and reason, and nothing later in the command ran.
@@ -38,7 +39,7 @@ final class SpaceCommand {
     private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL"
             + " [--delivery-class live|durable]]\n"
             + "       cotal-auth space list --root DIR [--server URL]\n"
-            + "       cotal-auth space (retire | reinstate) --root DIR --space NAME --server URL\n"
+            + "       cotal-auth space (retire | reinstate | teardown) --root DIR --space NAME --server URL\n"
             + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
             + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR\n"
             + "       cotal-auth space recreate-issued --root DIR --space NAME --server URL --to DIR";
@@ -62,7 +63,7 @@ final class SpaceCommand {
                 case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--delivery-class"),
                         Set.of("--root", "--space"));
                 case "list" -> Flags.parse(rest, Set.of("--root", "--server"), Set.of("--root"));
-                case "retire", "reinstate" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
+                case "retire", "reinstate", "teardown" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
                         Set.of("--root", "--space", "--server"));
                 case "backup", "recreate-issued" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
                         Set.of("--root", "--space", "--server", "--to"));
@@ -92,6 +93,7 @@ final class SpaceCommand {
                 case "list" -> list(tenants, flags.optional("--server"), out, clock);
                 case "retire", "reinstate" -> retire(tenants, flags.get("--space"), flags.get("--server"),
                         verb.equals("retire"), out, clock);
+                case "teardown" -> teardown(tenants, flags.get("--space"), flags.get("--server"), out, clock);
                 case "backup" -> backup(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--to")), out);
                 case "recreate-issued" -> recreateIssued(tenants, flags.get("--space"), flags.get("--server"),
                         Path.of(flags.get("--to")), out);
@@ -180,6 +182,46 @@ final class SpaceCommand {
         out.printf(ROW, space, tenant.account().accountPublicKey(), retire ? "retired" : "live", pushed);
         out.println(retire ? "its connections are closed and new ones refused; its streams stay"
                 : "connections are admitted again; credentials issued before the retirement stay refused");
+        return 0;
+    }
+
+    /**
+     * Deletes every stream of a retired space (SPEC §5.2 "Teardown"): pushes its teardown window
+     * (one connection, the retirement's revocations kept), deletes the streams that exist with a
+     * one-shot {@code teardown} credential, then, whatever happened, stores and pushes a new
+     * retirement of the window (every user issued up to then revoked, the teardown's included). A
+     * live space is refused before anything is sent; running it again finishes an interrupted run.
+     */
+    private static int teardown(Tenants tenants, String space, String server, PrintStream out, Clock clock) {
+        Tenants.Tenant tenant = tenants.require(space);
+        if (!tenant.retired()) {
+            throw CotalException.failedPrecondition("space '" + space + "' is live: only a retired space is torn down"
+                    + " (back it up, retire it, then tear it down)");
+        }
+        String window = AccountClaims.teardownWindow(tenants.broker(), tenant.account().jwt(),
+                clock.instant().getEpochSecond());
+        // the teardown user is issued after the retirement's revocation (a user issued at or before it is refused)
+        java.util.Map<String, Long> revoked = ai.cotal.core.jwt.NatsJwt.decode(window,
+                ai.cotal.core.jwt.AccountClaim.class).nats().revocations();
+        long issuedAt = Math.max(clock.instant().getEpochSecond(), (revoked == null ? 0 : revoked.getOrDefault("*", 0L)) + 1);
+        MintOptions mint = MintOptions.builder().clock(Clock.fixed(java.time.Instant.ofEpochSecond(issuedAt),
+                java.time.ZoneOffset.UTC)).build();
+        List<String> deleted;
+        try {
+            push(tenants, server, List.of(window), clock);
+            deleted = withSpace(tenants, tenant, server, CredentialProfile.TEARDOWN, mint, "teardown",
+                    connection -> SpaceTeardown.deleteStreams(connection, space));
+        } finally { // the window never stays open: retired again, later than the window, the teardown user revoked
+            String retired = AccountClaims.retire(tenants.broker(), window, Math.max(issuedAt,
+                    clock.instant().getEpochSecond()));
+            tenant = tenants.store(tenant, retired);
+            push(tenants, server, List.of(retired), clock);
+        }
+        out.println("| stream");
+        out.println("|" + "-".repeat(36));
+        deleted.forEach(stream -> out.println("| " + stream));
+        out.println("space '" + space + "' torn down: " + deleted.size() + " streams deleted; it stays retired (its"
+                + " tenant record and account claim remain)");
         return 0;
     }
 
@@ -294,8 +336,13 @@ final class SpaceCommand {
     /** Runs {@code work} on a connection as a fresh one-shot credential of the tenant's own account. */
     private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
             String label, Function<Connection, T> work) {
-        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile,
-                MintOptions.defaults());
+        return withSpace(tenants, tenant, url, profile, MintOptions.defaults(), label, work);
+    }
+
+    /** As above, the credential minted with {@code mint}. */
+    private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
+            MintOptions mint, String label, Function<Connection, T> work) {
+        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile, mint);
         try (Connection connection = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:" + label + ":"
                 + tenant.space()).build().connect()) {
             return work.apply(connection);

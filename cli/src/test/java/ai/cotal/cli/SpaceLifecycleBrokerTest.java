@@ -259,4 +259,55 @@ class SpaceLifecycleBrokerTest {
         assertTrue(err.toString().contains("nothing to recreate"), err.toString());
         assertTrue(!Files.exists(temp.resolve("again")), "nothing was written");
     }
+
+    /**
+     * {@code space teardown} (SPEC §5.2): a live space is refused before anything is sent; a
+     * retired one loses every stream while its sibling keeps its data, stays retired, and a
+     * second run deletes nothing.
+     */
+    @Test
+    void teardownDeletesOnlyARetiredSpacesStreamsAndReplaysToNothing(NatsBrokers brokers) throws Exception {
+        Path root = temp.resolve("root");
+        for (String space : List.of("alpha", "beta")) {
+            ok("space", "add", "--root", root.toString(), "--space", space);
+        }
+        NatsBroker nats = up(brokers, root);
+        for (String space : List.of("alpha", "beta")) {
+            ok("space", "add", "--root", root.toString(), "--space", space, "--server", nats.url());
+            try (Connection c = user(root, nats, space, new CompletableFuture<>())) {
+                put(c, space, "who", space);
+            }
+        }
+        assertEquals(1, run("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url()));
+        assertTrue(err.toString().contains("is live: only a retired space is torn down"), err.toString());
+        try (Connection c = user(root, nats, "alpha", new CompletableFuture<>())) {
+            assertEquals("alpha", get(c, "alpha", "who"), "a refused teardown deleted nothing");
+        }
+
+        ok("space", "retire", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        ok("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        assertTrue(out.toString().contains("KV_cotal_membership_alpha") && out.toString().contains("torn down: 27 streams"),
+                out.toString());
+        ok("space", "list", "--root", root.toString(), "--server", nats.url());
+        assertTrue(out.toString().matches("(?s).*\\| alpha +\\| A[A-Z0-9]+ +\\| retired +\\| current.*"), out.toString());
+        ok("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        assertTrue(out.toString().contains("torn down: 0 streams deleted"), "a replay deletes nothing: " + out);
+        try (Connection c = user(root, nats, "beta", new CompletableFuture<>())) {
+            assertEquals("beta", get(c, "beta", "who"), "the sibling keeps its data");
+        }
+
+        ok("space", "reinstate", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        long revokedAt = ai.cotal.core.jwt.NatsJwt.decode(new TrustRecords(new FileSecretStore(root), clock)
+                .loadAccount("alpha").orElseThrow().jwt(), ai.cotal.core.jwt.AccountClaim.class).nats().revocations()
+                .get("*");
+        while (clock.instant().getEpochSecond() <= revokedAt) {
+            Thread.sleep(50); // a time, not an event: users issued up to the teardown's retirement stay revoked
+        }
+        try (Connection c = user(root, nats, "alpha", new CompletableFuture<>())) {
+            io.nats.client.JetStreamApiException gone = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.nats.client.JetStreamApiException.class, () -> c.jetStreamManagement()
+                            .getStreamInfo("KV_cotal_membership_alpha"));
+            assertEquals(10059, gone.getApiErrorCode(), "the stream is gone: " + gone.getMessage());
+        }
+    }
 }
