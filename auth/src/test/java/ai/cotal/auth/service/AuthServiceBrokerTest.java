@@ -58,6 +58,15 @@ class AuthServiceBrokerTest {
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
+    /** Fences the service's plane: its ledger scanner KICKed, as a lost scanner is. */
+    private void fence(NatsBroker nats) throws Exception {
+        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
+                MintOptions.defaults());
+        ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
+                .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
+                .orElseThrow()), evictor);
+    }
+
     private AuthServiceOptions.Builder options(NatsBroker nats) {
         return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store);
     }
@@ -142,13 +151,9 @@ class AuthServiceBrokerTest {
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         ServiceMaterial.store(store, auth.space(), callout);
-        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
-                MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
-            ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
-                    .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
-                    .orElseThrow()), evictor);
+            fence(nats);
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(AuthService.State.UNAVAILABLE, service.state());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
@@ -169,8 +174,6 @@ class AuthServiceBrokerTest {
     void aHostHandleKeptFromBeforeAFenceAnswersWritesUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         ServiceMaterial.store(store, auth.space(), callout);
-        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
-                MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
@@ -181,9 +184,7 @@ class AuthServiceBrokerTest {
             assertEquals(HostResult.Status.PENDING, kept.admit(granter, new HostRequest.Register("req-kept-00000000001",
                     "weather", IID, "sha256:" + "c".repeat(64), List.of("ask"))).status(), "the service's handle serves");
 
-            ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
-                    .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
-                    .orElseThrow()), evictor);
+            fence(nats);
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             HostRequest.Decide decide = new HostRequest.Decide("req-kept-00000000002", "weather", IID,
                     HostRequest.Decision.APPROVE);
