@@ -73,12 +73,13 @@ public final class PlaneSettings {
     }
 
     /**
-     * Where the plane's restart identity lives ({@code identityRoot}): the directory its
-     * registration as service endpoint {@code auth} (issue #19, part 2) keeps its identity under.
-     * Absolute and normalized; the {@link #stateDir()} unless set.
+     * Where the plane's restart identity lives ({@code identityRoot}, SPEC §13.12): the directory
+     * its registration as service endpoint {@code auth} keeps its identity file under, absolute and
+     * normalized; empty (the default) when the identity is the secret store's
+     * {@code AuthInstanceIdentity} ({@code space.<hex>/auth-instance.json}).
      */
-    public Path identityRoot() {
-        return identityRoot == null ? stateDir : identityRoot;
+    public java.util.Optional<Path> identityRoot() {
+        return java.util.Optional.ofNullable(identityRoot);
     }
 
     public SecretStore secretStore() {
@@ -143,7 +144,7 @@ public final class PlaneSettings {
     @Override
     public String toString() {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
-                + identityRoot() + ", standingTtl=" + standingTtl + ", managerStandingTtl="
+                + (identityRoot == null ? "secret store" : identityRoot) + ", standingTtl=" + standingTtl + ", managerStandingTtl="
                 + managerStandingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
                 + writeBudgets + ", storeReplicas=" + storeReplicas + ", metered=" + metered() + ", meterSpaceTag="
                 + meterSpaceTag + "]";

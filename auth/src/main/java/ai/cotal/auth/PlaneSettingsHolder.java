@@ -30,8 +30,8 @@ public interface PlaneSettingsHolder {
         return settings().stateDir();
     }
 
-    /** Where the plane's restart identity lives; absolute and normalized, the state directory unless set. */
-    default Path identityRoot() {
+    /** Where the plane's restart identity file lives when set; empty: the secret store's {@code AuthInstanceIdentity}. */
+    default java.util.Optional<Path> identityRoot() {
         return settings().identityRoot();
     }
 

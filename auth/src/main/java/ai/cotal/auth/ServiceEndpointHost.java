@@ -10,8 +10,11 @@ import java.time.Instant;
  * already authenticated. Handed out by {@link AuthAuthorityPlane#serviceEndpoints()} only when
  * the plane was opened with service endpoints ({@link AuthPlaneOptions.Builder#serviceEndpoints}).
  *
- * <p>Thread-safe. Once the plane began closing, every call refuses with {@code unavailable}; a
- * fenced plane's host answers writes {@code held} and refuses reads with {@code unavailable}.
+ * <p>Thread-safe. Once the plane began closing, or once it is fenced, every call (a write or a
+ * read) refuses with {@code unavailable} and binds nothing; a handle taken before either stays
+ * refusing. An invocation already past its entry when the plane fences answers {@code held}
+ * ({@code tripped}). The stock service hands out the same host through
+ * {@code AuthService.serviceEndpoints()}, which also refuses unless the service is ready.
  */
 public interface ServiceEndpointHost {
     /** How long an in-process host call may take when the caller names no deadline. */

@@ -71,8 +71,50 @@ class PlaneRegistrationBrokerTest {
         assertArrayEquals(bytes, Files.readAllBytes(file), "the identity file is never rewritten");
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, Files.createDirectories(identityRoot.resolve("other"))).build())) {
             assertTrue(!plane.registration().instanceId().equals(first.instanceId()),
-                    "the identity root defaults to the state directory: another directory, another instance");
+                    "without an identity root the identity is the secret store's, not this root's file");
         }
+    }
+
+    /**
+     * Without an identity root the plane's identity is the secret store's {@code AuthInstanceIdentity}
+     * ({@code space.<hex>/auth-instance.json}): a plane opened again on a fresh state directory (a
+     * hosted plane with no durable directory) is the same instance at the next epoch, and nothing
+     * is written under either state directory. A state directory's file from an earlier open is
+     * adopted into the store once.
+     */
+    @Test
+    void withoutAnIdentityRootTheIdentityIsTheSecretStoresAndSurvivesAFreshStateDirectory(NatsBrokers brokers)
+            throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        Path one = Files.createDirectories(stateDir.resolve("one"));
+        Path two = Files.createDirectories(stateDir.resolve("two"));
+        PlaneRegistration first;
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, one).build())) {
+            first = plane.registration();
+        }
+        ai.cotal.workspace.AuthInstanceIdentity stored = ai.cotal.workspace.AuthInstanceIdentity.load(f.store, "alpha")
+                .orElseThrow();
+        assertEquals(first.instanceId(), stored.instanceId());
+        assertEquals(first.serveIdentity(), stored.serveIdentity());
+        assertTrue(!Files.exists(RestartIdentity.file(one, "alpha")), "no identity file in the state directory");
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, two).build())) {
+            assertEquals(first.instanceId(), plane.registration().instanceId(), "the same instance from the store");
+            assertEquals(2, plane.registration().processEpoch());
+        }
+
+        // an earlier plane's state-directory identity is adopted when the store has none
+        PlaneFixture g = new PlaneFixture();
+        NatsBroker other = brokers.start(g::config);
+        Path legacy = Files.createDirectories(stateDir.resolve("legacy"));
+        Path file = RestartIdentity.file(legacy, "alpha");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "{\"v\":1,\"space\":\"alpha\",\"instanceId\":\"" + "a".repeat(32)
+                + "\",\"serveIdentity\":\"" + "b".repeat(26) + "\"}");
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(g.options(other, legacy).build())) {
+            assertEquals("a".repeat(32), plane.registration().instanceId(), "the earlier identity is kept");
+        }
+        assertEquals("a".repeat(32), ai.cotal.workspace.AuthInstanceIdentity.load(g.store, "alpha").orElseThrow()
+                .instanceId(), "and is the store's from now on");
     }
 
     @Test

@@ -20,17 +20,18 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code cotal-auth signer --space NAME --socket PATH --root DIR [--policy FILE] [--audit FILE]
- * [--socket-group GROUP]}: the remote signer of one space (SPEC §16). It reads the space's signing
+ * [--socket-group GROUP] [--audit-max-bytes N] [--audit-keep N]}: the remote signer of one space (SPEC §16). It reads the space's signing
  * seed from the root's secret store ({@code service-keys.json}), signs over the Unix socket what its
  * policy admits (the stock policy without {@code --policy}), audits every answer (default
- * {@code <root>/.cotal/signer/space.<hex>/audit.jsonl}), and runs until {@code stop} completes
+ * {@code <root>/.cotal/signer/space.<hex>/audit.jsonl}, rotated at {@code --audit-max-bytes},
+ * default 64 MiB, {@code --audit-keep} older files kept, default 8), and runs until {@code stop} completes
  * (SIGINT or SIGTERM in the command). It never prints or sends the seed.
  */
 final class SignerCommand {
     static final String USAGE = "usage: cotal-auth signer --space NAME --socket PATH --root DIR [--policy FILE]"
-            + " [--audit FILE] [--socket-group GROUP]";
+            + " [--audit FILE] [--socket-group GROUP] [--audit-max-bytes N] [--audit-keep N]";
     private static final Set<String> FLAGS = Set.of("--space", "--socket", "--root", "--policy", "--audit",
-            "--socket-group");
+            "--socket-group", "--audit-max-bytes", "--audit-keep");
 
     private SignerCommand() {
     }
@@ -49,12 +50,27 @@ final class SignerCommand {
             err.println(USAGE);
             return 2;
         }
+        long maxBytes = SignerServerOptions.DEFAULT_AUDIT_MAX_BYTES;
+        int keep = SignerServerOptions.DEFAULT_AUDIT_KEEP;
+        try {
+            if (flags.containsKey("--audit-max-bytes")) {
+                maxBytes = Long.parseLong(flags.get("--audit-max-bytes"));
+            }
+            if (flags.containsKey("--audit-keep")) {
+                keep = Integer.parseInt(flags.get("--audit-keep"));
+            }
+        } catch (NumberFormatException e) {
+            err.println("--audit-max-bytes and --audit-keep take a whole number");
+            err.println(USAGE);
+            return 2;
+        }
         String space = flags.get("--space");
         Path root = Path.of(flags.get("--root")).toAbsolutePath().normalize();
         try {
             SpaceSigner signer = ServiceMaterial.loadSigner(new FileSecretStore(root), space);
             SignerServerOptions.Builder options = SignerServerOptions.builder().signer(signer)
-                    .socket(Path.of(flags.get("--socket"))).audit(audit(root, space, flags.get("--audit")));
+                    .socket(Path.of(flags.get("--socket"))).audit(audit(root, space, flags.get("--audit")))
+                    .auditRotation(maxBytes, keep);
             if (flags.containsKey("--policy")) {
                 options.policy(SignerPolicy.parse(Files.readAllBytes(Path.of(flags.get("--policy")))));
             }

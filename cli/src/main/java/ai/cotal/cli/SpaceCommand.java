@@ -10,8 +10,11 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.stores.DeliveryClass;
+import ai.cotal.core.stores.IssuedStores;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.stores.SpaceStores;
+import ai.cotal.core.stores.SpaceTeardown;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceName;
@@ -27,17 +30,19 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code cotal-auth space add | list | retire | reinstate | backup | restore}: the per-space
+ * {@code cotal-auth space add | list | retire | reinstate | teardown | backup | restore | recreate-issued}: the per-space
  * lifecycle of a root's tenants on a shared broker (SPEC §7.5). Arguments are checked first (exit
  * 2, nothing written); every record is read before anything is written or sent; a failure exits 1
  * with its code and reason, and nothing later in the command ran.
  */
 final class SpaceCommand {
-    private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL]\n"
+    private static final String USAGE = "usage: cotal-auth space add --root DIR --space NAME [--server URL"
+            + " [--delivery-class live|durable]]\n"
             + "       cotal-auth space list --root DIR [--server URL]\n"
-            + "       cotal-auth space (retire | reinstate) --root DIR --space NAME --server URL\n"
+            + "       cotal-auth space (retire | reinstate | teardown) --root DIR --space NAME --server URL\n"
             + "       cotal-auth space backup --root DIR --space NAME --server URL --to DIR\n"
-            + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR";
+            + "       cotal-auth space restore --root DIR --space NAME --server URL --from DIR\n"
+            + "       cotal-auth space recreate-issued --root DIR --space NAME --server URL --to DIR";
     private static final Duration PUSH_WAIT = Duration.ofSeconds(5);
     /** The columns every tenant table starts with: space, account, state. */
     private static final String ROW = "| %-16s | %-56s | %-10s | %s%n";
@@ -55,17 +60,23 @@ final class SpaceCommand {
         Flags flags;
         try {
             flags = switch (verb) {
-                case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server"), Set.of("--root", "--space"));
+                case "add" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--delivery-class"),
+                        Set.of("--root", "--space"));
                 case "list" -> Flags.parse(rest, Set.of("--root", "--server"), Set.of("--root"));
-                case "retire", "reinstate" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
+                case "retire", "reinstate", "teardown" -> Flags.parse(rest, Set.of("--root", "--space", "--server"),
                         Set.of("--root", "--space", "--server"));
-                case "backup" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
+                case "backup", "recreate-issued" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--to"),
                         Set.of("--root", "--space", "--server", "--to"));
                 case "restore" -> Flags.parse(rest, Set.of("--root", "--space", "--server", "--from"),
                         Set.of("--root", "--space", "--server", "--from"));
                 default -> throw new IllegalArgumentException("unknown space command " + verb);
             };
             flags.optional("--space").ifPresent(space -> SpaceName.check(space, "space"));
+            if (flags.optional("--delivery-class").isPresent() && flags.optional("--server").isEmpty()) {
+                throw new IllegalArgumentException("--delivery-class needs --server: the class is written when the space"
+                        + " is provisioned");
+            }
+            flags.optional("--delivery-class").ifPresent(c -> DeliveryClass.parse(c, "delivery-class"));
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.println(USAGE);
@@ -77,11 +88,15 @@ final class SpaceCommand {
         Tenants tenants = new Tenants(Path.of(flags.get("--root")), clock);
         try {
             return switch (verb) {
-                case "add" -> add(tenants, flags.get("--space"), flags.optional("--server"), out, clock);
+                case "add" -> add(tenants, flags.get("--space"), flags.optional("--server"),
+                        flags.optional("--delivery-class").map(c -> DeliveryClass.parse(c, "delivery-class")), out, clock);
                 case "list" -> list(tenants, flags.optional("--server"), out, clock);
                 case "retire", "reinstate" -> retire(tenants, flags.get("--space"), flags.get("--server"),
                         verb.equals("retire"), out, clock);
+                case "teardown" -> teardown(tenants, flags.get("--space"), flags.get("--server"), out, clock);
                 case "backup" -> backup(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--to")), out);
+                case "recreate-issued" -> recreateIssued(tenants, flags.get("--space"), flags.get("--server"),
+                        Path.of(flags.get("--to")), out);
                 default -> restore(tenants, flags.get("--space"), flags.get("--server"), Path.of(flags.get("--from")), out);
             };
         } catch (CotalException e) {
@@ -93,7 +108,8 @@ final class SpaceCommand {
         }
     }
 
-    private static int add(Tenants tenants, String space, Optional<String> server, PrintStream out, Clock clock) {
+    private static int add(Tenants tenants, String space, Optional<String> server, Optional<DeliveryClass> given,
+            PrintStream out, Clock clock) {
         BrokerAuth broker = tenants.ensureBroker();
         Tenants.Tenant tenant = tenants.add(space, broker);
         if (tenant.retired()) {
@@ -101,18 +117,39 @@ final class SpaceCommand {
         }
         String pushed = "-";
         String streams = "-";
+        String delivery = "-";
         if (server.isPresent()) {
             pushed = push(tenants, server.get(), List.of(tenant.account().jwt(), tenant.callout().jwt()), clock);
-            List<String> created = withSpace(tenants, tenant, server.get(), CredentialProfile.PROVISIONER, "provisioner",
-                    connection -> SpaceStores.setup(connection, space));
-            streams = created.size() + " (SpaceStores.setup)";
+            String[] done = withSpace(tenants, tenant, server.get(), CredentialProfile.PROVISIONER, "provisioner",
+                    connection -> provision(connection, space, given));
+            streams = done[0];
+            delivery = done[1];
         }
-        header(out, String.format("%-56s | %s", "pushed to", "streams"));
-        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %s", pushed, streams));
+        header(out, String.format("%-56s | %-22s | %s", "pushed to", "streams", "delivery class"));
+        out.printf(ROW, space, tenant.account().accountPublicKey(), "live", String.format("%-56s | %-22s | %s", pushed,
+                streams, delivery));
         if (server.isEmpty()) {
             out.println("recorded; run `cotal-auth up`, start the broker, then add it again with --server to provision it");
         }
         return 0;
+    }
+
+    /**
+     * {@code SpaceStores.setup}, then the space's default delivery class (SPEC §4: written once,
+     * {@code given} or {@code live}); a default already stored is kept, and one other than an
+     * explicitly given class is refused ({@code failed-precondition}). Returns the streams and
+     * class columns.
+     */
+    private static String[] provision(Connection connection, String space, Optional<DeliveryClass> given) {
+        List<String> created = SpaceStores.setup(connection, space);
+        boolean wrote = DeliveryClass.ensureDefault(connection, space, given.orElse(DeliveryClass.LIVE));
+        DeliveryClass stored = DeliveryClass.readDefault(connection, space).orElseThrow(() -> new CotalException(
+                ErrorCode.DATA_LOSS, "space '" + space + "': the default delivery class was written and is gone"));
+        if (given.isPresent() && stored != given.get()) {
+            throw CotalException.failedPrecondition("space '" + space + "' records the delivery class " + stored.wire()
+                    + "; a space's default delivery class is never changed");
+        }
+        return new String[] {created.size() + " (SpaceStores.setup)", stored.wire() + (wrote ? " (written)" : " (kept)")};
     }
 
     private static int list(Tenants tenants, Optional<String> server, PrintStream out, Clock clock) {
@@ -148,6 +185,46 @@ final class SpaceCommand {
         return 0;
     }
 
+    /**
+     * Deletes every stream of a retired space (SPEC §5.2 "Teardown"): pushes its teardown window
+     * (one connection, the retirement's revocations kept), deletes the streams that exist with a
+     * one-shot {@code teardown} credential, then, whatever happened, stores and pushes a new
+     * retirement of the window (every user issued up to then revoked, the teardown's included). A
+     * live space is refused before anything is sent; running it again finishes an interrupted run.
+     */
+    private static int teardown(Tenants tenants, String space, String server, PrintStream out, Clock clock) {
+        Tenants.Tenant tenant = tenants.require(space);
+        if (!tenant.retired()) {
+            throw CotalException.failedPrecondition("space '" + space + "' is live: only a retired space is torn down"
+                    + " (back it up, retire it, then tear it down)");
+        }
+        String window = AccountClaims.teardownWindow(tenants.broker(), tenant.account().jwt(),
+                clock.instant().getEpochSecond());
+        // the teardown user is issued after the retirement's revocation (a user issued at or before it is refused)
+        java.util.Map<String, Long> revoked = ai.cotal.core.jwt.NatsJwt.decode(window,
+                ai.cotal.core.jwt.AccountClaim.class).nats().revocations();
+        long issuedAt = Math.max(clock.instant().getEpochSecond(), (revoked == null ? 0 : revoked.getOrDefault("*", 0L)) + 1);
+        MintOptions mint = MintOptions.builder().clock(Clock.fixed(java.time.Instant.ofEpochSecond(issuedAt),
+                java.time.ZoneOffset.UTC)).build();
+        List<String> deleted;
+        try {
+            push(tenants, server, List.of(window), clock);
+            deleted = withSpace(tenants, tenant, server, CredentialProfile.TEARDOWN, mint, "teardown",
+                    connection -> SpaceTeardown.deleteStreams(connection, space));
+        } finally { // the window never stays open: retired again, later than the window, the teardown user revoked
+            String retired = AccountClaims.retire(tenants.broker(), window, Math.max(issuedAt,
+                    clock.instant().getEpochSecond()));
+            tenant = tenants.store(tenant, retired);
+            push(tenants, server, List.of(retired), clock);
+        }
+        out.println("| stream");
+        out.println("|" + "-".repeat(36));
+        deleted.forEach(stream -> out.println("| " + stream));
+        out.println("space '" + space + "' torn down: " + deleted.size() + " streams deleted; it stays retired (its"
+                + " tenant record and account claim remain)");
+        return 0;
+    }
+
     private static int backup(Tenants tenants, String space, String server, Path to, PrintStream out) {
         Tenants.Tenant tenant = live(tenants.require(space));
         SpaceBackup.Backup backup = withSpace(tenants, tenant, server, CredentialProfile.BACKUP, "backup",
@@ -157,6 +234,29 @@ final class SpaceCommand {
         backup.streams().forEach((stream, counts) -> out.printf("| %-34s | %10d | %10d%n", stream, counts.messages(),
                 counts.lastSeq()));
         out.println("space '" + space + "' backed up to " + to.toAbsolutePath() + " (" + backup.streams().size() + " streams)");
+        return 0;
+    }
+
+    /**
+     * The recreation of SPEC §13.15: {@code IssuedStores.recreate} with a one-shot
+     * {@code issued-store-recreate} credential (backs up, checks, deletes the pre-retention issued
+     * and accepted stores), then {@code SpaceStores.setup} with a {@code provisioner} one, which
+     * creates them again in the current shape. Refused before anything is written when neither
+     * store predates bounded retention or {@code --to} exists; a failed check deletes nothing.
+     * Running it again after the delete (setup not yet run) refuses, nothing to recreate: run
+     * {@code space add --server} to finish.
+     */
+    private static int recreateIssued(Tenants tenants, String space, String server, Path to, PrintStream out) {
+        Tenants.Tenant tenant = live(tenants.require(space));
+        IssuedStores.Recreation recreation = withSpace(tenants, tenant, server, CredentialProfile.ISSUED_STORE_RECREATE,
+                "issued-store-recreate", connection -> IssuedStores.recreate(connection, space, to));
+        withSpace(tenants, tenant, server, CredentialProfile.PROVISIONER, "provisioner",
+                connection -> SpaceStores.setup(connection, space));
+        out.printf("| %-34s | %s%n", "stream", "backup");
+        out.printf("|%s|%s%n", "-".repeat(36), "-".repeat(40));
+        recreation.backups().forEach((stream, dir) -> out.printf("| %-34s | %s%n", stream, dir.toAbsolutePath()));
+        out.println("space '" + space + "': " + recreation.backups().size() + " issued stores backed up, deleted and"
+                + " created again in the current shape (SpaceStores.setup); restore one with IssuedStores.restore");
         return 0;
     }
 
@@ -236,8 +336,13 @@ final class SpaceCommand {
     /** Runs {@code work} on a connection as a fresh one-shot credential of the tenant's own account. */
     private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
             String label, Function<Connection, T> work) {
-        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile,
-                MintOptions.defaults());
+        return withSpace(tenants, tenant, url, profile, MintOptions.defaults(), label, work);
+    }
+
+    /** As above, the credential minted with {@code mint}. */
+    private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
+            MintOptions mint, String label, Function<Connection, T> work) {
+        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile, mint);
         try (Connection connection = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:" + label + ":"
                 + tenant.space()).build().connect()) {
             return work.apply(connection);

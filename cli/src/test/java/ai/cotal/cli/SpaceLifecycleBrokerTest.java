@@ -10,6 +10,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.stores.DeliveryClass;
 import ai.cotal.core.stores.SpaceBackup;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -91,6 +93,17 @@ class SpaceLifecycleBrokerTest {
                 .connectionListener(listener).build().connect();
     }
 
+    /** The space's default delivery class as a channel without its own class resolves it (SPEC §4). */
+    private DeliveryClass deliveryClass(Path root, NatsBroker nats, String space) throws Exception {
+        TrustRecords records = new TrustRecords(new FileSecretStore(root), clock);
+        Creds creds = Creds.mint(new SpaceAuth(records.loadBroker().orElseThrow(), records.loadAccount(space).orElseThrow()),
+                Identity.create(), CredentialProfile.PROVISIONER, MintOptions.defaults());
+        try (Connection c = NatsConnector.builder().server(nats.url()).creds(creds).label("check:" + space).build()
+                .connect()) {
+            return DeliveryClass.resolve(Optional.empty(), c, space);
+        }
+    }
+
     private static void put(Connection c, String space, String key, String value) throws Exception {
         c.keyValue("cotal_membership_" + space).put(key, value.getBytes(StandardCharsets.UTF_8));
     }
@@ -117,9 +130,23 @@ class SpaceLifecycleBrokerTest {
             others.put(space, c);
         }
 
-        // a fourth space, live: its claims are pushed, its streams created, no reload
-        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url());
-        assertTrue(out.toString().contains("delta"), out.toString());
+        for (String space : THREE) {
+            assertEquals(DeliveryClass.LIVE, deliveryClass(root, first, space), "provisioning wrote the default class");
+        }
+
+        // a fourth space, live: its claims are pushed, its streams created, its class written, no reload
+        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url(), "--delivery-class",
+                "durable");
+        assertTrue(out.toString().contains("delta") && out.toString().contains("durable (written)"), out.toString());
+        assertEquals(DeliveryClass.DURABLE, deliveryClass(root, first, "delta"));
+        ok("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url()); // again: kept
+        assertTrue(out.toString().contains("durable (kept)"), out.toString());
+        assertEquals(1, run("space", "add", "--root", root.toString(), "--space", "delta", "--server", first.url(),
+                "--delivery-class", "live"));
+        assertTrue(err.toString().contains("records the delivery class durable; a space's default delivery class is never"
+                + " changed"), err.toString());
+        assertEquals(2, run("space", "add", "--root", root.toString(), "--space", "epsilon", "--delivery-class", "live"),
+                "a class without --server is a usage error");
         CompletableFuture<Void> deltaClosed = new CompletableFuture<>();
         Connection delta = user(root, first, "delta", deltaClosed);
         put(delta, "delta", "who", "delta");
@@ -185,5 +212,102 @@ class SpaceLifecycleBrokerTest {
         assertEquals(1, run("space", "restore", "--root", root.toString(), "--space", "delta", "--server", fresh.url(),
                 "--from", backup.toString()));
         assertTrue(err.toString().contains("already-exists"), "a restore never overwrites: " + err);
+    }
+
+    /**
+     * {@code space recreate-issued}: the issued and accepted stores as an older release made them
+     * (no {@code max_age}) are backed up, deleted and created again in the current shape; with
+     * nothing left to recreate the command refuses and writes nothing (SPEC §13.15).
+     */
+    @Test
+    void recreateIssuedBacksUpAndRecreatesPreRetentionStores(NatsBrokers brokers) throws Exception {
+        Path root = temp.resolve("root");
+        ok("space", "add", "--root", root.toString(), "--space", "alpha");
+        NatsBroker nats = up(brokers, root);
+        ok("space", "add", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        TrustRecords records = new TrustRecords(new FileSecretStore(root), clock);
+        ai.cotal.core.trust.SpaceAccountAuth account = records.loadAccount("alpha").orElseThrow();
+        Identity id = Identity.create();
+        String jwt = ai.cotal.core.jwt.NatsJwt.encode(ai.cotal.core.jwt.ClaimSet.of(id.id(), "test-admin",
+                ai.cotal.core.jwt.UserClaim.of(null, null, account.accountPublicKey(), null), clock.instant()),
+                account.signing());
+        try (Connection admin = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, id)).label("admin")
+                .build().connect()) {
+            var jsm = admin.jetStreamManagement();
+            for (String stream : List.of("KV_cotal_issued_alpha", "KV_cotal_accepted_alpha")) {
+                var current = jsm.getStreamInfo(stream).getConfiguration();
+                jsm.deleteStream(stream);
+                jsm.addStream(io.nats.client.api.StreamConfiguration.builder(current).maxAge(java.time.Duration.ZERO)
+                        .duplicateWindow(java.time.Duration.ofMinutes(2)).build()); // as an older release made it
+            }
+            admin.keyValue("cotal_issued_alpha").put("v1.row", "{}".getBytes(StandardCharsets.UTF_8));
+        }
+        Path backup = temp.resolve("issued-backup");
+        ok("space", "recreate-issued", "--root", root.toString(), "--space", "alpha", "--server", nats.url(), "--to",
+                backup.toString());
+        assertTrue(out.toString().contains("KV_cotal_issued_alpha") && out.toString().contains("KV_cotal_accepted_alpha"),
+                out.toString());
+        assertTrue(Files.isRegularFile(backup.resolve("KV_cotal_issued_alpha").resolve("backup.json")));
+        try (Connection admin = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, id)).label("admin")
+                .build().connect()) {
+            var info = admin.jetStreamManagement().getStreamInfo("KV_cotal_issued_alpha");
+            assertEquals(java.time.Duration.ofDays(7), info.getConfiguration().getMaxAge(), "the current shape");
+            assertEquals(0, info.getStreamState().getMsgCount(), "created again, empty");
+        }
+        assertEquals(1, run("space", "recreate-issued", "--root", root.toString(), "--space", "alpha", "--server",
+                nats.url(), "--to", temp.resolve("again").toString()));
+        assertTrue(err.toString().contains("nothing to recreate"), err.toString());
+        assertTrue(!Files.exists(temp.resolve("again")), "nothing was written");
+    }
+
+    /**
+     * {@code space teardown} (SPEC §5.2): a live space is refused before anything is sent; a
+     * retired one loses every stream while its sibling keeps its data, stays retired, and a
+     * second run deletes nothing.
+     */
+    @Test
+    void teardownDeletesOnlyARetiredSpacesStreamsAndReplaysToNothing(NatsBrokers brokers) throws Exception {
+        Path root = temp.resolve("root");
+        for (String space : List.of("alpha", "beta")) {
+            ok("space", "add", "--root", root.toString(), "--space", space);
+        }
+        NatsBroker nats = up(brokers, root);
+        for (String space : List.of("alpha", "beta")) {
+            ok("space", "add", "--root", root.toString(), "--space", space, "--server", nats.url());
+            try (Connection c = user(root, nats, space, new CompletableFuture<>())) {
+                put(c, space, "who", space);
+            }
+        }
+        assertEquals(1, run("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url()));
+        assertTrue(err.toString().contains("is live: only a retired space is torn down"), err.toString());
+        try (Connection c = user(root, nats, "alpha", new CompletableFuture<>())) {
+            assertEquals("alpha", get(c, "alpha", "who"), "a refused teardown deleted nothing");
+        }
+
+        ok("space", "retire", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        ok("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        assertTrue(out.toString().contains("KV_cotal_membership_alpha") && out.toString().contains("torn down: 27 streams"),
+                out.toString());
+        ok("space", "list", "--root", root.toString(), "--server", nats.url());
+        assertTrue(out.toString().matches("(?s).*\\| alpha +\\| A[A-Z0-9]+ +\\| retired +\\| current.*"), out.toString());
+        ok("space", "teardown", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        assertTrue(out.toString().contains("torn down: 0 streams deleted"), "a replay deletes nothing: " + out);
+        try (Connection c = user(root, nats, "beta", new CompletableFuture<>())) {
+            assertEquals("beta", get(c, "beta", "who"), "the sibling keeps its data");
+        }
+
+        ok("space", "reinstate", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
+        long revokedAt = ai.cotal.core.jwt.NatsJwt.decode(new TrustRecords(new FileSecretStore(root), clock)
+                .loadAccount("alpha").orElseThrow().jwt(), ai.cotal.core.jwt.AccountClaim.class).nats().revocations()
+                .get("*");
+        while (clock.instant().getEpochSecond() <= revokedAt) {
+            Thread.sleep(50); // a time, not an event: users issued up to the teardown's retirement stay revoked
+        }
+        try (Connection c = user(root, nats, "alpha", new CompletableFuture<>())) {
+            io.nats.client.JetStreamApiException gone = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.nats.client.JetStreamApiException.class, () -> c.jetStreamManagement()
+                            .getStreamInfo("KV_cotal_membership_alpha"));
+            assertEquals(10059, gone.getApiErrorCode(), "the stream is gone: " + gone.getMessage());
+        }
     }
 }

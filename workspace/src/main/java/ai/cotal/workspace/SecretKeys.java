@@ -83,7 +83,7 @@ public final class SecretKeys {
         return perSpace(space, "service-keys.json");
     }
 
-    /** The auth instance identity (instance id and serve nkey seed). */
+    /** The auth instance identity (the plane's restart identity: instance id and serve identity, no secret). */
     public static String authInstanceKey(String space) {
         return perSpace(space, "auth-instance.json");
     }

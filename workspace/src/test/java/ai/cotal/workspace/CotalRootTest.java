@@ -3,6 +3,7 @@ package ai.cotal.workspace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -37,7 +38,15 @@ class CotalRootTest {
         AuthInstanceIdentity first = AuthInstanceIdentity.loadOrCreate(store, "alpha");
         AuthInstanceIdentity again = AuthInstanceIdentity.loadOrCreate(store, "alpha");
         assertEquals(first.instanceId(), again.instanceId());
-        assertEquals(first.serveIdentity().id(), again.serveIdentity().id());
+        assertEquals(first.serveIdentity(), again.serveIdentity());
+        assertTrue(AuthInstanceIdentity.SERVE_IDENTITY.matcher(first.serveIdentity()).matches(), first.serveIdentity());
+        assertEquals(first, AuthInstanceIdentity.loadOrCreate(store, "alpha", AuthInstanceIdentity::random),
+                "an existing record wins over a new one");
+        InMemorySecretStore other = new InMemorySecretStore();
+        other.putText(SecretKeys.authInstanceKey("alpha"), "{\"version\":1,\"space\":\"beta\",\"instanceId\":\""
+                + first.instanceId() + "\",\"serveIdentity\":\"" + first.serveIdentity() + "\"}");
+        assertEquals(ErrorCode.DATA_LOSS, assertThrows(CotalException.class,
+                () -> AuthInstanceIdentity.load(other, "alpha")).code(), "a record of another space");
         store.putText(SecretKeys.authInstanceKey("alpha"), "{\"version\":1,\"instanceId\":\"nothex\"}");
         CotalException e = assertThrows(CotalException.class, () -> AuthInstanceIdentity.loadOrCreate(store, "alpha"));
         assertEquals(ErrorCode.DATA_LOSS, e.code());

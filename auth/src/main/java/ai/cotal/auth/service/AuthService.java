@@ -3,6 +3,8 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.Granter;
+import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
@@ -12,7 +14,10 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import io.nats.client.Connection;
+import ai.cotal.servicehost.HostRequest;
+import ai.cotal.servicehost.HostResult;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
@@ -41,11 +46,35 @@ public final class AuthService implements AutoCloseable {
     private volatile String cause;
     private final java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
 
+    private final Optional<ServiceEndpointHost> host;
+
     private AuthService(String space, AuthAuthorityPlane plane, AuthCallout callout, TokenExchange exchange) {
         this.space = space;
         this.plane = plane;
         this.callout = callout;
         this.exchange = exchange;
+        this.host = plane.serviceEndpoints().map(Hosted::new);
+    }
+
+    /** The service's own handle on its plane's host: every call asks the service's state first. */
+    private final class Hosted implements ServiceEndpointHost {
+        private final ServiceEndpointHost planeHost;
+
+        Hosted(ServiceEndpointHost planeHost) {
+            this.planeHost = planeHost;
+        }
+
+        @Override
+        public HostResult serve(Granter granter, HostRequest request, Instant deadline) {
+            refuseUnlessReady();
+            return planeHost.serve(granter, request, deadline);
+        }
+
+        @Override
+        public HostResult admit(Granter granter, HostRequest.Register request, Instant deadline) {
+            refuseUnlessReady();
+            return planeHost.admit(granter, request, deadline);
+        }
     }
 
     /**
@@ -174,11 +203,24 @@ public final class AuthService implements AutoCloseable {
 
     /**
      * The plane this service owns, for the embedder's own ledger, credential, bearer and
-     * service-endpoint operations ({@code plane().serviceEndpoints()}); {@code unavailable} unless ready.
+     * service-endpoint operations (prefer {@link #serviceEndpoints()}, which also follows the
+     * service's state); {@code unavailable} unless ready.
      */
     public AuthAuthorityPlane plane() {
         refuseUnlessReady();
         return plane;
+    }
+
+    /**
+     * The service-endpoint host of this service (SPEC §13.18), present when it was started with
+     * {@code serviceEndpoints}: the in-process twin of its two routes, for granters the embedder
+     * has authenticated. The handle may be kept: each call refuses {@code unavailable} ("not
+     * ready") unless the service is {@code READY}, so a handle taken before a fence, a drain or a
+     * close answers nothing after it (writes included: nothing is bound), and is otherwise the
+     * plane's host ({@link AuthAuthorityPlane#serviceEndpoints()}). Thread-safe.
+     */
+    public Optional<ServiceEndpointHost> serviceEndpoints() {
+        return host;
     }
 
     public String loopbackUrl() {

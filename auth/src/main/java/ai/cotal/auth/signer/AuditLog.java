@@ -10,6 +10,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -27,8 +28,11 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The signer's audit log (SPEC §16.3): JSON lines appended to a 0600 file by one writer thread,
- * {@code fsync}ed in groups; {@link #record} returns only once its line is on disk. Holds no
- * secret. Thread-safe; {@link #close()} writes the stop record and waits for the writer.
+ * {@code fsync}ed in groups; {@link #record} returns only once its line is on disk. Once the file
+ * holds {@code maxBytes} it is rotated: {@code audit.jsonl.1} ... {@code .<keep>} are the older
+ * files, newest first, the oldest is dropped, so the log never holds more than about
+ * {@code (keep + 1) * maxBytes}. Holds no secret. Thread-safe; {@link #close()} writes the stop
+ * record and waits for the writer.
  */
 final class AuditLog implements AutoCloseable {
     private static final int BATCH = 256;
@@ -37,10 +41,10 @@ final class AuditLog implements AutoCloseable {
     /** One line; absent fields are left out. */
     record Entry(String ts, Long seq, String event, String code, String reason, String profile, String sub, String name,
             Long iat, Long exp, String jti, String input, String peer, String space, String account, String signingKey,
-            String policy) {
+            String policy, Long folded) {
         static Entry event(String event) {
             return new Entry(null, null, event, null, null, null, null, null, null, null, null, null, null, null, null,
-                    null, null);
+                    null, null, null);
         }
     }
 
@@ -49,14 +53,23 @@ final class AuditLog implements AutoCloseable {
 
     private static final Pending STOP = new Pending(null, null);
 
-    private final FileChannel file;
+    private final Path path;
+    private final long maxBytes;
+    private final int keep;
+    private FileChannel file; // the writer thread's once started
+    private long size;
     private final Clock clock;
     private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>(4_096);
     private final Thread writer;
     private long seq;
 
-    private AuditLog(FileChannel file, Clock clock, String name) {
+    private AuditLog(Path path, FileChannel file, Clock clock, long maxBytes, int keep) throws IOException {
+        this.path = path;
         this.file = file;
+        this.size = file.size();
+        this.maxBytes = maxBytes;
+        this.keep = keep;
+        String name = path.getFileName().toString();
         this.clock = clock;
         this.writer = new Thread(this::drain, "cotal-signer-audit-" + name);
         this.writer.setDaemon(true);
@@ -66,9 +79,10 @@ final class AuditLog implements AutoCloseable {
     /**
      * Opens {@code path} for append, creating it 0600. Its directory must be private (SPEC §7:
      * this user's, no group or other access); an existing file must be a regular file of the
-     * directory's owner with no group or other access, else {@code failed-precondition}.
+     * directory's owner with no group or other access, else {@code failed-precondition}. The file
+     * is rotated at {@code maxBytes}, {@code keep} older files retained.
      */
-    static AuditLog open(Path path, Clock clock) {
+    static AuditLog open(Path path, Clock clock, long maxBytes, int keep) {
         Path file = path.toAbsolutePath().normalize();
         Path dir = file.getParent();
         if (!PrivateFiles.requirePrivateDirectory(dir, "audit log directory")) {
@@ -86,14 +100,40 @@ final class AuditLog implements AutoCloseable {
                             + " (a regular file of this user, mode 0600)");
                 }
             }
-            FileChannel channel = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            return new AuditLog(channel, clock, file.getFileName().toString());
+            return new AuditLog(file, append(file), clock, maxBytes, keep);
         } catch (IOException e) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "audit: the log cannot be opened for append ("
                     + e.getClass().getSimpleName() + ")", e);
         }
+    }
+
+    private static FileChannel append(Path file) throws IOException {
+        return FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    }
+
+    /** The {@code n}th older file ({@code audit.jsonl.<n>}). */
+    static Path rotated(Path path, int n) {
+        return path.resolveSibling(path.getFileName() + "." + n);
+    }
+
+    /**
+     * Closes the full file and shifts it to {@code .1} (the older ones one further, the oldest
+     * dropped), then opens a new one. A rename is atomic: a crash in between leaves every record
+     * in one of the files.
+     */
+    private void rotate() throws IOException {
+        file.close();
+        Files.deleteIfExists(rotated(path, keep));
+        for (int n = keep - 1; n >= 1; n--) {
+            if (Files.exists(rotated(path, n), LinkOption.NOFOLLOW_LINKS)) {
+                Files.move(rotated(path, n), rotated(path, n + 1), StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        Files.move(path, rotated(path, 1), StandardCopyOption.ATOMIC_MOVE);
+        file = append(path);
+        size = 0;
     }
 
     /**
@@ -148,7 +188,7 @@ final class AuditLog implements AutoCloseable {
                 Entry e = p.entry();
                 lines.write(ClosedJson.write(ClosedJson.cotal(), new Entry(ts, ++seq, e.event(), e.code(), e.reason(),
                         e.profile(), e.sub(), e.name(), e.iat(), e.exp(), e.jti(), e.input(), e.peer(), e.space(),
-                        e.account(), e.signingKey(), e.policy())));
+                        e.account(), e.signingKey(), e.policy(), e.folded())));
                 lines.write('\n');
             }
             ByteBuffer buffer = ByteBuffer.wrap(lines.toByteArray());
@@ -156,9 +196,13 @@ final class AuditLog implements AutoCloseable {
                 file.write(buffer);
             }
             file.force(false);
+            size += lines.size();
             batch.forEach(p -> p.written().complete(null));
+            if (size >= maxBytes) {
+                rotate();
+            }
         } catch (IOException | RuntimeException e) {
-            batch.forEach(p -> p.written().completeExceptionally(e));
+            batch.forEach(p -> p.written().completeExceptionally(e)); // (none once completed: a failed rotation fails the next)
         }
     }
 

@@ -77,8 +77,25 @@ final class SignerConnection {
     private void sign(SignerFrames.Frame frame) {
         try {
             String input = new String(frame.payload(), StandardCharsets.US_ASCII);
-            PolicyCheck.Verdict verdict = server.check().judge(input, server.clock().instant());
-            AuditLog.Entry entry = entry(verdict, sha256(frame.payload()));
+            java.time.Instant now = server.clock().instant();
+            PolicyCheck.Verdict verdict = server.check().judge(input, now);
+            long folded = 0;
+            if (verdict.signed()) {
+                int limit = server.policyBound(verdict.profile()).perPrincipalPerMinute();
+                PrincipalRate.Decision rate = server.rate().admit(verdict.profile(), PrincipalRate.principal(verdict.claims()),
+                        limit, now.toEpochMilli());
+                if (!rate.admitted()) {
+                    verdict = new PolicyCheck.Verdict(verdict.claims(), null, new CotalException(ErrorCode.PERMISSION_DENIED,
+                            "rate: this principal had " + limit + " signatures of profile " + verdict.profile().label()
+                                    + " in the last minute (limit " + limit + " per principal per minute)"));
+                    if (!rate.record()) { // folded into the principal's next recorded refusal
+                        answer(frame.id(), SignerFrames.REFUSED, SignerFrames.reason(verdict.refusal().getMessage()));
+                        return;
+                    }
+                    folded = rate.folded();
+                }
+            }
+            AuditLog.Entry entry = entry(verdict, sha256(frame.payload()), folded);
             if (verdict.signed()) {
                 byte[] signature = server.signer().sign(frame.payload());
                 server.audit().record(entry);
@@ -98,7 +115,7 @@ final class SignerConnection {
         }
     }
 
-    private AuditLog.Entry entry(PolicyCheck.Verdict verdict, String input) {
+    private AuditLog.Entry entry(PolicyCheck.Verdict verdict, String input, long folded) {
         ClaimSet<NatsClaim> c = verdict.claims();
         String name = c == null || c.name() == null ? null : c.name().length() <= 128 ? c.name() : c.name().substring(0, 128);
         boolean signed = verdict.signed();
@@ -106,7 +123,7 @@ final class SignerConnection {
                 signed ? null : verdict.refusal().code().wire(), signed ? null : verdict.refusal().getMessage(),
                 verdict.profile() == null ? null : verdict.profile().label(), c == null ? null : c.sub(), name,
                 c == null ? null : c.iat(), c == null ? null : c.exp(), c == null ? null : c.jti(), "sha256:" + input, peer,
-                null, null, null, null);
+                null, null, null, null, folded == 0 ? null : folded);
     }
 
     private void answer(long id, byte kind, byte[] payload) {

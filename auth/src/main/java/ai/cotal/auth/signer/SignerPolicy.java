@@ -29,16 +29,31 @@ public final class SignerPolicy {
     private static final int MAX_FORBIDDEN = 256;
     private static final int MAX_SUBJECT = 256;
 
+    /** The most signatures per principal and minute a policy may allow one profile. */
+    public static final int MAX_PER_PRINCIPAL_PER_MINUTE = 100_000;
+    /** The stock rate of the callout profiles: signatures per principal ({@code owner.actor}) and minute. */
+    public static final int STOCK_CONNECTS_PER_PRINCIPAL_PER_MINUTE = 60;
+
     /**
      * How long a profile's JWTs may live: at most {@code maxLifetimeSeconds} after the signer's
-     * clock; {@code withoutExpiry} admits a JWT with no {@code exp} (the scanners').
+     * clock; {@code withoutExpiry} admits a JWT with no {@code exp} (the scanners');
+     * {@code perPrincipalPerMinute} is how many of them one principal ({@code owner.actor} of the
+     * claim's tags, else its {@code sub}) may have signed in a minute, 0 for no rate.
      */
-    public record Bound(long maxLifetimeSeconds, boolean withoutExpiry) {
-        /** Checks the range (1 s to 30 days). */
+    public record Bound(long maxLifetimeSeconds, boolean withoutExpiry, int perPrincipalPerMinute) {
+        /** Checks the ranges (1 s to 30 days; a rate of 0 to 100,000). */
         public Bound {
             if (maxLifetimeSeconds < 1 || maxLifetimeSeconds > MAX_LIFETIME_SECONDS) {
                 throw CotalException.badRequest("maxLifetimeSeconds", "must be 1 to " + MAX_LIFETIME_SECONDS);
             }
+            if (perPrincipalPerMinute < 0 || perPrincipalPerMinute > MAX_PER_PRINCIPAL_PER_MINUTE) {
+                throw CotalException.badRequest("perPrincipalPerMinute", "must be 0 to " + MAX_PER_PRINCIPAL_PER_MINUTE);
+            }
+        }
+
+        /** A bound with no rate. */
+        public Bound(long maxLifetimeSeconds, boolean withoutExpiry) {
+            this(maxLifetimeSeconds, withoutExpiry, 0);
         }
     }
 
@@ -46,7 +61,7 @@ public final class SignerPolicy {
             List<String> forbiddenSubjects, Integer maxClockSkewSeconds) {
     }
 
-    private record BoundFile(Long maxLifetimeSeconds, Boolean withoutExpiry) {
+    private record BoundFile(Long maxLifetimeSeconds, Boolean withoutExpiry, Integer perPrincipalPerMinute) {
     }
 
     private final String space;
@@ -79,8 +94,9 @@ public final class SignerPolicy {
 
     private static Bound stockBound(SignerProfile profile) {
         return switch (profile) {
-            case CALLOUT_MEMBER, CALLOUT_ENDPOINT_SERVER, CALLOUT_MANAGER_CALLER, CALLOUT_SESSION_CALLER, RUN_DRIVER ->
-                    new Bound(900, false);
+            case CALLOUT_MEMBER, CALLOUT_ENDPOINT_SERVER, CALLOUT_MANAGER_CALLER, CALLOUT_SESSION_CALLER ->
+                    new Bound(900, false, STOCK_CONNECTS_PER_PRINCIPAL_PER_MINUTE);
+            case RUN_DRIVER -> new Bound(900, false);
             case AUTH_ISSUER_WINDOW -> new Bound(60, false);
             case EP_EFFECT -> new Bound(300, false);
             case AUTH_SCAN, RECORDS_SCAN -> new Bound(86_400, true);
@@ -91,7 +107,7 @@ public final class SignerPolicy {
     /**
      * Reads a policy file (SPEC §16.2). Refused with {@code bad-request} naming the field: another
      * version, a missing or malformed space or account, no profiles, a name outside the
-     * catalogue, a bound out of range, more than 256 forbidden subjects or one that is not a
+     * catalogue, a bound or a rate out of range, more than 256 forbidden subjects or one that is not a
      * subject, a skew outside 0 to 300 s.
      */
     public static SignerPolicy parse(byte[] json) {
@@ -115,11 +131,17 @@ public final class SignerPolicy {
             if (bound == null || bound.maxLifetimeSeconds() == null) {
                 throw CotalException.badRequest(field + ".maxLifetimeSeconds", "missing");
             }
-            try {
-                bounds.put(profile, new Bound(bound.maxLifetimeSeconds(), Boolean.TRUE.equals(bound.withoutExpiry())));
-            } catch (CotalException e) {
+            long lifetime = bound.maxLifetimeSeconds();
+            if (lifetime < 1 || lifetime > MAX_LIFETIME_SECONDS) {
                 throw CotalException.badRequest(field + ".maxLifetimeSeconds", "must be 1 to " + MAX_LIFETIME_SECONDS);
             }
+            int rate = bound.perPrincipalPerMinute() == null ? stockBound(profile).perPrincipalPerMinute()
+                    : bound.perPrincipalPerMinute();
+            if (rate < 0 || rate > MAX_PER_PRINCIPAL_PER_MINUTE) {
+                throw CotalException.badRequest(field + ".perPrincipalPerMinute", "must be 0 to "
+                        + MAX_PER_PRINCIPAL_PER_MINUTE);
+            }
+            bounds.put(profile, new Bound(lifetime, Boolean.TRUE.equals(bound.withoutExpiry()), rate));
         });
         List<String> forbidden = file.forbiddenSubjects() == null ? List.of() : file.forbiddenSubjects();
         if (forbidden.size() > MAX_FORBIDDEN) {

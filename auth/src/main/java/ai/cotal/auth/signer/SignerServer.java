@@ -48,6 +48,7 @@ public final class SignerServer implements AutoCloseable {
     private final ExecutorService pool;
     private final Set<SignerConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepted = new AtomicInteger();
+    private final PrincipalRate rate = new PrincipalRate();
     private final Thread acceptor;
     private volatile boolean closing;
 
@@ -78,7 +79,8 @@ public final class SignerServer implements AutoCloseable {
         Path socket = options.socket();
         prepareDirectory(socket.getParent(), options.socketGroup().orElse(null));
         clearStale(socket);
-        AuditLog audit = AuditLog.open(options.audit(), options.clock());
+        AuditLog audit = AuditLog.open(options.audit(), options.clock(), options.auditMaxBytes(),
+                options.auditKeep());
         ServerSocketChannel listener = null;
         try {
             listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -95,7 +97,7 @@ public final class SignerServer implements AutoCloseable {
             SignerPolicy policy = options.policy();
             audit.record(new AuditLog.Entry(null, null, "started", null, null, null, null, null, null, null, null, null,
                     null, options.signer().space(), options.signer().accountPublicKey(),
-                    options.signer().signing().publicKey(), policy.digest()));
+                    options.signer().signing().publicKey(), policy.digest(), null));
             server.acceptor.start();
             LOG.info("signer: space {} signs for {} at {} ({} policy)", options.signer().space(),
                     options.signer().signing().publicKey(), socket.getFileName(), policy.digest());
@@ -210,7 +212,7 @@ public final class SignerServer implements AutoCloseable {
     void protocolViolation(String reason, String peer) {
         try {
             audit.record(new AuditLog.Entry(null, null, "protocol", ErrorCode.BAD_REQUEST.wire(), reason, null, null, null,
-                    null, null, null, null, peer, null, null, null, null));
+                    null, null, null, null, peer, null, null, null, null, null));
         } catch (CotalException e) {
             LOG.warn("signer: a protocol violation could not be audited: {}", reason);
         }
@@ -222,6 +224,15 @@ public final class SignerServer implements AutoCloseable {
 
     PolicyCheck check() {
         return check;
+    }
+
+    PrincipalRate rate() {
+        return rate;
+    }
+
+    /** The policy's bound of {@code profile} (one the check admitted, so the policy lists it). */
+    SignerPolicy.Bound policyBound(SignerProfile profile) {
+        return options.policy().profiles().get(profile);
     }
 
     AuditLog audit() {

@@ -36,6 +36,24 @@ final class BenchSpace {
         return options.writeBudgets(UNBUDGETED);
     }
 
+    /**
+     * The signer's stock policy without its per-principal rates: a throughput scenario connects
+     * one principal far faster than a member may.
+     */
+    static ai.cotal.auth.signer.SignerPolicy unratedSignerPolicy(String space, String account) {
+        StringBuilder json = new StringBuilder("{\"ver\":1,\"space\":\"" + space + "\",\"account\":\"" + account
+                + "\",\"profiles\":{");
+        String sep = "";
+        for (var e : ai.cotal.auth.signer.SignerPolicy.stock(space, account).profiles().entrySet()) {
+            json.append(sep).append('"').append(e.getKey().label()).append("\":{\"maxLifetimeSeconds\":")
+                    .append(e.getValue().maxLifetimeSeconds()).append(",\"withoutExpiry\":")
+                    .append(e.getValue().withoutExpiry()).append(",\"perPrincipalPerMinute\":0}");
+            sep = ",";
+        }
+        return ai.cotal.auth.signer.SignerPolicy.parse(json.append("}}").toString()
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** The write budgets at their maximum, for a stock service in a throughput scenario. */
     static final ai.cotal.auth.WriteBudgets UNBUDGETED = new ai.cotal.auth.WriteBudgets(1_000_000, 1_000_000, 1_000_000,
             1_000_000, 1_000_000, 1_000_000);

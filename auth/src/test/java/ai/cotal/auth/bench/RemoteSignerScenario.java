@@ -74,7 +74,8 @@ public final class RemoteSignerScenario {
         SpaceSigner inProcess = auth.strip();
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              SignerServer signer = SignerServer.start(SignerServerOptions.builder().signer(inProcess)
-                     .socket(dir.resolve("run").resolve("alpha.sock")).audit(dir.resolve("audit.jsonl")).build());
+                     .socket(dir.resolve("run").resolve("alpha.sock")).audit(dir.resolve("audit.jsonl"))
+                     .policy(BenchSpace.unratedSignerPolicy("alpha", inProcess.accountPublicKey())).build());
              UnixSocketAccountSigner remote = UnixSocketAccountSigner.builder().socket(signer.socket())
                      .publicKey(inProcess.signing().publicKey()).build()) {
             Switch signing = new Switch(inProcess.signing(), remote);

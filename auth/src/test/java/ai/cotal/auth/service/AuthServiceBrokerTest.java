@@ -58,6 +58,15 @@ class AuthServiceBrokerTest {
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
+    /** Fences the service's plane: its ledger scanner KICKed, as a lost scanner is. */
+    private void fence(NatsBroker nats) throws Exception {
+        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
+                MintOptions.defaults());
+        ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
+                .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
+                .orElseThrow()), evictor);
+    }
+
     private AuthServiceOptions.Builder options(NatsBroker nats) {
         return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store);
     }
@@ -142,13 +151,9 @@ class AuthServiceBrokerTest {
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         ServiceMaterial.store(store, auth.space(), callout);
-        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
-                MintOptions.defaults());
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
-            ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
-                    .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
-                    .orElseThrow()), evictor);
+            fence(nats);
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(AuthService.State.UNAVAILABLE, service.state());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)),
@@ -157,6 +162,40 @@ class AuthServiceBrokerTest {
             CotalException refused = assertThrows(CotalException.class, () -> service.plane().serviceEndpoints()
                     .orElseThrow().serve(new Granter.Operator("ops"), new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, refused.code());
+        }
+    }
+
+    /**
+     * The service's own host handle, and the plane's, taken while ready and kept: after the fence
+     * a write through either is {@code unavailable}, not {@code held} (SPEC §13.18, §13.1 (a); that
+     * nothing is read or written then is HostRacesBrokerTest's).
+     */
+    @Test
+    void aHostHandleKeptFromBeforeAFenceAnswersWritesUnavailable(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = broker(brokers);
+        ServiceMaterial.store(store, auth.space(), callout);
+        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
+            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Granter granter = new Granter.Owner(owner, "laptop");
+            ServiceEndpointHost kept = service.serviceEndpoints().orElseThrow();
+            ServiceEndpointHost planes = service.plane().serviceEndpoints().orElseThrow();
+            assertEquals(HostResult.Status.PENDING, kept.admit(granter, new HostRequest.Register("req-kept-00000000001",
+                    "weather", IID, "sha256:" + "c".repeat(64), List.of("ask"))).status(), "the service's handle serves");
+
+            fence(nats);
+            service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            HostRequest.Decide decide = new HostRequest.Decide("req-kept-00000000002", "weather", IID,
+                    HostRequest.Decision.APPROVE);
+            for (ServiceEndpointHost handle : List.of(kept, planes)) {
+                CotalException write = assertThrows(CotalException.class, () -> handle.serve(granter, decide));
+                assertEquals(ErrorCode.UNAVAILABLE, write.code(), write.getMessage());
+                CotalException admit = assertThrows(CotalException.class, () -> handle.admit(granter,
+                        new HostRequest.Register("req-kept-00000000003", "weather", "bcdefghijklmnopqrstuvwxyza",
+                                "sha256:" + "d".repeat(64), List.of("ask"))));
+                assertEquals(ErrorCode.UNAVAILABLE, admit.code(), admit.getMessage());
+            }
         }
     }
 

@@ -87,22 +87,22 @@ class OptionsBuildTest {
     }
 
     @Test
-    void theIdentityRootIsTheStateDirUnlessSetAndMustBeADirectory() throws Exception {
+    void theIdentityRootIsTheSecretStoreUnlessSetAndMustBeADirectory() throws Exception {
         SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
         AuthServiceOptions unset = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
                 .secretStore(store).build();
-        assertEquals(unset.stateDir(), unset.identityRoot(), "default: the state directory");
+        assertEquals(java.util.Optional.empty(), unset.identityRoot(), "default: the secret store's AuthInstanceIdentity");
         AuthPlaneOptions moved = AuthPlaneOptions.builder().settings(unset.settings()).stateDir(dir.resolve("other"))
                 .signer(signer).build();
-        assertEquals(dir.resolve("other").toAbsolutePath(), moved.identityRoot(), "an unset root follows the state dir");
+        assertEquals(java.util.Optional.empty(), moved.identityRoot(), "an unset root stays unset with another state dir");
 
         AuthServiceOptions set = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
                 .identityRoot(dir.resolve("x/../workspace")).secretStore(store).build();
-        assertEquals(dir.resolve("workspace").toAbsolutePath(), set.identityRoot(), "absolute and normalized");
+        assertEquals(dir.resolve("workspace").toAbsolutePath(), set.identityRoot().orElseThrow(), "absolute and normalized");
         AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(set.settings()).stateDir(dir.resolve("other"))
                 .signer(signer).build();
         assertEquals(set.identityRoot(), plane.identityRoot(), "a set root is handed to the plane as it is");
-        assertTrue(plane.toString().contains("identityRoot=" + set.identityRoot()), plane.toString());
+        assertTrue(plane.toString().contains("identityRoot=" + set.identityRoot().orElseThrow()), plane.toString());
 
         java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
         Map<String, Supplier<Object>> bad = Map.of(

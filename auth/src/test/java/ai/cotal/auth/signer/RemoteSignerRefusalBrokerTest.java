@@ -49,7 +49,12 @@ class RemoteSignerRefusalBrokerTest {
 
     /** The plane's own profiles and the plain callout member, bounded to 60 s; no manager profile. */
     private static SignerPolicy planeOnly(RemoteSpace space) {
-        return space.policy(60, SignerProfile.AUTH_READER, SignerProfile.EP_DISCOVERY, SignerProfile.AUTH_BARRIER,
+        return planeOnly(space, null);
+    }
+
+    /** As above, plain members at {@code memberRate} signatures per principal and minute (null: the stock rate). */
+    private static SignerPolicy planeOnly(RemoteSpace space, Integer memberRate) {
+        return space.policy(60, memberRate, SignerProfile.AUTH_READER, SignerProfile.EP_DISCOVERY, SignerProfile.AUTH_BARRIER,
                 SignerProfile.AUTH_MINT, SignerProfile.AUTH_ISSUER_WINDOW, SignerProfile.AUTH_ISSUER,
                 SignerProfile.AUTH_ADMIN, SignerProfile.AUTH_SCAN, SignerProfile.RECORDS_SCAN,
                 SignerProfile.CALLOUT_MEMBER);
@@ -126,6 +131,49 @@ class RemoteSignerRefusalBrokerTest {
                         () -> NatsJwt.encode(user(remote, other, "cotal.alpha.chat." + OWNER + ".laptop.general"),
                                 remote.signing()));
                 audited(space, "issuer_account: this signer serves account " + account + " only");
+            }
+        }
+    }
+
+    /**
+     * Plain connects (no write budget applies to them) are rated per principal at the signer: a
+     * member looping connects is refused past its rate, and its refusals of one minute leave one
+     * audit record, so the loop neither signs nor grows the log without bound (SPEC §16.2, §16.3).
+     */
+    @Test
+    void aMemberLoopingPlainConnectsIsRatedAndItsRefusalsAreFolded(NatsBrokers brokers) throws Exception {
+        RemoteSpace space = new RemoteSpace(dir);
+        NatsBroker nats = brokers.start(space::config);
+        try (SignerServer signer = space.startSigner(planeOnly(space, 3))) {
+            SpaceSigner remote = space.remote();
+            try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url())
+                    .space("alpha").stateDir(dir.resolve("state")).secretStore(space.serviceStore).signer(remote)
+                    .standingTtl(Duration.ofSeconds(30)).build());
+                 AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
+                         .plane(plane.calloutAuthority()).signer(remote).build())) {
+                ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+                        List.of("general"), List.of("general")));
+                String bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"),
+                        row.lifecycleUid(), plane.credentials().mint(OWNER, "laptop", row.lifecycleUid()),
+                        Duration.ofSeconds(50)));
+                String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
+                for (int i = 0; i < 3; i++) {
+                    RemoteSignerServiceBrokerTest.connect(nats, space, bearer, nonce).close();
+                }
+                for (int i = 0; i < 5; i++) {
+                    long mark = nats.log().mark();
+                    assertThrows(Exception.class, () -> RemoteSignerServiceBrokerTest.connect(nats, space, bearer, nonce)
+                            .close(), "the broker refused connect " + (4 + i));
+                    String line = nats.log().await(mark, l -> l.contains(CALLOUT_ERROR), Duration.ofSeconds(5))
+                            .orElseThrow(() -> new AssertionError("no callout refusal in the broker's log"));
+                    assertTrue(line.contains("signer refused: rate: this principal had 3 signatures of profile"
+                            + " callout-member in the last minute"), line);
+                }
+                List<JsonNode> lines = space.auditLines();
+                assertEquals(3, lines.stream().filter(l -> l.path("event").asText().equals("signed")
+                        && l.path("profile").asText().equals("callout-member")).count());
+                assertEquals(1, lines.stream().filter(l -> l.path("reason").asText().startsWith("rate: ")).count(),
+                        "five refusals of one minute, one record");
             }
         }
     }

@@ -67,12 +67,19 @@ final class RemoteSpace {
 
     /** A policy file's bytes listing {@code profiles} with {@code seconds} each (scanners without expiry). */
     SignerPolicy policy(long seconds, SignerProfile... profiles) {
+        return policy(seconds, null, profiles);
+    }
+
+    /** As {@link #policy(long, SignerProfile...)}, {@code callout-member} at {@code memberRate} per principal and minute. */
+    SignerPolicy policy(long seconds, Integer memberRate, SignerProfile... profiles) {
         StringBuilder json = new StringBuilder("{\"ver\":1,\"space\":\"alpha\",\"account\":\"")
                 .append(auth.space().accountPublicKey()).append("\",\"profiles\":{");
         for (int i = 0; i < profiles.length; i++) {
             boolean scanner = profiles[i] == SignerProfile.AUTH_SCAN || profiles[i] == SignerProfile.RECORDS_SCAN;
+            String rate = memberRate != null && profiles[i] == SignerProfile.CALLOUT_MEMBER
+                    ? ",\"perPrincipalPerMinute\":" + memberRate : "";
             json.append(i == 0 ? "" : ",").append('"').append(profiles[i].label()).append("\":{\"maxLifetimeSeconds\":")
-                    .append(seconds).append(scanner ? ",\"withoutExpiry\":true}" : "}");
+                    .append(seconds).append(rate).append(scanner ? ",\"withoutExpiry\":true}" : "}");
         }
         return SignerPolicy.parse(json.append("}}").toString().getBytes(StandardCharsets.UTF_8));
     }

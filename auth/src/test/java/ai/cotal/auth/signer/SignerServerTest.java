@@ -154,9 +154,99 @@ class SignerServerTest {
         }
     }
 
+    /** A policy of plain members only, {@code rate} per principal and minute (0: none), with {@code clock}. */
+    private SignerServer startRated(int rate, Clock at, long maxBytes, int keep) {
+        SignerPolicy policy = SignerPolicy.parse(("{\"ver\":1,\"space\":\"alpha\",\"account\":\"" + inMemory.accountPublicKey()
+                + "\",\"profiles\":{\"callout-member\":{\"maxLifetimeSeconds\":900,\"perPrincipalPerMinute\":" + rate
+                + "}}}").getBytes(StandardCharsets.UTF_8));
+        SignerServer server = SignerServer.start(SignerServerOptions.builder().signer(inMemory).socket(socket())
+                .audit(dir.resolve("audit.jsonl")).policy(policy).clock(at).auditRotation(maxBytes, keep).build());
+        open.add(server);
+        return server;
+    }
+
+    private ClaimSet<UserClaim> memberAt(String actor, java.time.Instant now) {
+        UserClaim body = UserClaim.of(Permission.allow(List.of("cotal.alpha.chat." + OWNER + "." + actor + ".general")),
+                Permission.allow(List.of("_INBOX_abcdefghijklmnop-0123456789.>")), inMemory.accountPublicKey(),
+                List.of("owner:" + OWNER, "actor:" + actor));
+        return ClaimSet.of(NKeyPair.create(KeyType.USER).publicKey(), OWNER + "-" + actor, body, now)
+                .withExp(now.getEpochSecond() + 600);
+    }
+
+    /** A clock the test moves. */
+    private static final class MovingClock extends Clock {
+        volatile java.time.Instant now = java.time.Instant.now();
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void aPrincipalIsRatedPerProfileAndMinuteAndItsRefusalsAreFoldedIntoOneRecord() throws Exception {
+        MovingClock at = new MovingClock();
+        startRated(3, at, SignerServerOptions.DEFAULT_AUDIT_MAX_BYTES, 1);
+        UnixSocketAccountSigner remote = client(Duration.ofSeconds(2));
+        for (int i = 0; i < 3; i++) {
+            NatsJwt.encode(memberAt("laptop", at.now), remote);
+        }
+        for (int i = 0; i < 3; i++) {
+            CotalException rated = assertThrows(CotalException.class, () -> NatsJwt.encode(memberAt("laptop", at.now), remote));
+            assertEquals(ErrorCode.PERMISSION_DENIED, rated.code());
+            assertTrue(rated.getMessage().contains("rate: this principal had 3 signatures of profile callout-member in"
+                    + " the last minute (limit 3 per principal per minute)"), rated.getMessage());
+        }
+        NatsJwt.encode(memberAt("phone", at.now), remote); // another principal has its own window
+        at.now = at.now.plusSeconds(61);
+        for (int i = 0; i < 3; i++) {
+            NatsJwt.encode(memberAt("laptop", at.now), remote);
+        }
+        assertThrows(CotalException.class, () -> NatsJwt.encode(memberAt("laptop", at.now), remote));
+        List<JsonNode> refusals = audit().stream().filter(l -> l.path("reason").asText().startsWith("rate: ")).toList();
+        assertEquals(2, refusals.size(), "one record per principal and minute");
+        assertTrue(refusals.get(0).path("folded").isMissingNode(), refusals.get(0).toString());
+        assertEquals(2, refusals.get(1).path("folded").asLong(), "the two unrecorded refusals of the first minute");
+        assertEquals(7, audit().stream().filter(l -> l.path("event").asText().equals("signed")).count());
+    }
+
+    @Test
+    void theAuditLogRotatesAtItsBoundAndKeepsOnlyItsRetainedFiles() throws Exception {
+        startRated(0, clock, 4096, 2);
+        UnixSocketAccountSigner remote = client(Duration.ofSeconds(2));
+        for (int i = 0; i < 60; i++) { // about 30 KB of records, one at a time
+            NatsJwt.encode(memberAt("laptop", clock.instant()), remote);
+        }
+        Path current = dir.resolve("audit.jsonl");
+        Path first = dir.resolve("audit.jsonl.1");
+        Path second = dir.resolve("audit.jsonl.2");
+        assertFalse(Files.exists(dir.resolve("audit.jsonl.3")), "the oldest files are dropped");
+        long seq = -1;
+        for (Path file : List.of(second, first, current)) {
+            assertTrue(Files.size(file) < 4096 + 1024, file.getFileName() + ": " + Files.size(file) + " bytes");
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            for (String line : Files.readAllLines(file)) {
+                long next = new ObjectMapper().readTree(line).path("seq").asLong();
+                assertTrue(seq == -1 || next == seq + 1, "records run on across the files: " + seq + " then " + next);
+                seq = next;
+            }
+        }
+        assertTrue(seq >= 61, "the newest record is the last signature's: " + seq);
+    }
+
     @Test
     void manyRequestsInFlightShareOneConnection() throws Exception {
-        start();
+        startRated(0, clock, SignerServerOptions.DEFAULT_AUDIT_MAX_BYTES, 1); // one principal, no rate
         UnixSocketAccountSigner remote = client(Duration.ofSeconds(10));
         ExecutorService threads = Executors.newFixedThreadPool(16);
         try {
@@ -266,8 +356,13 @@ class SignerServerTest {
                 () -> SignerServerOptions.builder().socket(socket()).audit(dir.resolve("a")).build(),
                 () -> SignerServerOptions.builder().signer(inMemory).socket(socket()).audit(dir.resolve("a"))
                         .policy(SignerPolicy.stock("alpha", NKeyPair.create(KeyType.ACCOUNT).publicKey())).build(),
-                () -> SignerServerOptions.builder().signer(inMemory).socket(socket()).build());
-        List<String> fields = List.of("socket", "publicKey", "timeout", "socket", "signer", "policy", "audit");
+                () -> SignerServerOptions.builder().signer(inMemory).socket(socket()).build(),
+                () -> SignerServerOptions.builder().signer(inMemory).socket(socket()).audit(dir.resolve("a"))
+                        .auditRotation(100, 2).build(),
+                () -> SignerServerOptions.builder().signer(inMemory).socket(socket()).audit(dir.resolve("a"))
+                        .auditRotation(4096, 0).build());
+        List<String> fields = List.of("socket", "publicKey", "timeout", "socket", "signer", "policy", "audit",
+                "auditMaxBytes", "auditKeep");
         for (int i = 0; i < bad.size(); i++) {
             CotalException e = assertThrows(CotalException.class, bad.get(i)::run);
             assertEquals(ErrorCode.BAD_REQUEST, e.code());

@@ -64,6 +64,17 @@ public final class AccountClaims {
         return AccountRetirement.retire(broker, accountJwt, nowSeconds);
     }
 
+    /**
+     * The teardown window of a retired claim (SPEC §5.2): one connection admitted
+     * ({@code limits.conn = 1}), the retirement's revocations kept, so only a user issued after
+     * the retirement (the teardown's own one-shot credential) can connect, one at a time. Pushed
+     * only for the teardown and followed by {@link #retire} of it. {@code failed-precondition}
+     * when the claim is not retired.
+     */
+    public static String teardownWindow(BrokerAuth broker, String retiredJwt, long nowSeconds) {
+        return AccountRetirement.teardownWindow(broker, retiredJwt, nowSeconds);
+    }
+
     /** A reinstated copy of a retired claim: connections admitted again, the retirement's revocations kept. */
     public static String reinstate(BrokerAuth broker, String retiredJwt, long nowSeconds) {
         return AccountRetirement.reinstate(broker, retiredJwt, nowSeconds);

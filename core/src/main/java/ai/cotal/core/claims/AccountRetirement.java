@@ -47,6 +47,18 @@ final class AccountRetirement {
         return reissue(broker, current, reinstated, nowSeconds);
     }
 
+    static String teardownWindow(BrokerAuth broker, String retiredJwt, long nowSeconds) {
+        ClaimSet<AccountClaim> current = verified(broker, retiredJwt, nowSeconds);
+        AccountClaim body = current.nats();
+        if (body.limits() == null || body.limits().conn() == null || body.limits().conn() != 0) {
+            throw CotalException.failedPrecondition("only a retired space is torn down: the claim admits connections"
+                    + " (retire it first, after a backup)");
+        }
+        AccountClaim window = new AccountClaim(body.limits().withConn(1), body.signingKeys(), body.revocations(),
+                body.defaultPermissions(), body.authorization(), body.description(), body.tags());
+        return reissue(broker, current, window, nowSeconds);
+    }
+
     private static ClaimSet<AccountClaim> verified(BrokerAuth broker, String jwt, long nowSeconds) {
         if (nowSeconds < 0) {
             throw CotalException.badRequest("nowSeconds", "must not be negative");

@@ -9,7 +9,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
-import io.nats.client.api.KeyValueOperation;
+import io.nats.client.api.MessageInfo;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -26,6 +26,7 @@ public enum DeliveryClass {
     /** The key of the space default in the channel registry. */
     public static final String DEFAULTS_KEY = "=defaults";
     private static final int WRONG_LAST_SEQUENCE = 10071;
+    private static final int NO_MESSAGE = 10037;
 
     private final String wire;
 
@@ -51,8 +52,10 @@ public enum DeliveryClass {
     }
 
     /**
-     * Writes the space default only when it is absent; returns whether this call wrote it. An
-     * existing default is never overwritten, whatever its value.
+     * Writes the space default only when the key has never held a value; returns whether this
+     * call wrote it. An existing default is never overwritten, whatever its value; an existing
+     * one that does not parse, or a deleted {@code =defaults} (its tombstone), is {@code data-loss}
+     * and nothing is written: the space's class is unknown and is never inferred again.
      */
     public static boolean ensureDefault(Connection connection, String space, DeliveryClass deliveryClass) {
         SpaceName.check(space, "space");
@@ -61,12 +64,16 @@ public enum DeliveryClass {
         }
         byte[] value = ClosedJson.write(ClosedJson.cotal(), new Defaults(deliveryClass.wire));
         try {
-            bucket(connection, space).create(DEFAULTS_KEY, value);
+            // expected revision 0: refused while the key has any record, a delete's tombstone included
+            // (KeyValue.create would write over a tombstone)
+            bucket(connection, space).update(DEFAULTS_KEY, value, 0);
             return true;
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
-                readDefault(connection, space); // an existing default must at least be valid
-                return false;
+                if (readDefault(connection, space).isEmpty()) {
+                    throw deleted(space);
+                }
+                return false; // an existing default, and it is valid
             }
             throw SpaceStores.apiFailure("write the default delivery class of " + space, e);
         } catch (IOException e) {
@@ -77,13 +84,12 @@ public enum DeliveryClass {
     /** The space default; empty when it was never written. A value that does not parse is {@code data-loss}. */
     public static Optional<DeliveryClass> readDefault(Connection connection, String space) {
         try {
-            KeyValueEntry entry = bucket(connection, space).get(DEFAULTS_KEY);
+            KeyValueEntry entry = bucket(connection, space).get(DEFAULTS_KEY); // null for a tombstone too
             if (entry == null) {
+                if (tombstoned(connection, space)) {
+                    throw deleted(space);
+                }
                 return Optional.empty();
-            }
-            if (entry.getOperation() != KeyValueOperation.PUT) {
-                throw new CotalException(ErrorCode.DATA_LOSS, StoreNames.bucket("channels", space) + " " + DEFAULTS_KEY
-                        + " was deleted: the default delivery class is never removed");
             }
             Defaults defaults;
             try {
@@ -110,6 +116,31 @@ public enum DeliveryClass {
         }
         return readDefault(connection, space).orElseThrow(() -> CotalException.failedPrecondition("space " + space
                 + " has no default delivery class: provisioning must write it (DeliveryClass.ensureDefault)"));
+    }
+
+    private static CotalException deleted(String space) {
+        return new CotalException(ErrorCode.DATA_LOSS, StoreNames.bucket("channels", space) + " " + DEFAULTS_KEY
+                + " was deleted: the default delivery class is never removed, and is not written again");
+    }
+
+    /**
+     * Whether the key's last record is a delete or purge (KeyValue.get hides those): the stream's
+     * last message on the key's subject, read with {@code STREAM.MSG.GET}, which every reader of
+     * the registry may send. Asked only when the key shows no value.
+     */
+    private static boolean tombstoned(Connection connection, String space) throws IOException, JetStreamApiException {
+        String bucket = StoreNames.bucket("channels", space);
+        try {
+            MessageInfo last = connection.jetStreamManagement().getLastMessage("KV_" + bucket, "$KV." + bucket + "."
+                    + DEFAULTS_KEY);
+            String operation = last.getHeaders() == null ? null : last.getHeaders().getFirst("KV-Operation");
+            return operation != null && !operation.equals("PUT");
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     private static KeyValue bucket(Connection connection, String space) throws IOException {

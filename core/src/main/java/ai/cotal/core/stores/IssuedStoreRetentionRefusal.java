@@ -13,6 +13,6 @@ public final class IssuedStoreRetentionRefusal extends CotalException {
     public IssuedStoreRetentionRefusal(String stream) {
         super(ErrorCode.FAILED_PRECONDITION, "store " + stream + " predates bounded retention (no max_age): stop this"
                 + " space's issuers and resolvers, run IssuedStores.recreate(connection, space, backupDir) with an"
-                + " issued-store-recreate credential, then SpaceStores.setup");
+                + " issued-store-recreate credential, then SpaceStores.setup (cotal-auth space recreate-issued does both)");
     }
 }

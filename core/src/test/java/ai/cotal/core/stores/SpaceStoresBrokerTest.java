@@ -121,6 +121,32 @@ class SpaceStoresBrokerTest {
         assertThrows(CotalException.class, () -> DeliveryClass.parse("eventual", "deliveryClass"));
     }
 
+    /**
+     * A deleted {@code =defaults} is data loss for every reader and for {@code ensureDefault},
+     * which writes nothing over the tombstone (a KV create would): the class is never inferred.
+     */
+    @Test
+    void aDeletedDefaultIsDataLossAndIsNotWrittenAgain(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = start(brokers);
+        try (Client client = connect(nats, provisioner()); Client admin = connect(nats, BrokerClients.unrestricted(space))) {
+            SpaceStores.setup(client.connection(), "alpha");
+            assertTrue(DeliveryClass.ensureDefault(client.connection(), "alpha", DeliveryClass.DURABLE));
+            KeyValue channels = admin.connection().keyValue("cotal_channels_alpha");
+            channels.delete(DeliveryClass.DEFAULTS_KEY); // behind the SDK's back
+            for (java.util.function.Supplier<Object> read : List.<java.util.function.Supplier<Object>>of(
+                    () -> DeliveryClass.readDefault(client.connection(), "alpha"),
+                    () -> DeliveryClass.resolve(Optional.empty(), client.connection(), "alpha"),
+                    () -> DeliveryClass.ensureDefault(client.connection(), "alpha", DeliveryClass.LIVE))) {
+                CotalException lost = assertThrows(CotalException.class, read::get);
+                assertEquals(ErrorCode.DATA_LOSS, lost.code(), lost.getMessage());
+                assertTrue(lost.getMessage().contains("=defaults was deleted"), lost.getMessage());
+            }
+            assertEquals(null, channels.get(DeliveryClass.DEFAULTS_KEY), "nothing was written over the tombstone");
+            assertEquals(2, admin.connection().jetStreamManagement().getStreamInfo("KV_cotal_channels_alpha")
+                    .getStreamState().getLastSequence(), "the put and the delete, nothing after");
+        }
+    }
+
     @Test
     void theBrokerRefusesASecondAcceptedWriteAndAnyPurgeOrDelete(NatsBrokers brokers) throws Exception {
         NatsBroker nats = start(brokers);

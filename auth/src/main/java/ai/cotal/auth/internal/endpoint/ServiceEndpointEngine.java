@@ -91,8 +91,9 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     /**
      * Trips the host: a plane fatal path (a lost scanner, a failed renewal) hit while the plane
      * closes, which fences nothing (a fenced plane trips the host through
-     * {@link Wiring#tripped}). Every later write answers {@code held} ({@code tripped}), every read
-     * {@code unavailable}, until the plane is opened again.
+     * {@link Wiring#tripped}). Every later call, write or read, refuses {@code unavailable} until
+     * the plane is opened again; an invocation already past its entry answers {@code held}
+     * ({@code tripped}) at its next pass.
      */
     public void trip(String why) {
         tripped = why;
@@ -151,15 +152,12 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is unavailable until the plane is"
                     + " opened again (its discovery connection closed for good: " + discoveryLost.join() + ")");
         }
-        if (!request.mutating()) {
-            if (isTripped()) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is momentarily unavailable"
-                        + " (the plane stopped serving); retry shortly");
-            }
-            return reads.read(granter, request);
+        if (isTripped()) { // a write and a read alike: nothing is bound or read (SPEC §13.1 (a))
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the service-endpoint host is unavailable (the plane stopped"
+                    + " serving); retry shortly");
         }
-        if (isTripped()) {
-            return Answers.held(null, "tripped");
+        if (!request.mutating()) {
+            return reads.read(granter, request);
         }
         String role = roleProblem(granter, request);
         if (role != null) {

@@ -38,9 +38,8 @@ public final class PlaneRegistrar {
      * Registers the plane (steps 1 to 4 of SPEC §14.2); {@code fence} is the plane's fatal latch,
      * called when an observation finds a later epoch.
      */
-    public static PlaneRegistrar register(String space, Path identityRoot, ServingRecords records, Clock clock,
+    public static PlaneRegistrar register(String space, RestartIdentity identity, ServingRecords records, Clock clock,
             Consumer<String> fence) {
-        RestartIdentity identity = RestartIdentity.loadOrCreate(identityRoot, space);
         String iid = identity.instanceId();
         long specRevision = spec(records, iid, identity);
         Optional<ServingGate> read = records.gate(ENDPOINT, iid);

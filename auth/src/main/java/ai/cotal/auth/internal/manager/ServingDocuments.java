@@ -22,7 +22,7 @@ public final class ServingDocuments {
     public static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
     public static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
     public static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
-    public static final Pattern SERVE_IDENTITY = Pattern.compile("[a-z2-7]{26}");
+    public static final Pattern SERVE_IDENTITY = ai.cotal.workspace.AuthInstanceIdentity.SERVE_IDENTITY;
     private static final Pattern URN = Pattern.compile("[a-z0-9.-]{1,128}");
     private static final Pattern COMMAND = Pattern.compile("[a-z][a-z0-9-]{0,63}");
     private static final long MAX_SAFE = (1L << 53) - 1;

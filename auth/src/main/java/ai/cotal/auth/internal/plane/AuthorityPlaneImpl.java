@@ -8,6 +8,7 @@ import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.auth.internal.manager.AdminListener;
 import ai.cotal.auth.internal.manager.ManagerGates;
 import ai.cotal.auth.internal.manager.PlaneRegistrar;
+import ai.cotal.auth.internal.manager.RestartIdentity;
 import ai.cotal.auth.internal.manager.ServingRecords;
 import ai.cotal.auth.internal.run.ObservedRunRequests;
 import ai.cotal.auth.internal.run.PlaneManagerRuns;
@@ -188,8 +189,10 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             }
             try {
                 // after the claim: an open refused live-peer must not advance the epoch (SPEC §14.2)
-                plane.registrar = PlaneRegistrar.register(space, options.identityRoot(), plane.serving, options.clock(),
-                        plane::fence);
+                plane.registrar = PlaneRegistrar.register(space, options.identityRoot()
+                        .map(root -> RestartIdentity.loadOrCreate(root, space))
+                        .orElseGet(() -> RestartIdentity.fromStore(options.secretStore(), space, options.stateDir())),
+                        plane.serving, options.clock(), plane::fence);
                 plane.resumeRetirements(); // before anything is served: a corrupt intent store fails the open
                 // the retire rail, last: no request is taken before the resume finished (SPEC §14.1)
                 plane.adminConnection = opening.connect(AuthorityRole.ADMIN);
@@ -240,7 +243,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         recordsScanner.close();
     }
 
-    /** New host calls are refused once closing; a fenced plane's engine still answers (writes held). */
+    /** New host calls are refused once closing; a fenced plane's engine refuses them itself ({@code unavailable}). */
     private void refuseIfClosing() {
         if (closing) {
             refuseIfUnavailable();

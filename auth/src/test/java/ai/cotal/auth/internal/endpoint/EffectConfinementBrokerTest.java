@@ -138,7 +138,7 @@ class EffectConfinementBrokerTest {
     }
 
     @Test
-    void theEffectJwtExpiresAtTheDeadlineRoundedUpAndNeverReconnects(NatsBrokers brokers) throws Exception {
+    void theEffectJwtExpiresAtTheDeadlineRoundedUpAndTheBrokerClosesItThen(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             Instant deadline = Instant.now().plusMillis(1300);
             long expected = (deadline.toEpochMilli() + 999) / 1000;
@@ -168,8 +168,67 @@ class EffectConfinementBrokerTest {
                     closed.get(5, TimeUnit.SECONDS);
                 }
                 assertEquals(Connection.Status.CLOSED, effect.connection().getStatus());
-                assertFalse(events.contains(ConnectionListener.Events.RECONNECTED), "never reconnects: " + events);
                 assertTrue(effect.lost());
+            }
+        }
+    }
+
+    /** Counts the signatures made with the data account's key: each is one JWT minted. */
+    private static final class Counting implements ai.cotal.core.keys.AccountSigner {
+        final ai.cotal.core.keys.AccountSigner delegate;
+        final java.util.concurrent.atomic.AtomicInteger signatures = new java.util.concurrent.atomic.AtomicInteger();
+
+        Counting(ai.cotal.core.keys.AccountSigner delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public String publicKey() {
+            return delegate.publicKey();
+        }
+
+        @Override
+        public byte[] sign(byte[] input) {
+            signatures.incrementAndGet();
+            return delegate.sign(input);
+        }
+    }
+
+    /**
+     * Lost while its JWT is still valid (kicked by the broker 10 s before its deadline), the effect
+     * connection neither reconnects (a reconnect would succeed now) nor mints a new JWT: one
+     * signature for its whole life, and the connection is closed for good.
+     */
+    @Test
+    void aKickedEffectConnectionNeverReconnectsAndNeverRenewsItsJwt(NatsBrokers brokers) throws Exception {
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
+            ai.cotal.core.trust.SpaceSigner space = new SpaceAuth(x.f.broker, x.f.space).strip();
+            Counting signing = new Counting(space.signing());
+            NKeyPair identity = NKeyPair.create(KeyType.USER);
+            EffectConnection.Dial dial = new EffectConnection.Dial(List.of(x.nats.url()), new ai.cotal.core.trust.SpaceSigner(
+                    space.space(), space.accountPublicKey(), signing), null, x.bucket, identity);
+            Instant deadline = Instant.now().plusSeconds(20);
+            try (EffectConnection effect = EffectConnection.open(dial, null, Set.of("svc.name.mine"), Instant.now(),
+                    deadline)) {
+                assertEquals(1, signing.signatures.get(), "one JWT, signed once, at open");
+                List<ConnectionListener.Events> events = new CopyOnWriteArrayList<>();
+                CompletableFuture<Void> closed = new CompletableFuture<>();
+                effect.connection().addConnectionListener((conn, type) -> {
+                    events.add(type);
+                    if (type == ConnectionListener.Events.CLOSED) {
+                        closed.complete(null);
+                    }
+                });
+                x.kick(effect.connection().getServerInfo().getClientId());
+                effect.gone().get(5, TimeUnit.SECONDS);
+                if (effect.connection().getStatus() != Connection.Status.CLOSED) {
+                    closed.get(5, TimeUnit.SECONDS); // a reconnecting client would be RECONNECTING, then CONNECTED again
+                }
+                assertEquals(Connection.Status.CLOSED, effect.connection().getStatus(), "closed for good: " + events);
+                assertFalse(events.contains(ConnectionListener.Events.RECONNECTED), "never reconnects: " + events);
+                assertTrue(Instant.now().isBefore(deadline), "lost while its JWT was still valid");
+                assertTrue(effect.lost());
+                assertEquals(1, signing.signatures.get(), "never renewed: no second JWT was minted");
             }
         }
     }

@@ -77,16 +77,17 @@ class HostLifecycleBrokerTest {
             CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
                     new HostRequest.InstanceRead("weather", iid)));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());
-            HostResult write = x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid));
-            assertEquals(HostResult.Status.HELD, write.status());
-            assertEquals("tripped", write.reason());
+            CotalException write = assertThrows(CotalException.class, () -> x.call(x.owner,
+                    new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid)));
+            assertEquals(ErrorCode.UNAVAILABLE, write.code(), "a fenced plane's host answers no write");
             x.nats.restart();
             try (io.nats.client.Connection admin = x.f.admin(x.nats)) {
                 assertEquals(before, admin.jetStreamManagement().getStreamInfo("KV_" + x.bucket).getStreamState()
                         .getLastSequence(), "nothing was written while the broker was gone");
             }
-            assertEquals(HostResult.Status.HELD, x.call(x.owner, new HostRequest.Revoke(EndpointFixture.rid(), "weather",
-                    iid)).status(), "the host stays tripped until the plane is opened again");
+            assertEquals(ErrorCode.UNAVAILABLE, assertThrows(CotalException.class, () -> x.call(x.owner,
+                    new HostRequest.Revoke(EndpointFixture.rid(), "weather", iid))).code(),
+                    "the host stays refusing until the plane is opened again");
         }
     }
 
@@ -178,7 +179,8 @@ class HostLifecycleBrokerTest {
     void aTrippedHostRefusesWithoutFencingThePlane(NatsBrokers brokers) throws Exception {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir)) {
             x.engine.trip("cotal:auth-scan:alpha: lost its broker while the plane closed"); // a plane fatal path
-            assertEquals(HostResult.Status.HELD, x.call(x.owner, x.approve("weather", EndpointFixture.iid())).status());
+            assertEquals(ErrorCode.UNAVAILABLE, assertThrows(CotalException.class, () -> x.call(x.owner,
+                    x.approve("weather", EndpointFixture.iid()))).code(), "a write is refused at entry, as a read");
             CotalException read = assertThrows(CotalException.class, () -> x.call(x.owner,
                     new HostRequest.NameRead("forecast")));
             assertEquals(ErrorCode.UNAVAILABLE, read.code());

@@ -217,11 +217,9 @@ class HostRacesBrokerTest {
             for (HostRequest r : requests) {
                 long reads = x.engine.discovery().reads();
                 long seq = x.lastSequence();
-                HostResult held = x.call(x.owner, r);
-                assertEquals(Status.HELD, held.status());
-                assertEquals("tripped", held.reason());
-                assertNull(held.operationId());
-                assertNull(held.denyNew());
+                ai.cotal.core.CotalException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                        ai.cotal.core.CotalException.class, () -> x.call(x.owner, r), "a fenced plane's host answers no write");
+                assertEquals(ai.cotal.core.ErrorCode.UNAVAILABLE, refused.code());
                 assertEquals(reads, x.engine.discovery().reads(), "no read of the request's keys");
                 assertEquals(seq, x.lastSequence(), "nothing written");
             }

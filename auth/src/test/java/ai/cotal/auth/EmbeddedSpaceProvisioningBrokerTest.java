@@ -1,9 +1,11 @@
-package ai.cotal.core.stores;
+package ai.cotal.auth;
 
-import static ai.cotal.core.BrokerClients.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
+import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -11,12 +13,15 @@ import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.stores.DeliveryClass;
+import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamSubscription;
@@ -28,27 +33,24 @@ import io.nats.client.impl.NatsMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The seed's embedded-space provisioning fragment, as written in Java in docs/trust-chain.md §6,
- * then a DM served end to end: a direct message into DM_ read by the recipient's durable, and a
- * durable delivery through the delivery credential (control request, INBOX_, its reader durable,
- * DLV_, the recipient's durable). Every step runs under the profile the matrix names.
+ * The seed's embedded-space provisioning fragment, as written in Java in docs/trust-chain.md §6
+ * with the workspace's own {@link SecretKeys}, then a DM served end to end: a direct message into
+ * DM_ read by the recipient's durable, and a durable delivery through the delivery credential
+ * (control request, INBOX_, its reader durable, DLV_, the recipient's durable); the space's default
+ * delivery class is the one the fragment wrote. Every step runs under the profile the matrix names.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class EmbeddedSpaceProvisioningBrokerTest {
     private static final String UID_B = "bbbbbbbbbbbbbbbbbbbbbbbbbb";
     private static final String UID_A = "aaaaaaaaaaaaaaaaaaaaaaaaaa";
-
-    private static String deliveryCredsKey(String space) { // workspace's SecretKeys.deliveryCredsKey
-        return "space." + HexFormat.of().formatHex(space.getBytes(StandardCharsets.UTF_8)) + "/delivery.creds";
-    }
 
     private static Connection connect(NatsBroker nats, Creds creds) {
         return NatsConnector.builder().server(nats.url()).creds(creds).label("provisioning-test").build().connect();
@@ -63,7 +65,8 @@ class EmbeddedSpaceProvisioningBrokerTest {
         Clock clock = Clock.systemUTC();
         BrokerAuth broker = BrokerAuth.create("alpha", clock);
         SpaceAccountAuth account = SpaceAccountAuth.create(broker, "alpha", clock);
-        NatsBroker nats = brokers.start(b -> config(b, broker, List.of(account), List.of()));
+        NatsBroker nats = brokers.start(b -> ServerConfig.render(broker, List.of(account), ServerConfigOptions.builder()
+                .transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
         String brokerUrl = nats.url();
         String space = "alpha";
         SpaceAuth auth = new SpaceAuth(broker, account);
@@ -77,8 +80,9 @@ class EmbeddedSpaceProvisioningBrokerTest {
             DeliveryClass.ensureDefault(nc, space, DeliveryClass.DURABLE);
         }
         Creds deliveryCreds = Creds.mint(auth, Identity.create(), CredentialProfile.DELIVERY, MintOptions.defaults());
-        store.put(deliveryCredsKey(space), deliveryCreds.text().getBytes(StandardCharsets.UTF_8));
+        store.put(SecretKeys.deliveryCredsKey(space), deliveryCreds.text().getBytes(StandardCharsets.UTF_8));
         // --- end of the fragment ---
+        assertTrue(store.get("space.616c706861/delivery.creds").isPresent(), "the key docs/trust-chain.md names");
 
         // The recipient's incarnation: the lifecycle executor creates its DM and delivery durables.
         try (Connection executor = connect(nats, Creds.mint(auth, Identity.create(), CredentialProfile.LIFECYCLE_EXECUTOR,
@@ -89,7 +93,7 @@ class EmbeddedSpaceProvisioningBrokerTest {
             jsm.addOrUpdateConsumer("DLV_alpha", ConsumerConfiguration.builder().durable("dlv_ownerb-bob-" + UID_B)
                     .filterSubject("cotal.alpha.dlv.ownerb.bob.>").build());
         }
-        Creds delivery = Creds.parse(new String(store.get(deliveryCredsKey(space)).orElseThrow(), StandardCharsets.UTF_8));
+        Creds delivery = Creds.parse(new String(store.get(SecretKeys.deliveryCredsKey(space)).orElseThrow(), StandardCharsets.UTF_8));
         try (Connection alice = connect(nats, Creds.mint(auth, Identity.create(), CredentialProfile.AGENT,
                 agent("ownera", "alice", UID_A)));
              Connection bob = connect(nats, Creds.mint(auth, Identity.create(), CredentialProfile.AGENT,
@@ -136,7 +140,12 @@ class EmbeddedSpaceProvisioningBrokerTest {
             assertEquals("cotal.alpha.dlv.ownerb.bob.m1", delivered.getSubject());
             assertEquals("for ownerb.bob.m1", new String(delivered.getData(), StandardCharsets.UTF_8));
             delivered.ack();
-            assertTrue(DeliveryClass.readDefault(daemon, space).isPresent(), "the delivery class is discoverable");
+            // the class the fragment wrote, as every reader of the space sees it
+            assertEquals(Optional.of(DeliveryClass.DURABLE), DeliveryClass.readDefault(daemon, space));
+            assertEquals(DeliveryClass.DURABLE, DeliveryClass.resolve(Optional.empty(), bob, space),
+                    "a channel without its own class is durable");
+            assertEquals("{\"deliveryClass\":\"durable\"}", new String(daemon.keyValue("cotal_channels_alpha")
+                    .get(DeliveryClass.DEFAULTS_KEY).getValue(), StandardCharsets.UTF_8));
         }
     }
 }
