@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A fixed set of worker threads fed from lanes, each lane a {@link FairQueue} keyed by the
@@ -13,9 +15,12 @@ import java.util.function.Consumer;
  * lesser items can use only its share of the workers and its own bound of memory, and within a
  * lane each source waits only behind its own items and one item of each other source. An item
  * pushed out of a full lane goes to {@code overflow} (on the offering thread); a taken one to
- * {@code work} (on a worker). Thread-safe.
+ * {@code work} (on a worker; a {@code RuntimeException} it throws is logged and the worker goes on).
+ * Thread-safe.
  */
 public final class FairWorkers<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(FairWorkers.class);
+
     /** A lane: its bound of waiting items, its order within a source, and its share of the workers. */
     public record Lane(int capacity, boolean newestFirst, int maxBusy) {
     }
@@ -90,6 +95,8 @@ public final class FairWorkers<T> {
             }
             try {
                 work.accept(next);
+            } catch (RuntimeException e) { // the worker goes on: a lost worker would shrink the pool for good
+                LOG.error("a worker's item failed unexpectedly", e);
             } finally {
                 lock.lock();
                 try {
