@@ -1,5 +1,6 @@
 package ai.cotal.auth.callout;
 
+import ai.cotal.auth.internal.flow.FairWorkers;
 import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.trust.CalloutAuth;
@@ -7,7 +8,7 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import java.time.Duration;
-import java.util.Optional;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +18,11 @@ import org.slf4j.LoggerFactory;
  * several responders share the load and any one can stop; on a cluster the group spans the
  * members, so responders on different members keep answering when one member is lost. Once its
  * authority stops ({@link CalloutAuthority#stopped()}) the responder leaves the group rather than
- * refuse every connect it is handed. Requests that are not sealed to the
+ * refuse every connect it is handed. The dispatcher only opens each request and sorts it into a
+ * lane: requests whose token has a bearer's shape may use every worker, the rest at most one of
+ * them and a short queue, each lane served round-robin over the clients' hosts and newest first,
+ * so a flood of connects with the public sentinel alone cannot crowd out connects that carry a
+ * bearer. Requests that are not sealed to the
  * callout's curve key, do not verify, or do not come from an expected server get no answer; a
  * refused bearer gets a signed, sealed error with the reason. Closing stops this responder only.
  * Thread-safe.
@@ -25,19 +30,18 @@ import org.slf4j.LoggerFactory;
 public final class AuthCallout implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuthCallout.class);
 
-    /** Requests are answered by this many threads; the dispatcher only hands them over. */
-    private static final int WORKERS = 4;
-    /**
-     * At most this many requests wait for a worker; past it the oldest waiting one is dropped (the
-     * broker denies it when its authorization timeout passes, as it would have anyway), so a
-     * connect flood costs bounded memory and the newest requests are answered first.
-     */
-    static final int MAX_WAITING = 256;
+    /** Requests are answered by this many threads; the dispatcher only opens and sorts them. */
+    static final int WORKERS = 4;
+    /** At most this many workers answer requests without a bearer-shaped token at once. */
+    static final int REST_WORKERS = 1;
+    /** Requests with a bearer-shaped token that wait for a worker, at most (the bearer lane). */
+    static final int BEARER_WAITING = 256;
+    /** Other requests that wait for a worker, at most (the other lane). */
+    static final int REST_WAITING = 32;
 
     private final Connection connection;
     private final CalloutHandler handler;
-    private final AuthMetrics metrics;
-    private final java.util.concurrent.ExecutorService workers;
+    private final FairWorkers<CalloutHandler.Arrival> lanes;
 
     private final String space;
     private volatile Dispatcher dispatcher;
@@ -48,33 +52,10 @@ public final class AuthCallout implements AutoCloseable {
         this.connection = connection;
         this.handler = handler;
         this.space = space;
-        this.metrics = metrics;
-        this.workers = new java.util.concurrent.ThreadPoolExecutor(WORKERS, WORKERS, 0,
-                java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_WAITING), r -> {
-                    Thread thread = new Thread(r, "cotal-auth-callout");
-                    thread.setDaemon(true);
-                    return thread;
-                }, this::dropOldest);
-    }
-
-    /** A request waiting for a worker, with its arrival (its latency counts the wait). */
-    private record Pending(AuthCallout callout, Message message, long arrived) implements Runnable {
-        @Override
-        public void run() {
-            callout.answer(message, arrived);
-        }
-    }
-
-    /** The queue is full: the oldest waiting request is dropped unanswered (counted), the new one queued. */
-    private void dropOldest(Runnable request, java.util.concurrent.ThreadPoolExecutor pool) {
-        if (pool.isShutdown()) {
-            return;
-        }
-        if (pool.getQueue().poll() instanceof Pending dropped) {
-            metrics.calloutDecision(AuthMetrics.CalloutOutcome.DROPPED, AuthMetrics.CalloutReason.OVERFLOW, null,
-                    System.nanoTime() - dropped.arrived());
-        }
-        pool.execute(request);
+        this.lanes = new FairWorkers<>("cotal-auth-callout", WORKERS, List.of(new FairWorkers.Lane(BEARER_WAITING, true,
+                WORKERS), new FairWorkers.Lane(REST_WAITING, true, REST_WORKERS)), this::answer, dropped -> metrics
+                .calloutDecision(AuthMetrics.CalloutOutcome.DROPPED, AuthMetrics.CalloutReason.OVERFLOW, null,
+                        System.nanoTime() - dropped.arrived()));
     }
 
     /**
@@ -122,18 +103,21 @@ public final class AuthCallout implements AutoCloseable {
         return answering;
     }
 
+    /** The dispatcher's part: open and classify (cheap), then queue in the request's lane. */
     private void onMessage(Message message) {
         try {
-            workers.execute(new Pending(this, message, System.nanoTime()));
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            LOG.debug("auth-callout: closing; a request gets no answer");
+            CalloutHandler.Arrival arrival = handler.arrive(message, System.nanoTime());
+            if (arrival != null) {
+                lanes.offer(arrival.bearer() ? 0 : 1, arrival.source(), arrival);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("auth-callout: a request failed unexpectedly; it gets no answer", e);
         }
     }
 
-    private void answer(Message message, long arrived) {
+    private void answer(CalloutHandler.Arrival arrival) {
         try {
-            Optional<byte[]> answer = handler.handle(message, arrived);
-            answer.ifPresent(bytes -> connection.publish(message.getReplyTo(), bytes));
+            handler.handle(arrival).ifPresent(bytes -> connection.publish(arrival.replyTo(), bytes));
         } catch (RuntimeException e) {
             LOG.error("auth-callout: a request failed unexpectedly; it gets no answer", e);
         }
@@ -148,7 +132,7 @@ public final class AuthCallout implements AutoCloseable {
     public void close() {
         answering = false;
         gauges.close();
-        workers.shutdownNow();
+        lanes.closeNow();
         try {
             connection.close();
         } catch (InterruptedException e) {

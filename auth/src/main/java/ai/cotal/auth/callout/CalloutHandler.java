@@ -18,6 +18,7 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.UserClaim;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.nats.client.Message;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -54,27 +55,59 @@ final class CalloutHandler {
         CalloutReason step = CalloutReason.NO_BEARER;
     }
 
+    /**
+     * A request as the dispatcher classified it (SPEC §13.16): opened, its lane and its source
+     * known, nothing verified yet. {@code bearer} is true when its {@code auth_token} has the shape
+     * of a bearer (a compact JWS); {@code source} is the broker's {@code client_info.host}.
+     */
+    record Arrival(String replyTo, String serverXkey, String request, boolean bearer, String source, long arrived) {
+        @Override
+        public String toString() {
+            return "Arrival[bearer=" + bearer + ", source=" + source + "]";
+        }
+    }
+
     /** The sealed answer to publish to the request's reply subject, or empty to drop the request. */
     public Optional<byte[]> handle(Message message) {
-        return handle(message, System.nanoTime());
+        Arrival arrival = arrive(message, System.nanoTime());
+        return arrival == null ? Optional.empty() : handle(arrival);
     }
 
     /**
-     * As {@link #handle(Message)}, for a request that arrived at {@code arrived} ({@link System#nanoTime()}):
-     * its decision and the time since then are recorded.
+     * The dispatcher's step, cheap by design: the header and reply subject present, the payload
+     * opened from the header key (a symmetric decrypt: the box key is cached per server), the
+     * claims read without their signature for the bearer's shape and the client's host. Null
+     * (the drop recorded) when the request has no header or reply subject or does not open.
      */
-    Optional<byte[]> handle(Message message, long arrived) {
+    Arrival arrive(Message message, long arrived) {
         String serverXkey = message.getHeaders() == null ? null : message.getHeaders().getFirst(XKEY_HEADER);
         if (serverXkey == null || message.getReplyTo() == null) {
-            return drop(CalloutReason.UNSEALED, "unsealed request", arrived);
+            drop(CalloutReason.UNSEALED, "unsealed request", arrived);
+            return null;
         }
+        String request;
+        try {
+            request = new String(options.callout().xkey().open(message.getData(), serverXkey), StandardCharsets.US_ASCII);
+        } catch (CotalException e) {
+            drop(CalloutReason.UNVERIFIED, "request does not open: " + e.getMessage(), arrived);
+            return null;
+        }
+        JsonNode claims = RequestPeek.claims(request);
+        return new Arrival(message.getReplyTo(), serverXkey, request,
+                RequestPeek.bearerShaped(claims.path("nats").path("connect_opts").path("auth_token").asText("")),
+                claims.path("nats").path("client_info").path("host").asText(""), arrived);
+    }
+
+    /** Answers a classified request: verifies it, then the steps of SPEC §13.16; empty drops it. */
+    Optional<byte[]> handle(Arrival arrival) {
+        long arrived = arrival.arrived();
+        String serverXkey = arrival.serverXkey();
         ClaimSet<AuthorizationRequestClaim> request;
         try {
-            byte[] opened = options.callout().xkey().open(message.getData(), serverXkey);
-            request = NatsJwt.decode(new String(opened, StandardCharsets.US_ASCII), AuthorizationRequestClaim.class);
+            request = NatsJwt.decode(arrival.request(), AuthorizationRequestClaim.class);
             verifier.checkTimes(request);
         } catch (CotalException e) {
-            return drop(CalloutReason.UNVERIFIED, "request does not open or verify: " + e.getMessage(), arrived);
+            return drop(CalloutReason.UNVERIFIED, "request does not verify: " + e.getMessage(), arrived);
         }
         AuthorizationRequestClaim body = request.nats();
         if (body.serverId() == null || body.serverId().id() == null || body.userNkey() == null) {

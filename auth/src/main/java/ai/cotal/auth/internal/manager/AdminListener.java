@@ -4,6 +4,8 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.flow.FairQueue;
+import ai.cotal.auth.internal.flow.FairWorkers;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
@@ -11,6 +13,7 @@ import io.nats.client.Dispatcher;
 import io.nats.client.Message;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -21,14 +24,22 @@ import org.slf4j.LoggerFactory;
  * {@code P.auth.admin.<iid>.retire-managed}, which only the standing service credential of manager
  * instance {@code <iid>} may publish (the broker's permission is the authentication), retire one
  * managed lifecycle of the owner the instance's spec names, while that instance is a candidate.
- * One dispatcher thread takes the requests one at a time, with bounded pending messages. Owns its
- * connection. Thread-safe.
+ * The dispatcher thread only sorts each request by its instance into a bounded {@link FairQueue};
+ * one worker answers them one at a time, round-robin over the instances, so an instance that
+ * floods its own subject delays only its own requests. Owns its connection. Thread-safe.
  */
 public final class AdminListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminListener.class);
-    /** The pending bound of the subscription: over it jnats drops the request and the requester times out. */
-    static final int PENDING_MESSAGES = 64;
-    static final long PENDING_BYTES = 1L << 20;
+    /**
+     * The pending bound of the subscription (the dispatcher only sorts, so it rarely holds more
+     * than a few): over it jnats drops the request and the requester times out.
+     */
+    static final int PENDING_MESSAGES = 4096;
+    static final long PENDING_BYTES = 4L << 20;
+    /** Requests waiting for the worker, over all instances; full, the busiest instance's oldest is dropped. */
+    static final int WAITING = 256;
+    /** A request body is {@code {v, actor, lifecycleUid}}: a longer one is refused before it waits. */
+    static final int MAX_BODY = 1024;
     private static final String SUFFIX = ".retire-managed";
 
     /** The request body: closed, {@code {v: 1, actor, lifecycleUid}}; the owner is the spec's. */
@@ -41,6 +52,7 @@ public final class AdminListener implements AutoCloseable {
     private final Lifecycles lifecycles;
     private final Runnable refuseIfUnavailable;
     private final String subjectStem;
+    private final FairWorkers<Message> worker;
 
     private AdminListener(AuthorityConnection connection, String space, ManagerGates gates, ServingRecords records,
             Lifecycles lifecycles, Runnable refuseIfUnavailable) {
@@ -51,6 +63,8 @@ public final class AdminListener implements AutoCloseable {
         this.refuseIfUnavailable = refuseIfUnavailable;
         String wildcard = AuthorityRole.retireManagedSubject(space, "*");
         this.subjectStem = wildcard.substring(0, wildcard.length() - ("*" + SUFFIX).length());
+        this.worker = new FairWorkers<>("cotal-auth-admin", 1, List.of(new FairWorkers.Lane(WAITING, false, 1)),
+                this::answer, dropped -> LOG.debug("auth-admin: a request was dropped: its instance has the most waiting"));
     }
 
     /**
@@ -62,38 +76,59 @@ public final class AdminListener implements AutoCloseable {
             ServingRecords records, Lifecycles lifecycles, Runnable refuseIfUnavailable) {
         AdminListener listener = new AdminListener(connection, space, gates, records, lifecycles, refuseIfUnavailable);
         try {
-            Dispatcher dispatcher = connection.connection().createDispatcher(listener::onRequest);
+            Dispatcher dispatcher = connection.connection().createDispatcher(listener::sort);
             dispatcher.subscribe(AuthorityRole.retireManagedSubject(space, "*"));
             dispatcher.setPendingLimits(PENDING_MESSAGES, PENDING_BYTES);
             connection.connection().flush(Duration.ofSeconds(5));
             return listener;
         } catch (TimeoutException | RuntimeException e) {
-            connection.close();
+            listener.close();
             throw new CotalException(ErrorCode.UNAVAILABLE, "the auth admin listener of space \"" + space
                     + "\" could not subscribe; retry", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            connection.close();
+            listener.close();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while opening the auth admin listener", e);
         }
     }
 
-    private void onRequest(Message message) {
+    /** The dispatcher's part: a request waits under its instance (an oversized body is answered at once). */
+    private void sort(Message message) {
         String replyTo = message.getReplyTo();
         if (replyTo == null || replyTo.isEmpty()) {
             return; // nobody to answer
         }
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("v", 1);
+        if (message.getData() != null && message.getData().length > MAX_BODY) {
+            reply(replyTo, error(CotalException.badRequest("body", "at most " + MAX_BODY + " bytes")));
+            return;
+        }
+        worker.offer(0, instanceOf(message.getSubject()), message);
+    }
+
+    /** The worker's part: the checks and the retirement, answered. */
+    private void answer(Message message) {
+        Map<String, Object> answer;
         try {
+            answer = new LinkedHashMap<>();
+            answer.put("v", 1);
             answer.putAll(retire(message.getSubject(), message.getData()));
         } catch (CotalException e) {
-            answer.put("error", Map.of("code", e.code().wire(), "message", e.getMessage()));
+            answer = error(e);
         } catch (RuntimeException e) {
             LOG.warn("auth-admin: a retire request failed inside the plane ({})", e.getClass().getName());
-            answer.put("error", Map.of("code", ErrorCode.INTERNAL.wire(), "message",
-                    "the retirement failed inside the plane; see its log"));
+            answer = error(new CotalException(ErrorCode.INTERNAL, "the retirement failed inside the plane; see its log"));
         }
+        reply(message.getReplyTo(), answer);
+    }
+
+    private static Map<String, Object> error(CotalException e) {
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("v", 1);
+        answer.put("error", Map.of("code", e.code().wire(), "message", e.getMessage()));
+        return answer;
+    }
+
+    private void reply(String replyTo, Map<String, Object> answer) {
         try {
             connection.connection().publish(replyTo, ClosedJson.write(ClosedJson.cotal(), answer));
         } catch (IllegalStateException e) {
@@ -101,10 +136,16 @@ public final class AdminListener implements AutoCloseable {
         }
     }
 
+    /** The {@code <iid>} of a retire subject, unchecked; empty when the subject is not one. */
+    private String instanceOf(String subject) {
+        return subject.startsWith(subjectStem) && subject.endsWith(SUFFIX)
+                && subject.length() > subjectStem.length() + SUFFIX.length()
+                ? subject.substring(subjectStem.length(), subject.length() - SUFFIX.length()) : "";
+    }
+
     /** The checks of SPEC §14.1 in order, then {@code retireManaged}; answers the reply's fields. */
     private Map<String, Object> retire(String subject, byte[] body) {
-        String instanceId = subject.startsWith(subjectStem) && subject.endsWith(SUFFIX)
-                ? subject.substring(subjectStem.length(), subject.length() - SUFFIX.length()) : "";
+        String instanceId = instanceOf(subject);
         ManagerGates.checkInstance(instanceId);
         Request request = ClosedJson.read(ClosedJson.cotal(), body == null ? new byte[0] : body, Request.class, "body");
         if (request.v() == null || request.v() != 1) {
@@ -125,9 +166,10 @@ public final class AdminListener implements AutoCloseable {
         return result.wire();
     }
 
-    /** Closes the connection: no request is taken after this. */
+    /** Stops the worker and closes the connection: no request is taken after this. */
     @Override
     public void close() {
+        worker.close();
         connection.close();
     }
 }

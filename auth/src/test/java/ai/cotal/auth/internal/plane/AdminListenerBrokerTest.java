@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.plane;
 
 import static ai.cotal.auth.internal.plane.LifecycleFixture.OWNER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorLedger;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The auth admin listener (SPEC §14.1): a candidate manager retires its owner's managed lifecycle
  * over NATS with its standing service credential, and the retired actor's next connect is refused;
  * another instance's credential cannot send on its subject (the broker refuses); a frozen gate and
- * a garbled body answer error replies.
+ * a garbled body answer error replies; an instance that floods its own subject does not hold back
+ * another instance's retirement.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -55,6 +57,7 @@ class AdminListenerBrokerTest {
     private record Standing(Connection connection, CompletableFuture<String> violation) implements AutoCloseable {
         JsonNode request(String body) throws Exception {
             Message reply = connection.request(SUBJECT, body.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30));
+            assertNotNull(reply, "no answer within 30 s");
             return JSON.readTree(reply.getData());
         }
 
@@ -151,6 +154,52 @@ class AdminListenerBrokerTest {
                 String violation = foreign.violation().get(10, TimeUnit.SECONDS);
                 assertTrue(violation.contains("Publish") && violation.contains(SUBJECT),
                         "the broker refuses another instance's subject: " + violation);
+            }
+        }
+    }
+
+    @Test
+    void anInstanceFloodingItsOwnSubjectDoesNotHoldBackAnotherInstancesRetirement(NatsBrokers brokers) throws Exception {
+        try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
+            String other = "u_bcdefghijklmnopqrstuvwxyz2";
+            x.plane.ledger().grantActor(OWNER, "mgr", GRANT);
+            String uid = ActorTokens.newLifecycleUid();
+            x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
+                    uid);
+            x.plane.lifecycles().activateManaged(OWNER, "agent", uid);
+            x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
+                    ActorTokens.newLifecycleUid()); // the grant moves on: the old lifecycle can be retired
+            try (TestManager victim = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);
+                 TestManager attacker = TestManager.forOwner(x.plane, x.nats, other);
+                 Standing rail = standing(x, OWNER, "mgr", IID);
+                 Standing flooder = standing(x, other, "mgr", attacker.instanceId)) {
+                String floodSubject = "cotal.alpha.auth.admin." + attacker.instanceId + ".retire-managed";
+                byte[] floodBody = body("agent", ActorTokens.newLifecycleUid()).getBytes(StandardCharsets.UTF_8);
+                java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+                java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(10);
+                // well-formed requests of a candidate: each one reads the plane's records before it answers
+                CompletableFuture<Void> flood = CompletableFuture.runAsync(() -> {
+                    try {
+                        while (flooding.get()) {
+                            for (int i = 0; i < 500; i++) {
+                                flooder.connection().publish(floodSubject, "_INBOX_flood", floodBody);
+                            }
+                            flooder.connection().flush(Duration.ofSeconds(5));
+                            underWay.countDown();
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                try {
+                    assertTrue(underWay.await(30, TimeUnit.SECONDS), "5,000 flood requests reached the broker first");
+                    JsonNode retired = rail.request(body("agent", uid));
+                    assertEquals("retired", retired.path("outcome").asText(), retired.toString());
+                } finally {
+                    flooding.set(false);
+                }
+                flood.get(30, TimeUnit.SECONDS);
+                assertTrue(!flooder.violation().isDone(), "the flooder sent on its own subject only");
             }
         }
     }
