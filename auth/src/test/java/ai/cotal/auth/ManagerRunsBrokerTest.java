@@ -324,7 +324,7 @@ class ManagerRunsBrokerTest {
     @Test
     void theFlushComesBeforeTheLook(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(cf::config);
-        try (IssuerDelayProxy relay = new IssuerDelayProxy(nats.url(), Duration.ofMillis(1_500));
+        try (IssuerFaultProxy relay = new IssuerFaultProxy(nats.url(), Duration.ofMillis(1_500));
                 AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).server(relay.url()).build());
                 RunParty p = RunParty.of(plane, nats, cf)) {
             p.admit(RUN);

@@ -31,10 +31,16 @@ import java.util.concurrent.TimeUnit;
 public final class RunParty implements AutoCloseable {
     public static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
     public static final String IID = "runmgr00000000000000000001";
+    /** Another owner, and its manager's instance id, for a second party ({@link #ofOwner}). */
+    public static final String OTHER_OWNER = "u_zyxwvutsrqponmlkjihgfedcba";
+    public static final String OTHER_IID = "runmgr00000000000000000002";
     public static final List<String> RUN_COMMANDS = List.of("run-start", "run-resume", "run-answer");
     /** The manager subjects of space {@code alpha}: {@code cotal.alpha.svc.manager.}. */
     public static final String SUBJECTS = "cotal.alpha.svc.manager.";
     public final AuthAuthorityPlane plane;
+    /** The party's owner and its manager's instance id ({@link #OWNER} and {@link #IID} unless {@link #ofOwner}). */
+    public final String owner;
+    public final String iid;
     public final TestManager manager;
     public final ManagerRuns.Holder holder;
     public final String workerUid;
@@ -48,16 +54,19 @@ public final class RunParty implements AutoCloseable {
     private final AuthCallout callout;
     private int requests;
 
-    private RunParty(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture cf, List<String> commands) throws Exception {
+    private RunParty(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture cf, String owner, String iid,
+            List<String> commands) throws Exception {
         this.plane = plane;
-        plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+        this.owner = owner;
+        this.iid = iid;
+        plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
         this.workerUid = ActorTokens.newLifecycleUid();
-        plane.ledger().grantManagedActor(OWNER, "worker", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantManagedActor(owner, "worker", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                 ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
-        this.manager = TestManager.candidate(plane, nats, OWNER, "mgr", IID, commands);
-        this.holder = new ManagerRuns.Holder(OWNER, "mgr", IID, List.of("supervise"));
+        this.manager = TestManager.candidate(plane, nats, owner, "mgr", iid, commands);
+        this.holder = new ManagerRuns.Holder(owner, "mgr", iid, List.of("supervise"));
         this.callout = cf.responder(nats, plane);
-        String nonce = CalloutFixture.nonce("laptop", "runcaller-" + IID);
+        String nonce = InboxNonce.of(owner, "laptop", "runcaller-" + iid);
         this.callerToken = IssuedAuthority.acceptedToken(nonce);
         this.caller = Nats.connect(cf.clientOptions(nats, callerBearer("laptop"), nonce)
                 .errorListener(new ErrorListener() {
@@ -69,32 +78,38 @@ public final class RunParty implements AutoCloseable {
                     }
                 }).build());
         this.managerServing = cf.plane.admin(nats); // the manager's serving side
-        this.served = managerServing.subscribe(SUBJECTS + OWNER + ".run.>");
+        this.served = managerServing.subscribe(SUBJECTS + owner + ".run.>");
         managerServing.flush(Duration.ofSeconds(5));
     }
 
     /**
-     * A {@code manager-caller} bearer of {@code OWNER}'s interactive actor {@code actor} (granted
+     * A {@code manager-caller} bearer of the owner's interactive actor {@code actor} (granted
      * here) with the three run scopes.
      */
     public String callerBearer(String actor) {
-        ActorRow row = plane.ledger().grantActor(OWNER, actor, ActorLedger.Grant.of(List.of("chat", "run-start",
+        ActorRow row = plane.ledger().grantActor(owner, actor, ActorLedger.Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
-        String credential = plane.credentials().mint(OWNER, actor, row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(OWNER, actor, RUN_COMMANDS, row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(IID),
+        String credential = plane.credentials().mint(owner, actor, row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(owner, actor, RUN_COMMANDS, row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(iid),
                 Optional.empty()));
     }
 
     /** A party with the three run commands declared. */
     public static RunParty of(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture f) throws Exception {
-        return new RunParty(plane, nats, f, RUN_COMMANDS);
+        return new RunParty(plane, nats, f, OWNER, IID, RUN_COMMANDS);
+    }
+
+    /** A party of {@code owner}, its manager instance {@code iid}, with the three run commands declared. */
+    public static RunParty ofOwner(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture f, String owner, String iid)
+            throws Exception {
+        return new RunParty(plane, nats, f, owner, iid, RUN_COMMANDS);
     }
 
     /** A party whose manager cluster declares {@code commands}. */
     public static RunParty declaring(AuthAuthorityPlane plane, NatsBroker nats, CalloutFixture f, List<String> commands)
             throws Exception {
-        return new RunParty(plane, nats, f, commands);
+        return new RunParty(plane, nats, f, OWNER, IID, commands);
     }
 
     /** Admits {@code runId} for the worker. */
@@ -104,7 +119,7 @@ public final class RunParty implements AutoCloseable {
 
     /** The manager writes a waiting checkpoint {@code token} of {@code runId}. */
     public void waiting(String runId, String token) throws Exception {
-        manager.put(RunRecords.checkpointKey(IID, token), RunRecords.waiting(token, runId));
+        manager.put(RunRecords.checkpointKey(iid, token), RunRecords.waiting(token, runId));
     }
 
     /**
@@ -113,7 +128,7 @@ public final class RunParty implements AutoCloseable {
      * and answers the subject it forwards.
      */
     public String publishAndServe(ManagerRuns.Kind op, String runId, String checkpoint, String answerId) throws Exception {
-        String subject = RunRecords.servedSubject("alpha", OWNER, op, runId, op == ManagerRuns.Kind.START
+        String subject = RunRecords.servedSubject("alpha", owner, op, runId, op == ManagerRuns.Kind.START
                 ? String.format("request%012d", ++requests) : callerToken);
         caller.publish(subject, RunRecords.envelope(runId, checkpoint, answerId));
         Message seen = served.nextMessage(Duration.ofSeconds(5));

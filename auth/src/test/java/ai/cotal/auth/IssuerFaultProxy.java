@@ -11,28 +11,37 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A loopback TCP relay in front of a broker for the plane's connections, which holds back, once
- * armed, the broker's delivery of a served run request to the issuer connection
- * ({@code cotal:auth-issuer:<space>}): the chunk carrying it reaches the plane {@code delay}
- * later, and what follows it (a flush's PONG) only after it. So a look at the observations that
- * does not flush first finds nothing, and one that flushes first finds it (SPEC §14.8). Every
- * other connection, and the issuer's other traffic, is relayed as it comes.
+ * A loopback TCP relay in front of a broker for the plane's connections of space {@code alpha},
+ * with two faults. Once {@link #arm armed}, it holds back the broker's delivery of a served run
+ * request to the issuer connection ({@code cotal:auth-issuer:alpha}): the chunk carrying it
+ * reaches the plane {@code delay} later, and what follows it (a flush's PONG) only after it. So a
+ * look at the observations that does not flush first finds nothing, and one that flushes first
+ * finds it (SPEC §14.8). While {@link #refuseWindows refusing}, an issuer window's connection
+ * ({@code cotal:auth-issuer-window:alpha}) is closed at its {@code CONNECT}, which never reaches
+ * the broker: the window cannot be opened (SPEC §14.7). Every other connection, and the issuer's
+ * other traffic, is relayed as it comes.
  */
-final class IssuerDelayProxy implements AutoCloseable {
+final class IssuerFaultProxy implements AutoCloseable {
     private static final byte[] SERVED = "MSG cotal.alpha.svc.manager.".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ISSUER = "\"name\":\"cotal:auth-issuer:alpha\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WINDOW = "\"name\":\"cotal:auth-issuer-window:alpha\"".getBytes(
+            StandardCharsets.US_ASCII);
     private final ServerSocket listener;
     private final URI upstream;
     private final Duration delay;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean armed;
+    private volatile boolean refusing;
+    private final AtomicInteger refused = new AtomicInteger();
 
-    IssuerDelayProxy(String upstreamUrl, Duration delay) throws IOException {
+    IssuerFaultProxy(String upstreamUrl, Duration delay) throws IOException {
         this.upstream = URI.create(upstreamUrl);
         this.delay = delay;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread accept = new Thread(this::accept, "issuer-delay-proxy");
+        Thread accept = new Thread(this::accept, "issuer-fault-proxy");
         accept.setDaemon(true);
         accept.start();
     }
@@ -46,6 +55,16 @@ final class IssuerDelayProxy implements AutoCloseable {
         armed = true;
     }
 
+    /** From now on (while {@code refuse}) every issuer window's connection is closed at its CONNECT. */
+    void refuseWindows(boolean refuse) {
+        refusing = refuse;
+    }
+
+    /** How many issuer window connections were closed at their CONNECT so far. */
+    int refusedWindows() {
+        return refused.get();
+    }
+
     private void accept() {
         while (!listener.isClosed()) {
             try {
@@ -55,10 +74,15 @@ final class IssuerDelayProxy implements AutoCloseable {
                 sockets.add(server);
                 boolean[] issuer = new boolean[1];
                 relay(client.getInputStream(), server.getOutputStream(), chunk -> {
-                    if (contains(chunk, "\"name\":\"cotal:auth-issuer:alpha\"".getBytes(StandardCharsets.US_ASCII))) {
+                    if (contains(chunk, ISSUER)) {
                         issuer[0] = true;
                     }
-                });
+                    if (refusing && contains(chunk, WINDOW)) {
+                        refused.incrementAndGet();
+                        return false; // the CONNECT is dropped and both sides closed
+                    }
+                    return true;
+                }, client);
                 relay(server.getInputStream(), client.getOutputStream(), chunk -> {
                     if (armed && issuer[0] && contains(chunk, SERVED)) {
                         try {
@@ -67,23 +91,29 @@ final class IssuerDelayProxy implements AutoCloseable {
                             Thread.currentThread().interrupt();
                         }
                     }
-                });
+                    return true;
+                }, server);
             } catch (IOException e) {
                 return; // closed
             }
         }
     }
 
+    /** Looks at one chunk before it is relayed; false drops it and closes both sides. */
     private interface Inspect {
-        void chunk(byte[] chunk);
+        boolean chunk(byte[] chunk);
     }
 
-    private static void relay(InputStream in, OutputStream out, Inspect inspect) {
+    /** Relays {@code in} to {@code out}; {@code source} is the socket {@code in} reads, closed when a chunk is dropped. */
+    private static void relay(InputStream in, OutputStream out, Inspect inspect, Socket source) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try {
                 for (int n; (n = in.read(buffer)) >= 0;) {
-                    inspect.chunk(java.util.Arrays.copyOf(buffer, n));
+                    if (!inspect.chunk(java.util.Arrays.copyOf(buffer, n))) {
+                        source.close();
+                        return; // the finally closes out
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -96,7 +126,7 @@ final class IssuerDelayProxy implements AutoCloseable {
                     // already closed
                 }
             }
-        }, "issuer-delay-relay");
+        }, "issuer-fault-relay");
         t.setDaemon(true);
         t.start();
     }
