@@ -38,8 +38,8 @@ final class OperatorRunAttempts {
             throw CotalException.badRequest("kind", "an operator drives resume and answer only");
         }
         // the owner and instance in the holder's grammars; the manager's actor is its gate's principal's
-        PlaneManagerRuns.checkHolder(new Holder(owner, "operator", instanceId, List.of()));
-        runs.checkAttempt(request, true);
+        RunRequestChecks.holder(new Holder(owner, "operator", instanceId, List.of()));
+        runs.checks.attempt(request, true);
         refuseIfUnavailable.run();
         managers.authorizeCaller(owner, instanceId); // a candidate of the owner (SPEC §14.4)
         ServingGate gate = managers.gate(instanceId).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,

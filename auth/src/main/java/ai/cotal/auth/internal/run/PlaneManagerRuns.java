@@ -33,7 +33,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * The plane's {@link ManagerRuns} (SPEC §14.7): admissions and attempts written create-only on the
@@ -60,7 +59,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
     private final String actorsBucket;
     private final String admissionBucket;
     private final String prefix;
-    private final Pattern served;
+    final RunRequestChecks checks;
     private final OperatorRunAttempts operators;
 
     public PlaneManagerRuns(Wiring wiring) {
@@ -68,20 +67,14 @@ public final class PlaneManagerRuns implements ManagerRuns {
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
         this.admissionBucket = StoreNames.bucket("admission", wiring.space());
         this.prefix = SpaceName.subjectPrefix(wiring.space());
-        this.served = Pattern.compile(Pattern.quote(prefix)
-                + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
+        this.checks = new RunRequestChecks(prefix);
         this.operators = new OperatorRunAttempts(this, wiring.managers(), wiring.refuseIfUnavailable());
     }
 
     @Override
     public Admission admit(Holder holder, AdmissionRequest request) {
-        checkHolder(holder);
-        if (request == null) {
-            throw CotalException.badRequest("request", "required");
-        }
-        check(RunRecords.RUN_ID, request.runId(), "runId");
-        check(RunDocuments.ACTOR, request.actor(), "actor");
-        check(RunDocuments.UID, request.lifecycleUid(), "lifecycleUid");
+        RunRequestChecks.holder(holder);
+        RunRequestChecks.admission(request);
         w.refuseIfUnavailable().run();
         ServingGate gate = authorizeHolder(holder, "manager run admission");
         requireLiveManaged(holder.owner(), request.actor(), request.lifecycleUid(), true);
@@ -113,8 +106,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     @Override
     public Attempt issueAttempt(Holder holder, AttemptRequest request) {
-        checkHolder(holder);
-        checkAttempt(request, false);
+        RunRequestChecks.holder(holder);
+        checks.attempt(request, false);
         w.refuseIfUnavailable().run();
         ServingGate gate = authorizeHolder(holder, "manager run attempt");
         return attempt(holder, gate, request, null);
@@ -368,50 +361,4 @@ public final class PlaneManagerRuns implements ManagerRuns {
         w.refuseIfUnavailable().run();
         return w.observed().size();
     }
-
-    static void checkHolder(Holder holder) {
-        if (holder == null) {
-            throw CotalException.badRequest("holder", "required");
-        }
-        check(RunDocuments.OWNER, holder.owner(), "owner");
-        check(RunDocuments.ACTOR, holder.actor(), "actor");
-        check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
-    }
-
-    /** The attempt's grammars and shape; an {@code operator}'s answer may be unserved (its own). */
-    void checkAttempt(AttemptRequest r, boolean operator) {
-        if (r == null || r.kind() == null) {
-            throw CotalException.badRequest(r == null ? "request" : "kind", "required");
-        }
-        check(RunRecords.RUN_ID, r.runId(), "runId");
-        check(RunRecords.RUN_ID, r.attemptId(), "attemptId");
-        check(RunDocuments.DRIVER, r.driver(), "driver");
-        boolean start = r.kind() == Kind.START;
-        if (start == r.checkpoint().isPresent()) {
-            throw CotalException.badRequest("checkpoint", start ? "not with start" : "required with resume and answer");
-        }
-        r.checkpoint().ifPresent(c -> check(RunRecords.TOKEN, c, "checkpoint"));
-        if ((r.kind() == Kind.ANSWER) != r.answerId().isPresent()) {
-            throw CotalException.badRequest("answerId", "required with answer, and only with answer");
-        }
-        r.answerId().ifPresent(a -> check(RunRecords.TOKEN, a, "answerId"));
-        if (start && r.served().isPresent()) {
-            throw CotalException.badRequest("served", "not with start");
-        }
-        if (r.kind() == Kind.ANSWER && r.served().isEmpty() && !operator) {
-            throw CotalException.badRequest("served", "required with answer: every answer is a caller's");
-        }
-        r.served().ifPresent(s -> {
-            if (s.length() > 256 || !served.matcher(s).matches()) {
-                throw CotalException.badRequest("served", "must be a served run-request subject");
-            }
-        });
-    }
-
-    private static void check(Pattern grammar, String value, String field) {
-        if (value == null || !grammar.matcher(value).matches()) {
-            throw CotalException.badRequest(field, "must match " + grammar.pattern());
-        }
-    }
-
 }
