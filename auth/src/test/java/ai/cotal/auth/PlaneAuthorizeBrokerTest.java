@@ -51,4 +51,23 @@ class PlaneAuthorizeBrokerTest {
             assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
         }
     }
+
+    /** A purge marker where the lifecycle head belongs is corruption at connect (SPEC §14.1), never "no head". */
+    @Test
+    void aPurgedLifecycleHeadRefusesTheConnectAsDataLoss(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+             io.nats.client.Connection admin = f.admin(nats)) {
+            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+                    List.of()));
+            String credential = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // writes the head
+            ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of(), row.lifecycleUid(), credential);
+            plane.credentials().authorize(attempt);
+
+            admin.keyValue("cotal_auth_alpha").purge("lifecycle.head.u_owner.laptop");
+            CotalException corrupt = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
+            assertEquals(ErrorCode.DATA_LOSS, corrupt.code(), corrupt.getMessage());
+            assertTrue(corrupt.getMessage().contains("lifecycle.head.u_owner.laptop"), corrupt.getMessage());
+        }
+    }
 }

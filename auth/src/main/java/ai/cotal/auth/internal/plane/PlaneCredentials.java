@@ -48,6 +48,9 @@ final class PlaneCredentials implements ConnectCredentials {
     @Override
     public String mint(String owner, String actor, String lifecycleUid) {
         refuseIfUnavailable.run();
+        // the head's leader read travels while the ledger row is read (nothing is sent for a bad name)
+        ai.cotal.core.internal.kv.RowStore.PendingRead head = CredentialRows.validAlias(owner, actor)
+                ? lifecycles.sendHead(owner, actor) : null;
         ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
                 "actor " + owner + "." + actor + " is not granted"));
         if (!row.lifecycleUid().equals(lifecycleUid)) {
@@ -58,7 +61,7 @@ final class PlaneCredentials implements ConnectCredentials {
         // the head follows the ledger (SPEC §14.1); the budget is charged (§13.20) after the head's
         // decision and before anything is written
         lifecycles.activate(row.kind(), owner, actor, lifecycleUid, () -> budget.charge(WriteBudget.Kind.MINT, owner,
-                actor));
+                actor), head);
         return rows.mint(owner, actor, lifecycleUid);
     }
 

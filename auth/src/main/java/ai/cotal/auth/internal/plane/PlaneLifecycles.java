@@ -80,9 +80,21 @@ final class PlaneLifecycles implements Lifecycles {
      * then writes create-only or by CAS; a lost write decides once more.
      */
     Activation activate(ActorRow.Kind kind, String owner, String actor, String uid, Runnable beforeWrite) {
+        return activate(kind, owner, actor, uid, beforeWrite, null);
+    }
+
+    /** Sends the read of the alias's head now, for a later {@link #activate} that has other work meanwhile. */
+    ai.cotal.core.internal.kv.RowStore.PendingRead sendHead(String owner, String actor) {
+        return rows.sendHead(owner, actor);
+    }
+
+    /** {@link #activate}, its first decision taken from {@code sent} ({@link #sendHead}) when there is one. */
+    Activation activate(ActorRow.Kind kind, String owner, String actor, String uid, Runnable beforeWrite,
+            ai.cotal.core.internal.kv.RowStore.PendingRead sent) {
         boolean charged = false;
         for (int round = 0; round < 2; round++) {
-            Optional<Stored<Head>> read = rows.head(owner, actor);
+            Optional<Stored<Head>> read = round == 0 && sent != null ? rows.head(owner, actor, sent)
+                    : rows.head(owner, actor);
             if (read.isPresent()) {
                 Head head = read.get().value();
                 if (head.lifecycleUid().equals(uid)) {
