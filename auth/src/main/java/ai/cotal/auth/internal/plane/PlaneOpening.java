@@ -119,20 +119,17 @@ final class PlaneOpening {
             }
             stacked = true;
             pending = null;
-            RuntimeException failure = null;
+            java.util.List<RuntimeException> failures = new java.util.ArrayList<>();
             for (CompletableFuture<AuthorityConnection> connect : connects.values()) {
                 try {
                     opened.push(join(connect));
                 } catch (RuntimeException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
+                    failures.add(e);
                 }
             }
-            if (failure != null) {
-                throw failure;
+            if (!failures.isEmpty()) { // the first connect that failed, the others' failures under it
+                failures.subList(1, failures.size()).forEach(failures.get(0)::addSuppressed);
+                throw failures.get(0);
             }
         }
 
