@@ -52,6 +52,29 @@ class PlaneAuthorizeBrokerTest {
         }
     }
 
+    /**
+     * A mint at a lifecycle this plane saw active writes its row only while that head stands: once
+     * a retirement moved the head, the next mint is refused and writes no credential row (§14.1).
+     */
+    @Test
+    void aMintAfterTheHeadMovedIsRefusedAndWritesNoRow(NatsBrokers brokers) {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+                    List.of()));
+            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // activates: the plane saw it active
+            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // written under that head
+            assertEquals(2, plane.credentials().list().size());
+            assertEquals(2, plane.lifecycles().retireInteractive("u_owner", "laptop", row.lifecycleUid())
+                    .credentialsRevoked());
+
+            CotalException refused = assertThrows(CotalException.class,
+                    () -> plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
+            assertEquals(List.of(), plane.credentials().list(), "no row at the retired lifecycle");
+        }
+    }
+
     /** A purge marker where the lifecycle head belongs is corruption at connect (SPEC §14.1), never "no head". */
     @Test
     void aPurgedLifecycleHeadRefusesTheConnectAsDataLoss(NatsBrokers brokers) throws Exception {

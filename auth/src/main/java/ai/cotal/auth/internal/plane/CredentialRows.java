@@ -105,6 +105,43 @@ public final class CredentialRows {
     }
 
     /**
+     * {@link #mint}'s write under the broker's check that the alias's head ({@code headKey}) is
+     * still at {@code headRevision} (a publish with {@code Nats-Expected-Last-Subject-Sequence}
+     * of the head's subject): the row lands only while the head the caller decided on stands.
+     * Empty when the head has moved (nothing written); the caller then decides again from the
+     * leader. A lost answer is retried as {@link #mint}'s is (a strict create of the same id).
+     */
+    java.util.Optional<String> mintWhileHead(String owner, String actor, String lifecycleUid, String headKey,
+            long headRevision) {
+        String id = newId();
+        byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
+        String key = "cred." + id;
+        try {
+            return writerOnline.run(() -> {
+                try {
+                    writerStream.publish(subjectPrefix + key, row, io.nats.client.PublishOptions.builder()
+                            .expectedLastSubjectSequence(headRevision).expectedLastSubjectSequenceSubject(subjectPrefix
+                                    + headKey).messageTtl(ttl).build());
+                    return java.util.Optional.of(id);
+                } catch (JetStreamApiException e) {
+                    if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                        return java.util.Optional.<String>empty();
+                    }
+                    throw e;
+                }
+            }, () -> {
+                if (!createAgain(key, row)) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "."
+                            + actor + ": the retried create found the key taken by something else");
+                }
+                return java.util.Optional.of(id);
+            });
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+        }
+    }
+
+    /**
      * The retry of a create whose answer was lost: a strict create (fails on any message on the
      * key, tombstones and expiry markers too, so a revoked row is never written back), with the
      * same TTL. True when it wrote the row now or the first try had landed (the key holds a put of
