@@ -34,6 +34,10 @@ public final class CredentialRows {
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
 
+    /** An owner or actor name (the grammar of {@link ai.cotal.auth.Lifecycles#checkAlias}). */
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_]{1,64}");
+    /** The last parse of each credential row: a bearer names its row at every connect and reconnect. */
+    private static final ai.cotal.core.internal.json.ParseMemo<Row> ROWS = new ai.cotal.core.internal.json.ParseMemo<>(4096);
     /** A credential id: 26 lowercase base32 characters. */
     private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[a-z2-7]{26}");
 
@@ -203,12 +207,7 @@ public final class CredentialRows {
 
     /** True when owner and actor are in the alias grammar (a read may be sent for them). */
     static boolean validAlias(String owner, String actor) {
-        try {
-            ai.cotal.auth.Lifecycles.checkAlias(owner, actor);
-            return true;
-        } catch (CotalException e) {
-            return false;
-        }
+        return owner != null && actor != null && NAME.matcher(owner).matches() && NAME.matcher(actor).matches();
     }
 
     private static boolean validId(String id) {
@@ -287,7 +286,8 @@ public final class CredentialRows {
         }
         Row row;
         try {
-            row = ClosedJson.read(ClosedJson.cotal(), entry.get().data(), Row.class, "cred." + id);
+            row = ROWS.parse("cred." + id, entry.get().data(), data -> ClosedJson.read(ClosedJson.cotal(), data, Row.class,
+                    "cred." + id));
         } catch (CotalException e) {
             throw denied(attempt, "names a corrupt credential row");
         }
