@@ -148,15 +148,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         PlaneOpening opening = new PlaneOpening(options, metrics);
         ScheduledExecutorService scheduler = opening.scheduler();
         try {
-            // every connection opens at once (the admin's stacked first, so an unwind closes it last);
-            // the stores are set up on the writer while the others connect
-            List<AuthorityRole> roles = new ArrayList<>(List.of(AuthorityRole.ADMIN, AuthorityRole.WRITER,
-                    AuthorityRole.READER, AuthorityRole.BARRIER, AuthorityRole.ISSUER));
-            if (options.serviceEndpoints().isPresent()) {
-                roles.add(AuthorityRole.DISCOVERY);
-            }
-            roles.addAll(List.of(AuthorityRole.LEDGER_SCANNER, AuthorityRole.RECORDS_SCANNER));
-            PlaneOpening.Together connects = opening.connectTogether(roles);
+            // every connection opens at once; the stores are set up on the writer while the others connect
+            PlaneOpening.Together connects = opening.connectTogether(PlaneOpening.roles(options.serviceEndpoints()
+                    .isPresent()));
             AuthorityConnection writer = connects.get(AuthorityRole.WRITER);
             SpaceStores.setupAuthority(writer.connection(), space, options.storeReplicas());
             connects.all();

@@ -73,6 +73,21 @@ final class PlaneOpening {
     }
 
     /**
+     * The standing connections of an open, in the order they go on the unwind stack: the admin's
+     * first (an unwind closes it last; it subscribes last anyway), then the boot order, the
+     * scanners on top ({@link #releaseAfterScanners}).
+     */
+    static java.util.List<AuthorityRole> roles(boolean discovery) {
+        java.util.List<AuthorityRole> roles = new java.util.ArrayList<>(java.util.List.of(AuthorityRole.ADMIN,
+                AuthorityRole.WRITER, AuthorityRole.READER, AuthorityRole.BARRIER, AuthorityRole.ISSUER));
+        if (discovery) {
+            roles.add(AuthorityRole.DISCOVERY);
+        }
+        roles.addAll(java.util.List.of(AuthorityRole.LEDGER_SCANNER, AuthorityRole.RECORDS_SCANNER));
+        return roles;
+    }
+
+    /**
      * Opens the roles' connections at the same time, one thread each (a connect waits on the
      * broker far more than it computes), and answers at once; {@link Together#get} waits for one
      * of them. Each connection goes on the unwind stack in {@code roles} order once all have
