@@ -32,6 +32,8 @@ public final class ActorLedger {
 
     private final Path stateDir;
     private final Clock clock;
+    /** The last parse of each row file's bytes: the file is read fresh every time, parsed only when it changed. */
+    private final ai.cotal.core.internal.json.ParseMemo<ActorRow> rows = new ai.cotal.core.internal.json.ParseMemo<>(4096);
 
     public ActorLedger(Path stateDir, Clock clock) {
         this.stateDir = Objects.requireNonNull(stateDir, "stateDir").toAbsolutePath().normalize();
@@ -243,19 +245,25 @@ public final class ActorLedger {
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
+        return Optional.of(rows.parse(dir + "/" + owner + "." + actor, bytes.get(),
+                data -> parse(kind, name, owner, actor, data)));
+    }
+
+    /** The closed parse of one ledger row: a pure function of its bytes, so {@link #rows} may remember it. */
+    private static ActorRow parse(ActorRow.Kind kind, String name, String owner, String actor, byte[] data) {
         String what = (kind == ActorRow.Kind.INTERACTIVE ? "interactive" : "managed") + " row";
         try {
-            Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, what);
+            Document doc = ClosedJson.read(ClosedJson.cotal(), data, Document.class, what);
             if (doc.ver() == null || doc.ver() != 1) {
                 throw CotalException.badRequest(what + ".ver", "must be 1");
             }
             if (!owner.equals(doc.owner()) || !actor.equals(doc.actor())) {
                 throw CotalException.badRequest(what, "names another principal");
             }
-            return Optional.of(new ActorRow(kind, doc.owner(), doc.actor(), doc.scope(), doc.allowSubscribe(),
+            return new ActorRow(kind, doc.owner(), doc.actor(), doc.scope(), doc.allowSubscribe(),
                     doc.allowPublish(), Optional.ofNullable(doc.role()), Optional.ofNullable(doc.parent()),
                     Optional.ofNullable(doc.label()), Optional.ofNullable(doc.tokenHash()), doc.lifecycleUid(),
-                    doc.grantedAt()));
+                    doc.grantedAt());
         } catch (CotalException e) {
             throw new CotalException(ErrorCode.DATA_LOSS, name + " is corrupt (" + e.getMessage() + ")", e);
         }

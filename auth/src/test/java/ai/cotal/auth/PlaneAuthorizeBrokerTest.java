@@ -51,4 +51,46 @@ class PlaneAuthorizeBrokerTest {
             assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
         }
     }
+
+    /**
+     * A mint at a lifecycle this plane saw active writes its row only while that head stands: once
+     * a retirement moved the head, the next mint is refused and writes no credential row (§14.1).
+     */
+    @Test
+    void aMintAfterTheHeadMovedIsRefusedAndWritesNoRow(NatsBrokers brokers) {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
+            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+                    List.of()));
+            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // activates: the plane saw it active
+            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // written under that head
+            assertEquals(2, plane.credentials().list().size());
+            assertEquals(2, plane.lifecycles().retireInteractive("u_owner", "laptop", row.lifecycleUid())
+                    .credentialsRevoked());
+
+            CotalException refused = assertThrows(CotalException.class,
+                    () -> plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
+            assertEquals(List.of(), plane.credentials().list(), "no row at the retired lifecycle");
+        }
+    }
+
+    /** A purge marker where the lifecycle head belongs is corruption at connect (SPEC §14.1), never "no head". */
+    @Test
+    void aPurgedLifecycleHeadRefusesTheConnectAsDataLoss(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+             io.nats.client.Connection admin = f.admin(nats)) {
+            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+                    List.of()));
+            String credential = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // writes the head
+            ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of(), row.lifecycleUid(), credential);
+            plane.credentials().authorize(attempt);
+
+            admin.keyValue("cotal_auth_alpha").purge("lifecycle.head.u_owner.laptop");
+            CotalException corrupt = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
+            assertEquals(ErrorCode.DATA_LOSS, corrupt.code(), corrupt.getMessage());
+            assertTrue(corrupt.getMessage().contains("lifecycle.head.u_owner.laptop"), corrupt.getMessage());
+        }
+    }
 }

@@ -151,15 +151,19 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         PlaneOpening opening = new PlaneOpening(options, metrics);
         ScheduledExecutorService scheduler = opening.scheduler();
         try {
-            AuthorityConnection writer = opening.connect(AuthorityRole.WRITER);
+            // every connection opens at once; the stores are set up on the writer while the others connect
+            PlaneOpening.Together connects = opening.connectTogether(PlaneOpening.roles(options.serviceEndpoints()
+                    .isPresent()));
+            AuthorityConnection writer = connects.get(AuthorityRole.WRITER);
             SpaceStores.setupAuthority(writer.connection(), space, options.storeReplicas());
-            AuthorityConnection reader = opening.connect(AuthorityRole.READER);
-            AuthorityConnection barrier = opening.connect(AuthorityRole.BARRIER);
-            AuthorityConnection issuerConnection = opening.connect(AuthorityRole.ISSUER);
+            connects.all();
+            AuthorityConnection reader = connects.get(AuthorityRole.READER);
+            AuthorityConnection barrier = connects.get(AuthorityRole.BARRIER);
+            AuthorityConnection issuerConnection = connects.get(AuthorityRole.ISSUER);
             AuthorityConnection discovery = options.serviceEndpoints().isPresent()
-                    ? opening.connect(AuthorityRole.DISCOVERY) : null;
-            AuthorityConnection ledgerScanner = opening.connect(AuthorityRole.LEDGER_SCANNER);
-            AuthorityConnection recordsScanner = opening.connect(AuthorityRole.RECORDS_SCANNER);
+                    ? connects.get(AuthorityRole.DISCOVERY) : null;
+            AuthorityConnection ledgerScanner = connects.get(AuthorityRole.LEDGER_SCANNER);
+            AuthorityConnection recordsScanner = connects.get(AuthorityRole.RECORDS_SCANNER);
             LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
                     space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
             PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
@@ -195,7 +199,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                         plane.serving, options.clock(), plane::fence);
                 plane.resumeRetirements(); // before anything is served: a corrupt intent store fails the open
                 // the retire rail, last: no request is taken before the resume finished (SPEC §14.1)
-                plane.adminConnection = opening.connect(AuthorityRole.ADMIN);
+                plane.adminConnection = connects.get(AuthorityRole.ADMIN);
                 plane.admin = AdminListener.open(plane.adminConnection, space, plane.managers, plane.serving,
                         plane.lifecycles, plane::refuseIfUnavailable);
             } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
+import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -33,6 +34,13 @@ public final class CredentialRows {
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
 
+    /** An owner or actor name (the grammar of {@link ai.cotal.auth.Lifecycles#checkAlias}). */
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_]{1,64}");
+    /** The last parse of each credential row: a bearer names its row at every connect and reconnect. */
+    private static final ai.cotal.core.internal.json.ParseMemo<Row> ROWS = new ai.cotal.core.internal.json.ParseMemo<>(4096);
+    /** A credential id: 26 lowercase base32 characters. */
+    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[a-z2-7]{26}");
+
     private final String space;
     /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
     private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(1);
@@ -46,7 +54,8 @@ public final class CredentialRows {
     private final KeyValue writerBucket;
     private final io.nats.client.JetStream writerStream;
     private final String subjectPrefix;
-    private final KeyValue readerBucket;
+    /** The reader's leader reads of credential rows and lifecycle heads, each waiting at most {@link #READ_TIMEOUT}. */
+    private final RowStore readerRows;
     private final Clock clock;
     private final io.nats.client.MessageTtl ttl;
 
@@ -61,14 +70,13 @@ public final class CredentialRows {
         this.reader = reader;
         this.writerOnline = ai.cotal.core.internal.connect.ConnectedWait.on(writer);
         this.clock = clock;
+        // the connect check answers inside the broker's auth timeout: a read whose answer was lost
+        // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
+        this.readerRows = new RowStore(reader.connection(), StoreNames.bucket("auth", space), READ_TIMEOUT);
         try {
             this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
             this.writerStream = writer.jetStream();
             this.subjectPrefix = "$KV." + StoreNames.bucket("auth", space) + ".";
-            // the connect check answers inside the broker's auth timeout: a read whose answer was lost
-            // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
-            this.readerBucket = reader.connection().keyValue(StoreNames.bucket("auth", space),
-                    io.nats.client.KeyValueOptions.builder().jsRequestTimeout(READ_TIMEOUT).build());
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
         }
@@ -94,6 +102,43 @@ public final class CredentialRows {
                             + actor + ": the retried create found the key taken by something else");
                 }
                 return id;
+            });
+        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
+        }
+    }
+
+    /**
+     * {@link #mint}'s write under the broker's check that the alias's head ({@code headKey}) is
+     * still at {@code headRevision} (a publish with {@code Nats-Expected-Last-Subject-Sequence}
+     * of the head's subject): the row lands only while the head the caller decided on stands.
+     * Empty when the head has moved (nothing written); the caller then decides again from the
+     * leader. A lost answer is retried as {@link #mint}'s is (a strict create of the same id).
+     */
+    java.util.Optional<String> mintWhileHead(String owner, String actor, String lifecycleUid, String headKey,
+            long headRevision) {
+        String id = newId();
+        byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
+        String key = "cred." + id;
+        try {
+            return writerOnline.run(() -> {
+                try {
+                    writerStream.publish(subjectPrefix + key, row, io.nats.client.PublishOptions.builder()
+                            .expectedLastSubjectSequence(headRevision).expectedLastSubjectSequenceSubject(subjectPrefix
+                                    + headKey).messageTtl(ttl).build());
+                    return java.util.Optional.of(id);
+                } catch (JetStreamApiException e) {
+                    if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
+                        return java.util.Optional.<String>empty();
+                    }
+                    throw e;
+                }
+            }, () -> {
+                if (!createAgain(key, row)) {
+                    throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "."
+                            + actor + ": the retried create found the key taken by something else");
+                }
+                return java.util.Optional.of(id);
             });
         } catch (JetStreamApiException | IOException | IllegalStateException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write credential row for " + owner + "." + actor, e);
@@ -141,33 +186,53 @@ public final class CredentialRows {
 
     /**
      * The connect check (SPEC §13.14): the ledger row allows it, its lifecycle is not retired
-     * (§14.1), then its credential row is live.
+     * (§14.1), then its credential row is live. The two leader reads are sent first, together,
+     * and travel while the ledger row is read; each is judged in that order, so a refusal is the
+     * one the checks in turn give. Nothing is sent for a name or id the grammar refuses.
      */
     public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
-        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt);
-        requireLifecycleOpen(attempt);
-        requireLive(attempt);
+        RowStore.PendingRead head = validAlias(attempt)
+                ? readerRows.sendLast(LifecycleRows.headKey(attempt.owner(), attempt.actor())) : null;
+        RowStore.PendingRead credential = head != null && validId(attempt.credentialId())
+                ? readerRows.sendLast("cred." + attempt.credentialId()) : null;
+        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt); // refuses a name outside the grammar
+        requireLifecycleOpen(attempt, head);
+        requireLive(attempt, credential);
         return row;
     }
 
+    private static boolean validAlias(ConnectAttempt attempt) {
+        return validAlias(attempt.owner(), attempt.actor());
+    }
+
+    /** True when owner and actor are in the alias grammar (a read may be sent for them). */
+    static boolean validAlias(String owner, String actor) {
+        return owner != null && actor != null && NAME.matcher(owner).matches() && NAME.matcher(actor).matches();
+    }
+
+    private static boolean validId(String id) {
+        return id != null && ID.matcher(id).matches();
+    }
+
     /** The head of the attempt's alias, when it is at the attempt's uid, must be {@code active}. */
-    private void requireLifecycleOpen(ConnectAttempt attempt) {
-        KeyValueEntry entry;
+    private void requireLifecycleOpen(ConnectAttempt attempt, RowStore.PendingRead read) {
         String key = LifecycleRows.headKey(attempt.owner(), attempt.actor());
+        java.util.Optional<RowStore.Row> entry;
         try {
-            entry = reader.online().run(() -> readerBucket.get(key));
-        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            // a marker where the head belongs is data-loss (§14.1)
+            entry = read == null ? readerRows.last(key) : readerRows.awaitLast(read);
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.DATA_LOSS) {
+                throw new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key
+                        + " is corrupt (a delete or purge marker stands where a row belongs)", e);
+            }
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read the lifecycle head of " + attempt.owner() + "."
                     + attempt.actor() + "; retry shortly", e);
         }
-        if (entry == null) {
+        if (entry.isEmpty()) {
             return;
         }
-        if (entry.getOperation() != KeyValueOperation.PUT) {
-            throw new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key
-                    + " is corrupt (a delete or purge marker stands where a row belongs)");
-        }
-        ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.owner(), attempt.actor(), entry.getValue());
+        ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.owner(), attempt.actor(), entry.get().data());
         if (head.lifecycleUid().equals(attempt.lifecycleUid()) && head.state() != ai.cotal.auth.Lifecycles.State.ACTIVE) {
             throw denied(attempt, "presents lifecycle " + head.lifecycleUid() + ", which was retired");
         }
@@ -195,28 +260,34 @@ public final class CredentialRows {
         return revoked;
     }
 
-    /** The credential row, read on the reader across a turnover ({@link ai.cotal.core.internal.connect.ConnectedWait#run}). */
-    private KeyValueEntry read(String id) {
+    /** The credential row's answer (a revoke's or an expiry's marker reads as absent), across a turnover. */
+    private java.util.Optional<RowStore.Row> read(String id, RowStore.PendingRead read) {
         try {
-            return reader.online().run(() -> readerBucket.get("cred." + id));
-        } catch (JetStreamApiException | IOException | IllegalStateException e) {
+            return read == null ? readerRows.lastLive("cred." + id) : readerRows.awaitLive(read);
+        } catch (CotalException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read credential " + id + " (" + e.getMessage()
                     + "); retry shortly", e);
         }
     }
 
+    /** The credential half of the connect check alone: the attempt's row is live for its principal and uid. */
     void requireLive(ConnectAttempt attempt) {
+        requireLive(attempt, null);
+    }
+
+    private void requireLive(ConnectAttempt attempt, RowStore.PendingRead read) {
         String id = attempt.credentialId();
-        if (id == null || !id.matches("[a-z2-7]{26}")) {
+        if (!validId(id)) {
             throw denied(attempt, "names no valid credential");
         }
-        KeyValueEntry entry = read(id);
-        if (entry == null || entry.getOperation() != KeyValueOperation.PUT) {
+        java.util.Optional<RowStore.Row> entry = read(id, read);
+        if (entry.isEmpty()) {
             throw denied(attempt, "names a credential that was revoked, expired or never issued");
         }
         Row row;
         try {
-            row = ClosedJson.read(ClosedJson.cotal(), entry.getValue(), Row.class, "cred." + id);
+            row = ROWS.parse("cred." + id, entry.get().data(), data -> ClosedJson.read(ClosedJson.cotal(), data, Row.class,
+                    "cred." + id));
         } catch (CotalException e) {
             throw denied(attempt, "names a corrupt credential row");
         }
@@ -227,7 +298,7 @@ public final class CredentialRows {
     }
 
     private static void checkId(String id) {
-        if (id == null || !id.matches("[a-z2-7]{26}")) {
+        if (!validId(id)) {
             throw CotalException.badRequest("credentialId", "must be 26 lowercase base32 characters");
         }
     }

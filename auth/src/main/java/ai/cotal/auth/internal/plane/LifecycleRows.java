@@ -51,6 +51,9 @@ final class LifecycleRows {
         this.rows = rows;
     }
 
+    /** The last parse of each head: a connect check reads the head each time, and it rarely changes. */
+    private static final ai.cotal.core.internal.json.ParseMemo<Head> HEADS = new ai.cotal.core.internal.json.ParseMemo<>(4096);
+
     static String headKey(String owner, String actor) {
         return HEAD + owner + "." + actor;
     }
@@ -67,6 +70,16 @@ final class LifecycleRows {
 
     Optional<Stored<Head>> head(String owner, String actor) {
         return rows.last(headKey(owner, actor)).map(r -> new Stored<>(parseHead(owner, actor, r.data()), r.revision()));
+    }
+
+    /** Sends the head's read now ({@link RowStore#sendLast}); {@link #head(String, String, RowStore.PendingRead)} takes it. */
+    RowStore.PendingRead sendHead(String owner, String actor) {
+        return rows.sendLast(headKey(owner, actor));
+    }
+
+    /** {@link #head(String, String)}'s answer for a read {@link #sendHead} sent. */
+    Optional<Stored<Head>> head(String owner, String actor, RowStore.PendingRead read) {
+        return rows.awaitLast(read).map(r -> new Stored<>(parseHead(owner, actor, r.data()), r.revision()));
     }
 
     Optional<Long> createHead(Head head) {
@@ -93,6 +106,10 @@ final class LifecycleRows {
     /** The head stored at {@code lifecycle.head.<owner>.<actor>}; {@code data-loss} when it breaks a rule. */
     static Head parseHead(String owner, String actor, byte[] data) {
         String key = headKey(owner, actor);
+        return HEADS.parse(key, data, bytes -> parseHead(key, owner, actor, bytes)); // a head read at every connect
+    }
+
+    private static Head parseHead(String key, String owner, String actor, byte[] data) {
         HeadDocument d;
         try {
             d = ClosedJson.read(ClosedJson.cotal(), data, HeadDocument.class, key);

@@ -48,6 +48,12 @@ final class PlaneCredentials implements ConnectCredentials {
     @Override
     public String mint(String owner, String actor, String lifecycleUid) {
         refuseIfUnavailable.run();
+        boolean valid = CredentialRows.validAlias(owner, actor); // nothing is sent for a bad name: the ledger refuses it
+        java.util.OptionalLong seen = valid ? lifecycles.activeRevision(owner, actor, lifecycleUid)
+                : java.util.OptionalLong.empty();
+        // without a head this plane saw active, its leader read travels while the ledger row is read
+        ai.cotal.core.internal.kv.RowStore.PendingRead head = valid && seen.isEmpty()
+                ? lifecycles.sendHead(owner, actor) : null;
         ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
                 "actor " + owner + "." + actor + " is not granted"));
         if (!row.lifecycleUid().equals(lifecycleUid)) {
@@ -55,10 +61,21 @@ final class PlaneCredentials implements ConnectCredentials {
                     + ": lifecycle uid is not the grant's");
         }
         lifecycles.requireNotFrozen(owner, actor);
+        Runnable charge = () -> budget.charge(WriteBudget.Kind.MINT, owner, actor);
+        if (seen.isPresent()) {
+            // decided on the head this plane saw active at the uid; the row lands only if it still stands (§14.1)
+            charge.run();
+            java.util.Optional<String> id = rows.mintWhileHead(owner, actor, lifecycleUid,
+                    LifecycleRows.headKey(owner, actor), seen.getAsLong());
+            if (id.isPresent()) {
+                return id.get();
+            }
+            lifecycles.forget(owner, actor); // the head moved: decide from the leader, the charge already made
+            charge = () -> { };
+        }
         // the head follows the ledger (SPEC §14.1); the budget is charged (§13.20) after the head's
         // decision and before anything is written
-        lifecycles.activate(row.kind(), owner, actor, lifecycleUid, () -> budget.charge(WriteBudget.Kind.MINT, owner,
-                actor));
+        lifecycles.activate(row.kind(), owner, actor, lifecycleUid, charge, head);
         return rows.mint(owner, actor, lifecycleUid);
     }
 

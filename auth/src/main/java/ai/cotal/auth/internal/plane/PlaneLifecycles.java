@@ -23,6 +23,11 @@ final class PlaneLifecycles implements Lifecycles {
     private final LifecycleRetirement retirement;
     private final Clock clock;
     private volatile Resume resumed = new Resume(List.of(), List.of());
+    /** How many aliases {@link #activeRevision} remembers (past it, it starts over). */
+    private static final int SEEN = 4096;
+    private record Seen(String uid, long revision) {
+    }
+    private final java.util.Map<String, Seen> active = new java.util.concurrent.ConcurrentHashMap<>();
 
     PlaneLifecycles(Runnable refuseIfUnavailable, ActorLedger ledger, LifecycleRows rows, LifecycleRetirement retirement,
             Clock clock) {
@@ -80,9 +85,21 @@ final class PlaneLifecycles implements Lifecycles {
      * then writes create-only or by CAS; a lost write decides once more.
      */
     Activation activate(ActorRow.Kind kind, String owner, String actor, String uid, Runnable beforeWrite) {
+        return activate(kind, owner, actor, uid, beforeWrite, null);
+    }
+
+    /** Sends the read of the alias's head now, for a later {@link #activate} that has other work meanwhile. */
+    ai.cotal.core.internal.kv.RowStore.PendingRead sendHead(String owner, String actor) {
+        return rows.sendHead(owner, actor);
+    }
+
+    /** {@link #activate}, its first decision taken from {@code sent} ({@link #sendHead}) when there is one. */
+    Activation activate(ActorRow.Kind kind, String owner, String actor, String uid, Runnable beforeWrite,
+            ai.cotal.core.internal.kv.RowStore.PendingRead sent) {
         boolean charged = false;
         for (int round = 0; round < 2; round++) {
-            Optional<Stored<Head>> read = rows.head(owner, actor);
+            Optional<Stored<Head>> read = round == 0 && sent != null ? rows.head(owner, actor, sent)
+                    : rows.head(owner, actor);
             if (read.isPresent()) {
                 Head head = read.get().value();
                 if (head.lifecycleUid().equals(uid)) {
@@ -93,6 +110,7 @@ final class PlaneLifecycles implements Lifecycles {
                     if (!charged) {
                         beforeWrite.run(); // nothing to write, but the caller's charge is owed all the same
                     }
+                    remember(owner, actor, uid, read.get().revision());
                     return new Activation(false, head);
                 }
                 if (head.state() == State.RETIRING) {
@@ -108,11 +126,35 @@ final class PlaneLifecycles implements Lifecycles {
             Optional<Long> written = read.isEmpty() ? rows.createHead(active)
                     : rows.replaceHead(active, read.get().revision());
             if (written.isPresent()) {
+                remember(owner, actor, uid, written.get());
                 return new Activation(true, active);
             }
         }
         throw new CotalException(ErrorCode.UNAVAILABLE, "the lifecycle head of " + owner + "." + actor
                 + " changed twice while it was activated; retry");
+    }
+
+    /**
+     * The revision at which this plane last saw the alias's head {@code active} at {@code uid}
+     * (read from the leader or written by it); empty when it has seen none. Only a hint: a mint
+     * writes on it only under the broker's check that the head is still at that revision.
+     */
+    java.util.OptionalLong activeRevision(String owner, String actor, String uid) {
+        Seen seen = active.get(LifecycleRows.headKey(owner, actor));
+        return seen != null && seen.uid().equals(uid) ? java.util.OptionalLong.of(seen.revision())
+                : java.util.OptionalLong.empty();
+    }
+
+    /** Drops the alias's {@link #activeRevision}: the head moved since. */
+    void forget(String owner, String actor) {
+        active.remove(LifecycleRows.headKey(owner, actor));
+    }
+
+    private void remember(String owner, String actor, String uid, long revision) {
+        if (active.size() >= SEEN) {
+            active.clear();
+        }
+        active.put(LifecycleRows.headKey(owner, actor), new Seen(uid, revision));
     }
 
     /** The plane's half of the connect check: the alias is not frozen by a failed resume. */

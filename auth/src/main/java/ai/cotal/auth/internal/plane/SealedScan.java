@@ -33,11 +33,14 @@ import java.util.Optional;
  * every message under the prefix that it missed comes after the highest sequence it delivered.
  * The close asks the leader ({@code STREAM.MSG.GET}, next message by subject from that sequence
  * on) for each of those and applies it: a put adds or replaces its key, a marker removes it
- * (SPEC §6 Reads).
+ * (SPEC §6 Reads). A prefix with at most {@link #FEW} messages is read from the leader alone, one
+ * {@code STREAM.MSG.GET} each, without a consumer.
  */
 final class SealedScan {
     private static final int CONSUMER_NOT_FOUND = 10014;
     private static final int MAX_ROUNDS = 4096;
+    /** A prefix with at most this many messages is scanned from the leader alone, one read each. */
+    static final int FEW = 8;
 
     private SealedScan() {
     }
@@ -47,12 +50,19 @@ final class SealedScan {
         return List.copyOf(rows(scanner, bucket, prefix, consumer).keySet());
     }
 
-    /** The keys (without the bucket prefix) whose last operation is a put, each with its value, in stream order. */
+    /**
+     * The keys (without the bucket prefix) whose last operation is a put, each with its value, in
+     * stream order. A prefix with at most {@link #FEW} messages is read from the leader alone.
+     */
     public static synchronized java.util.Map<String, byte[]> rows(Connection scanner, String bucket, String prefix,
             String consumer) {
         String stream = "KV_" + bucket;
         String subjectPrefix = "$KV." + bucket + ".";
         try {
+            java.util.Map<String, byte[]> few = fromLeader(new LeaderGet(scanner), stream, subjectPrefix, prefix);
+            if (few != null) {
+                return few;
+            }
             JetStreamManagement jsm = scanner.jetStreamManagement();
             deleteIfPresent(jsm, stream, consumer);
             jsm.createConsumer(stream, ConsumerConfiguration.builder().name(consumer)
@@ -92,6 +102,31 @@ final class SealedScan {
         } catch (Exception e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "scan of " + bucket + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The whole scan from the leader when the prefix holds at most {@link #FEW} messages: every
+     * message under it from the first sequence on ({@code STREAM.MSG.GET}, next by subject),
+     * applied in stream order, which is what the consumer and the close together give, from the
+     * leader's copy throughout. Null when there are more (the consumer reads them in bulk).
+     */
+    static java.util.Map<String, byte[]> fromLeader(LeaderGet leader, String stream, String subjectPrefix, String prefix)
+            throws IOException, JetStreamApiException {
+        java.util.Map<String, byte[]> keys = new java.util.LinkedHashMap<>();
+        long next = 1;
+        for (int read = 0; read <= FEW; read++) {
+            Optional<MessageInfo> message = leader.next(stream, next, subjectPrefix + prefix + ">");
+            if (message.isEmpty()) {
+                return keys;
+            }
+            if (read == FEW) {
+                return null;
+            }
+            MessageInfo m = message.get();
+            apply(keys, m.getSubject().substring(subjectPrefix.length()), m.getHeaders(), m.getData());
+            next = m.getSeq() + 1;
+        }
+        return null;
     }
 
     /**

@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.plane;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.internal.kv.LeaderGet;
@@ -51,6 +52,42 @@ class SealedScanBrokerTest {
 
             Map<String, byte[]> whole = SealedScan.rows(admin, BUCKET, "cred.", "cotal-ledger-scan");
             assertEquals(List.of("cred.a", "cred.c"), List.copyOf(whole.keySet()), "a scan of the leader's own copy agrees");
+        }
+    }
+
+    @Test
+    void aPrefixOfFewMessagesIsReadFromTheLeaderAndOneOfManyThroughTheConsumerAlike(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (Connection admin = f.admin(nats)) {
+            SpaceStores.setupAuthority(admin, "alpha");
+            KeyValue kv = admin.keyValue(BUCKET);
+            LeaderGet leader = new LeaderGet(admin);
+            for (int i = 0; i < SealedScan.FEW; i++) {
+                kv.put("few." + i, bytes("v" + i));
+            }
+            kv.delete("few.3");
+            kv.put("few.0", bytes("again"));
+            // FEW keys, one of them a marker now: FEW messages, read from the leader alone
+            Map<String, byte[]> few = SealedScan.fromLeader(leader, "KV_" + BUCKET, "$KV." + BUCKET + ".", "few.");
+            assertEquals(List.of("few.1", "few.2", "few.4", "few.5", "few.6", "few.7", "few.0"), List.copyOf(few.keySet()),
+                    "stream order, the marker's key left out, the re-put key last");
+            assertArrayEquals(bytes("again"), few.get("few.0"));
+            assertEquals(few.keySet(), SealedScan.rows(admin, BUCKET, "few.", "cotal-ledger-scan").keySet());
+
+            for (int i = 0; i <= SealedScan.FEW; i++) {
+                kv.put("many." + i, bytes("m" + i));
+            }
+            kv.delete("many.2");
+            assertNull(SealedScan.fromLeader(leader, "KV_" + BUCKET, "$KV." + BUCKET + ".", "many."),
+                    "more than FEW messages: the consumer reads them");
+            Map<String, byte[]> many = SealedScan.rows(admin, BUCKET, "many.", "cotal-ledger-scan");
+            List<String> expected = new java.util.ArrayList<>();
+            for (int i = 0; i <= SealedScan.FEW; i++) {
+                if (i != 2) {
+                    expected.add("many." + i);
+                }
+            }
+            assertEquals(expected, List.copyOf(many.keySet()), "the consumer's scan: every live key, in stream order");
         }
     }
 

@@ -39,10 +39,15 @@ public final class LeaderGet {
 
     /** Reads over {@code connection} with jnats' default JetStream prefix and request timeout. */
     public LeaderGet(Connection connection) {
+        this(connection, null);
+    }
+
+    /** Reads over {@code connection} that wait at most {@code timeout} (null: jnats' default request timeout). */
+    public LeaderGet(Connection connection, Duration timeout) {
         this.connection = connection;
         JetStreamOptions defaults = JetStreamOptions.defaultOptions();
         this.prefix = defaults.getPrefix();
-        this.timeout = defaults.getRequestTimeout() != null ? defaults.getRequestTimeout()
+        this.timeout = timeout != null ? timeout : defaults.getRequestTimeout() != null ? defaults.getRequestTimeout()
                 : connection.getOptions().getConnectionTimeout();
     }
 
@@ -72,16 +77,22 @@ public final class LeaderGet {
     }
 
     private Optional<MessageInfo> get(String stream, MessageGetRequest request) throws IOException, JetStreamApiException {
-        Message reply;
+        return answer(stream, reply(stream, request));
+    }
+
+    /**
+     * The leader's answer to {@code request} on {@code stream}, unread (for a caller that reads it
+     * with {@link ApiAnswers} and falls back to {@link #answer}).
+     */
+    public Message reply(String stream, MessageGetRequest request) throws IOException {
         try {
-            reply = connection.requestWithTimeout(subject(stream), request.serialize(), timeout).get();
+            return connection.requestWithTimeout(subject(stream), request.serialize(), timeout).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading " + stream, e);
         } catch (ExecutionException | CancellationException e) { // a timeout, no responders, a closed connection
             throw new IOException("the leader of " + stream + " did not answer within " + timeout.toMillis() + " ms", e);
         }
-        return answer(stream, reply);
     }
 
     /**

@@ -63,10 +63,15 @@ public final class RowStore {
      * runs once more. Writes never retry (the caller decides, from the typed refusal).
      */
     public RowStore(Connection connection, String bucket) {
+        this(connection, bucket, null);
+    }
+
+    /** Rows of {@code bucket} whose reads wait at most {@code readTimeout} for the leader's answer (null: jnats' default). */
+    public RowStore(Connection connection, String bucket, Duration readTimeout) {
         this.bucket = bucket;
         this.connection = connection;
         this.online = ai.cotal.core.internal.connect.ConnectedWait.on(connection);
-        this.leader = new LeaderGet(connection);
+        this.leader = new LeaderGet(connection, readTimeout);
         this.msgGet = leader.subject(stream());
         this.timeout = leader.timeout();
         try {
@@ -115,12 +120,20 @@ public final class RowStore {
 
     /** The first message ever written on {@code key} (immutable rows). */
     public Optional<Row> first(String key) {
-        return read(key, true);
+        return read(key, true, false);
     }
 
     /** The last message on {@code key} (the attempt row). */
     public Optional<Row> last(String key) {
-        return read(key, false);
+        return read(key, false, false);
+    }
+
+    /**
+     * The last message on {@code key} of a row that ends by a delete or an expiry (a row written
+     * with a TTL): a delete, purge or expiry marker there reads as absent, not as corruption.
+     */
+    public Optional<Row> lastLive(String key) {
+        return read(key, false, true);
     }
 
     /**
@@ -149,8 +162,17 @@ public final class RowStore {
      * error than "no message") reads again with {@link #last}.
      */
     public Optional<Row> awaitLast(PendingRead read) {
+        return await(read, false);
+    }
+
+    /** {@link #lastLive}'s outcome for a {@link #sendLast}, as {@link #awaitLast} is {@link #last}'s. */
+    public Optional<Row> awaitLive(PendingRead read) {
+        return await(read, true);
+    }
+
+    private Optional<Row> await(PendingRead read, boolean markersAbsent) {
         if (read.reply == null) {
-            return last(read.key);
+            return read(read.key, false, markersAbsent);
         }
         Message reply;
         try {
@@ -163,44 +185,63 @@ public final class RowStore {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + read.key
                         + " (the broker did not answer); retry shortly", e);
             }
-            return last(read.key);
+            return read(read.key, false, markersAbsent);
         }
+        Optional<Row> clean = clean(read.key, reply, markersAbsent);
+        return clean != null ? clean : read(read.key, false, markersAbsent);
+    }
+
+    /**
+     * The row a clean {@code STREAM.MSG.GET} answer carries (empty on "no message"), read in one
+     * pass ({@link ApiAnswers}); null for any other answer (a status, another API error, another
+     * shape), which the caller reads the usual way.
+     */
+    private Optional<Row> clean(String key, Message reply, boolean markersAbsent) {
         ApiAnswers.Get answer = reply == null || reply.isStatusMessage() ? null : ApiAnswers.get(reply.getData());
         if (answer == null || answer.error() && answer.errorCode() != LeaderGet.NO_MESSAGE) {
-            return last(read.key);
+            return null;
         }
         if (answer.error()) {
             return Optional.empty();
         }
         Headers headers = answer.headers() == null ? null : new IncomingHeadersProcessor(answer.headers()).getHeaders();
-        return Optional.of(row(read.key, headers, answer.data(), answer.seq()));
+        return row(key, headers, answer.data(), answer.seq(), markersAbsent);
     }
 
-    private Optional<Row> read(String key, boolean first) {
+    private Optional<Row> read(String key, boolean first, boolean markersAbsent) {
         try {
-            return online.run(() -> readOnce(key, first));
+            return online.run(() -> readOnce(key, first, markersAbsent));
         } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key + " (" + e.getMessage()
                     + "); retry shortly", e);
         }
     }
 
-    private Row row(String key, Headers headers, byte[] data, long seq) {
+    private Optional<Row> row(String key, Headers headers, byte[] data, long seq, boolean markersAbsent) {
         if (headers != null && (headers.containsKey("KV-Operation") || headers.containsKey("Nats-Marker-Reason"))) {
+            if (markersAbsent) {
+                return Optional.empty();
+            }
             throw new CotalException(ErrorCode.DATA_LOSS, bucket + " " + key
                     + " is corrupt: a delete or purge marker stands where a row belongs");
         }
-        return new Row(data == null ? new byte[0] : data, seq);
+        return Optional.of(new Row(data == null ? new byte[0] : data, seq));
     }
 
-    private Optional<Row> readOnce(String key, boolean first) throws IOException {
+    private Optional<Row> readOnce(String key, boolean first, boolean markersAbsent) throws IOException {
         try {
-            Optional<MessageInfo> found = first ? leader.first(stream(), subject(key)) : leader.last(stream(), subject(key));
+            Message reply = leader.reply(stream(), first ? MessageGetRequest.firstForSubject(subject(key))
+                    : MessageGetRequest.lastForSubject(subject(key)));
+            Optional<Row> clean = clean(key, reply, markersAbsent);
+            if (clean != null) {
+                return clean;
+            }
+            Optional<MessageInfo> found = LeaderGet.answer(stream(), reply);
             if (found.isEmpty()) {
                 return Optional.empty();
             }
             MessageInfo info = found.get();
-            return Optional.of(row(key, info.getHeaders(), info.getData(), info.getSeq()));
+            return row(key, info.getHeaders(), info.getData(), info.getSeq(), markersAbsent);
         } catch (JetStreamApiException e) {
             if (LeaderGet.unavailable(e)) {
                 throw new IOException(e.getApiErrorCode() + " " + e.getErrorDescription(), e);
