@@ -71,6 +71,19 @@ class SpaceTeardownBrokerTest {
         }
     }
 
+    /**
+     * The broker refuses {@code creds}: a revoked user or a retired account (its error reaches
+     * the client, or, when jnats reports only that it could not connect, the broker's log).
+     */
+    private static void refusedByTheBroker(NatsBroker nats, Creds creds) {
+        long mark = nats.log().mark();
+        String refusal = refusedConnect(nats, creds).getMessage();
+        if (!refusal.contains("Authorization Violation") && !refusal.contains("maximum")) {
+            assertTrue(nats.log().await(mark, line -> line.contains("authentication error")
+                    || line.contains("maximum account active connections"), WAIT).isPresent(), refusal);
+        }
+    }
+
     private static long conn(String jwt) {
         return NatsJwt.decode(jwt, AccountClaim.class).nats().limits().conn();
     }
@@ -109,12 +122,8 @@ class SpaceTeardownBrokerTest {
             ClaimSet<AccountClaim> after = NatsJwt.decode(outcome.retiredJwt(), AccountClaim.class);
             assertTrue(after.nats().revocations().get("*") >= NatsJwt.decode(used.get(0).jwt()).iat(),
                     "the teardown user is revoked");
-            String teardownRefused = refusedConnect(nats, used.get(0)).getMessage();
-            assertTrue(teardownRefused.contains("Authorization Violation") || teardownRefused.contains("maximum"),
-                    teardownRefused);
-            String refused = refusedConnect(nats, f.mint(f.alpha, CredentialProfile.OBSERVER, MintOptions.defaults()))
-                    .getMessage();
-            assertTrue(refused.contains("Authorization Violation") || refused.contains("maximum"), refused);
+            refusedByTheBroker(nats, used.get(0));
+            refusedByTheBroker(nats, f.mint(f.alpha, CredentialProfile.OBSERVER, MintOptions.defaults()));
             try (Client beta = connect(nats, f.mint(f.beta, CredentialProfile.PROVISIONER, MintOptions.defaults()))) {
                 assertEquals(1, beta.connection().jetStreamManagement().getStreamInfo("CHAT_beta").getStreamState()
                         .getMsgCount(), "the sibling keeps its data");
@@ -153,6 +162,30 @@ class SpaceTeardownBrokerTest {
             SpaceTeardown.Outcome replay = SpaceTeardown.tearDown(claims, members, withClaim(f, f.alpha, stored.get(0)),
                     connector(nats), stored::add, WAIT, f.clock);
             assertEquals(StoreNames.allStreams("alpha"), replay.deleted(), "the replay finishes the teardown");
+        }
+    }
+
+    @Test
+    void aFailedStoreStillPushesTheRetirementSoTheWindowIsClosed(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> f.config(b, 100));
+        try (Connection system = f.system(nats)) {
+            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
+            ClusterMembers members = claims.members(WAIT);
+            provision(claims, nats);
+            String retired = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
+            claims.push(retired, members, WAIT);
+
+            CotalException full = new CotalException(ErrorCode.UNAVAILABLE, "the record store is full");
+            CotalException thrown = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
+                    withClaim(f, f.alpha, retired), connector(nats), jwt -> {
+                        stored.add(jwt);
+                        throw full;
+                    }, WAIT, f.clock));
+            assertSame(full, thrown);
+            String held = claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow();
+            assertEquals(stored.get(0), held, "the retirement was pushed although storing it failed");
+            assertEquals(0, conn(held));
+            refusedByTheBroker(nats, used.get(0));
         }
     }
 }
