@@ -198,7 +198,7 @@ final class SpaceCommand {
                 return SpaceTeardown.tearDown(claimsApi, claimsApi.members(PUSH_WAIT),
                         new SpaceAuth(tenants.broker(), tenant.account()), creds -> NatsConnector.builder().server(server)
                                 .creds(creds).label("cotal-auth:teardown:" + space).build().connect(),
-                        retired -> tenants.store(tenant, retired), PUSH_WAIT, clock);
+                        retired -> tenants.store(tenant, retired), PUSH_WAIT);
             } catch (PushIncomplete e) {
                 throw again(e);
             }

@@ -11,6 +11,8 @@ import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.ClaimSet;
+import ai.cotal.core.jwt.ClaimVerifier;
+import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
@@ -78,19 +80,22 @@ public final class SpaceTeardown {
      * @param maxWait how long each push waits for the members
      * @throws CotalException before anything is sent: {@code bad-request} naming the argument (a
      *     {@code space} whose claim is not of the broker of {@code claims}); {@code failed-precondition}
-     *     naming {@code space} when its claim is live. Afterwards: a push's failure (§5.1, e.g.
-     *     {@code PushIncomplete}), the connection's ({@code unauthenticated}, {@code unavailable})
-     *     or a delete's; the first failure is thrown with the later ones suppressed, and running
-     *     the call again converges
+     *     naming {@code space} when its claim is live; {@code unavailable} naming {@code space} when
+     *     its claim is issued so far ahead of {@code claims}' clock (teardowns in quick succession)
+     *     that the closing retirement would be refused as issued in the future: run it again once
+     *     the clock has caught up. Afterwards: a push's failure (SPEC §5.1, e.g.
+     *     {@code PushIncomplete}), the connection's ({@code unauthenticated}, {@code unavailable}),
+     *     a delete's or {@code storeRetired}'s; the first failure is thrown with the later ones
+     *     suppressed, and running the call again converges
      */
     public static Outcome tearDown(AccountClaims claims, ClusterMembers members, SpaceAuth space,
-            Function<Creds, Connection> connect, Consumer<String> storeRetired, Duration maxWait, Clock clock) {
+            Function<Creds, Connection> connect, Consumer<String> storeRetired, Duration maxWait) {
         required(claims, "claims");
         required(members, "members");
         required(space, "space");
         required(connect, "connect");
         required(storeRetired, "storeRetired");
-        required(clock, "clock");
+        Clock clock = claims.clock();
         if (maxWait == null || maxWait.isNegative() || maxWait.isZero()) {
             throw CotalException.badRequest("maxWait", "must be positive");
         }
@@ -109,6 +114,14 @@ public final class SpaceTeardown {
         }
         long now = clock.instant().getEpochSecond();
         String window = AccountClaims.teardownWindow(space.broker(), space.space().jwt(), now);
+        // every re-signing is issued a second after the claim it replaces: a push refuses a claim
+        // issued more than the skew ahead, and the closing retirement must not be the one refused
+        long closingIat = NatsJwt.decode(window).iat() + 1;
+        if (closingIat > now + ClaimVerifier.DEFAULT_SKEW.toSeconds()) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "space: its account claim is issued ahead of the clock"
+                    + " (iat " + current.iat() + ", now " + now + "): nothing was sent; run the teardown again in "
+                    + (closingIat - now - ClaimVerifier.DEFAULT_SKEW.toSeconds()) + " s");
+        }
         // a user issued at or before the retirement's revocation is refused: the teardown user is issued after it
         Map<String, Long> revoked = current.nats().revocations();
         long issuedAt = Math.max(now, (revoked == null ? 0 : revoked.getOrDefault("*", 0L)) + 1);

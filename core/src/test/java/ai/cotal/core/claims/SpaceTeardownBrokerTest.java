@@ -29,6 +29,8 @@ import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -71,6 +73,15 @@ class SpaceTeardownBrokerTest {
         }
     }
 
+    /** Both spaces provisioned, then alpha retired on the broker: its retired claim. */
+    private String provisionAndRetireAlpha(AccountClaims claims, ClusterMembers members, NatsBroker nats)
+            throws Exception {
+        provision(claims, nats);
+        String retired = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
+        claims.push(retired, members, WAIT);
+        return retired;
+    }
+
     /**
      * The broker refuses {@code creds}: a revoked user or a retired account (its error reaches
      * the client, or, when jnats reports only that it could not connect, the broker's log).
@@ -99,13 +110,19 @@ class SpaceTeardownBrokerTest {
             String heldLive = claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow();
 
             CotalException live = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
-                    new SpaceAuth(f.broker, f.alpha), connector(nats), stored::add, WAIT, f.clock));
+                    new SpaceAuth(f.broker, f.alpha), connector(nats), stored::add, WAIT));
             assertEquals(ErrorCode.FAILED_PRECONDITION, live.code(), live.getMessage());
             assertTrue(live.getMessage().startsWith("space: 'alpha' is live"), live.getMessage());
             CotalException foreign = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
-                    SpaceAuth.create("alpha", f.clock), connector(nats), stored::add, WAIT, f.clock));
+                    SpaceAuth.create("alpha", f.clock), connector(nats), stored::add, WAIT));
             assertEquals(ErrorCode.BAD_REQUEST, foreign.code(), foreign.getMessage());
             assertTrue(foreign.getMessage().startsWith("space"), foreign.getMessage());
+            String ahead = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond() + 5);
+            CotalException early = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
+                    withClaim(f, f.alpha, ahead), connector(nats), stored::add, WAIT));
+            assertEquals(ErrorCode.UNAVAILABLE, early.code(), early.getMessage());
+            assertTrue(early.getMessage().startsWith("space: its account claim is issued ahead of the clock"),
+                    early.getMessage());
             assertEquals(List.of(), used, "a refused teardown connected nothing");
             assertEquals(List.of(), stored, "a refused teardown stored nothing");
             assertEquals(heldLive, claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow(), "nor pushed anything");
@@ -113,7 +130,7 @@ class SpaceTeardownBrokerTest {
             String retired = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
             claims.push(retired, members, WAIT);
             SpaceTeardown.Outcome outcome = SpaceTeardown.tearDown(claims, members, withClaim(f, f.alpha, retired),
-                    connector(nats), stored::add, WAIT, f.clock);
+                    connector(nats), stored::add, WAIT);
             assertEquals(StoreNames.allStreams("alpha"), outcome.deleted(), "every stream of the space went");
             assertEquals(List.of(outcome.retiredJwt()), stored, "the new retirement was given to the caller");
             assertEquals(outcome.retiredJwt(), claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow(),
@@ -130,7 +147,7 @@ class SpaceTeardownBrokerTest {
             }
 
             SpaceTeardown.Outcome replay = SpaceTeardown.tearDown(claims, members,
-                    withClaim(f, f.alpha, outcome.retiredJwt()), connector(nats), stored::add, WAIT, f.clock);
+                    withClaim(f, f.alpha, outcome.retiredJwt()), connector(nats), stored::add, WAIT);
             assertEquals(List.of(), replay.deleted(), "a replay deletes nothing");
             assertTrue(NatsJwt.decode(replay.retiredJwt()).iat() > NatsJwt.decode(outcome.retiredJwt()).iat());
             assertEquals(replay.retiredJwt(), claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow());
@@ -139,53 +156,42 @@ class SpaceTeardownBrokerTest {
     }
 
     @Test
-    void aFailedConnectStillClosesTheWindowAndAReplayFinishes(NatsBrokers brokers) throws Exception {
+    void aFailedConnectOrStoreStillClosesTheWindowAndAReplayFinishes(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(b -> f.config(b, 100));
         try (Connection system = f.system(nats)) {
             AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
             ClusterMembers members = claims.members(WAIT);
-            provision(claims, nats);
-            String retired = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
-            claims.push(retired, members, WAIT);
+            String retired = provisionAndRetireAlpha(claims, members, nats);
 
             CotalException down = new CotalException(ErrorCode.UNAVAILABLE, "the teardown connection failed");
             CotalException thrown = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
                     withClaim(f, f.alpha, retired), creds -> {
                         throw down;
-                    }, stored::add, WAIT, f.clock));
+                    }, stored::add, WAIT));
             assertSame(down, thrown, "the failure is the caller's");
             assertEquals(1, stored.size(), "a new retirement was given to the caller after the failure");
             assertEquals(stored.get(0), claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow(),
                     "and pushed: the window is not left open");
             assertEquals(0, conn(stored.get(0)));
 
-            SpaceTeardown.Outcome replay = SpaceTeardown.tearDown(claims, members, withClaim(f, f.alpha, stored.get(0)),
-                    connector(nats), stored::add, WAIT, f.clock);
+            // each run re-signs twice, a second apart: the later runs are made later, as a replay is
+            AccountClaims later = new AccountClaims(system, f.broker, Clock.offset(f.clock, Duration.ofSeconds(10)));
+            SpaceTeardown.Outcome replay = SpaceTeardown.tearDown(later, members, withClaim(f, f.alpha, stored.get(0)),
+                    connector(nats), stored::add, WAIT);
             assertEquals(StoreNames.allStreams("alpha"), replay.deleted(), "the replay finishes the teardown");
-        }
-    }
-
-    @Test
-    void aFailedStoreStillPushesTheRetirementSoTheWindowIsClosed(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(b -> f.config(b, 100));
-        try (Connection system = f.system(nats)) {
-            AccountClaims claims = new AccountClaims(system, f.broker, f.clock);
-            ClusterMembers members = claims.members(WAIT);
-            provision(claims, nats);
-            String retired = AccountClaims.retire(f.broker, f.alpha.jwt(), f.clock.instant().getEpochSecond());
-            claims.push(retired, members, WAIT);
 
             CotalException full = new CotalException(ErrorCode.UNAVAILABLE, "the record store is full");
-            CotalException thrown = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(claims, members,
-                    withClaim(f, f.alpha, retired), connector(nats), jwt -> {
+            AccountClaims latest = new AccountClaims(system, f.broker, Clock.offset(f.clock, Duration.ofSeconds(20)));
+            thrown = assertThrows(CotalException.class, () -> SpaceTeardown.tearDown(latest, members,
+                    withClaim(f, f.alpha, replay.retiredJwt()), connector(nats), jwt -> {
                         stored.add(jwt);
                         throw full;
-                    }, WAIT, f.clock));
+                    }, WAIT));
             assertSame(full, thrown);
             String held = claims.lookup(f.alpha.accountPublicKey(), WAIT).orElseThrow();
-            assertEquals(stored.get(0), held, "the retirement was pushed although storing it failed");
+            assertEquals(stored.get(2), held, "the retirement was pushed although storing it failed");
             assertEquals(0, conn(held));
-            refusedByTheBroker(nats, used.get(0));
+            refusedByTheBroker(nats, used.get(1));
         }
     }
 }
