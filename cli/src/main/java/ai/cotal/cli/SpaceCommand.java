@@ -186,42 +186,28 @@ final class SpaceCommand {
     }
 
     /**
-     * Deletes every stream of a retired space (SPEC §5.2 "Teardown"): pushes its teardown window
-     * (one connection, the retirement's revocations kept), deletes the streams that exist with a
-     * one-shot {@code teardown} credential, then, whatever happened, stores and pushes a new
-     * retirement of the window (every user issued up to then revoked, the teardown's included). A
-     * live space is refused before anything is sent; running it again finishes an interrupted run.
+     * Deletes every stream of a retired space with {@code SpaceTeardown.tearDown} (SPEC §5.2
+     * "Teardown"): the window pushed, the streams deleted with a one-shot {@code teardown}
+     * credential, then a new retirement stored in the tenant record and pushed. A live space is
+     * refused before anything is sent; running it again finishes an interrupted run.
      */
     private static int teardown(Tenants tenants, String space, String server, PrintStream out, Clock clock) {
         Tenants.Tenant tenant = tenants.require(space);
-        if (!tenant.retired()) {
-            throw CotalException.failedPrecondition("space '" + space + "' is live: only a retired space is torn down"
-                    + " (back it up, retire it, then tear it down)");
-        }
-        String window = AccountClaims.teardownWindow(tenants.broker(), tenant.account().jwt(),
-                clock.instant().getEpochSecond());
-        // the teardown user is issued after the retirement's revocation (a user issued at or before it is refused)
-        java.util.Map<String, Long> revoked = ai.cotal.core.jwt.NatsJwt.decode(window,
-                ai.cotal.core.jwt.AccountClaim.class).nats().revocations();
-        long issuedAt = Math.max(clock.instant().getEpochSecond(), (revoked == null ? 0 : revoked.getOrDefault("*", 0L)) + 1);
-        MintOptions mint = MintOptions.builder().clock(Clock.fixed(java.time.Instant.ofEpochSecond(issuedAt),
-                java.time.ZoneOffset.UTC)).build();
-        List<String> deleted;
-        try {
-            push(tenants, server, List.of(window), clock);
-            deleted = withSpace(tenants, tenant, server, CredentialProfile.TEARDOWN, mint, "teardown",
-                    connection -> SpaceTeardown.deleteStreams(connection, space));
-        } finally { // the window never stays open: retired again, later than the window, the teardown user revoked
-            String retired = AccountClaims.retire(tenants.broker(), window, Math.max(issuedAt,
-                    clock.instant().getEpochSecond()));
-            tenant = tenants.store(tenant, retired);
-            push(tenants, server, List.of(retired), clock);
-        }
+        SpaceTeardown.Outcome outcome = withClaims(tenants, server, clock, claimsApi -> {
+            try {
+                return SpaceTeardown.tearDown(claimsApi, claimsApi.members(PUSH_WAIT),
+                        new SpaceAuth(tenants.broker(), tenant.account()), creds -> NatsConnector.builder().server(server)
+                                .creds(creds).label("cotal-auth:teardown:" + space).build().connect(),
+                        retired -> tenants.store(tenant, retired), PUSH_WAIT);
+            } catch (PushIncomplete e) {
+                throw again(e);
+            }
+        });
         out.println("| stream");
         out.println("|" + "-".repeat(36));
-        deleted.forEach(stream -> out.println("| " + stream));
-        out.println("space '" + space + "' torn down: " + deleted.size() + " streams deleted; it stays retired (its"
-                + " tenant record and account claim remain)");
+        outcome.deleted().forEach(stream -> out.println("| " + stream));
+        out.println("space '" + space + "' torn down: " + outcome.deleted().size() + " streams deleted; it stays retired"
+                + " (its tenant record and account claim remain)");
         return 0;
     }
 
@@ -298,12 +284,17 @@ final class SpaceCommand {
                 try {
                     claimsApi.push(claim, members, PUSH_WAIT);
                 } catch (PushIncomplete e) {
-                    throw new CotalException(ErrorCode.DEADLINE_EXCEEDED, e.getMessage()
-                            + "; run the same command again once they are back", e);
+                    throw again(e);
                 }
             }
             return String.join(", ", members.names());
         });
+    }
+
+    /** A push that missed members: the command converges when run again once they are back. */
+    private static CotalException again(PushIncomplete e) {
+        return new CotalException(ErrorCode.DEADLINE_EXCEEDED, e.getMessage()
+                + "; run the same command again once they are back", e);
     }
 
     /** What the broker holds for each readable tenant: {@code current}, {@code absent} or {@code other}. */
@@ -336,13 +327,8 @@ final class SpaceCommand {
     /** Runs {@code work} on a connection as a fresh one-shot credential of the tenant's own account. */
     private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
             String label, Function<Connection, T> work) {
-        return withSpace(tenants, tenant, url, profile, MintOptions.defaults(), label, work);
-    }
-
-    /** As above, the credential minted with {@code mint}. */
-    private static <T> T withSpace(Tenants tenants, Tenants.Tenant tenant, String url, CredentialProfile profile,
-            MintOptions mint, String label, Function<Connection, T> work) {
-        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile, mint);
+        Creds creds = Creds.mint(new SpaceAuth(tenants.broker(), tenant.account()), Identity.create(), profile,
+                MintOptions.defaults());
         try (Connection connection = NatsConnector.builder().server(url).creds(creds).label("cotal-auth:" + label + ":"
                 + tenant.space()).build().connect()) {
             return work.apply(connection);

@@ -73,7 +73,7 @@ final class Tenants {
     /** True when {@code accountJwt} is a retired claim ({@code limits.conn = 0}, SPEC §5.2). */
     static boolean retired(String accountJwt) {
         AccountClaim claim = NatsJwt.decode(accountJwt, AccountClaim.class).nats();
-        return claim.limits() != null && claim.limits().conn() != null && claim.limits().conn() == 0;
+        return claim.limits() != null && claim.limits().admitsNoConnection();
     }
 
     /** The broker record; {@code failed-precondition} when the root has none yet. */

@@ -59,6 +59,16 @@ public final class AccountClaims {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    /** The broker trust every claim sent here must chain to. */
+    public BrokerAuth broker() {
+        return broker;
+    }
+
+    /** The clock every claim sent here is checked against. */
+    public Clock clock() {
+        return clock;
+    }
+
     /** A retired copy of {@code accountJwt}: no new connections, every user issued up to now revoked. */
     public static String retire(BrokerAuth broker, String accountJwt, long nowSeconds) {
         return AccountRetirement.retire(broker, accountJwt, nowSeconds);

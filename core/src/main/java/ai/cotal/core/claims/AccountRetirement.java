@@ -39,7 +39,7 @@ final class AccountRetirement {
     static String reinstate(BrokerAuth broker, String retiredJwt, long nowSeconds) {
         ClaimSet<AccountClaim> current = verified(broker, retiredJwt, nowSeconds);
         AccountClaim body = current.nats();
-        if (body.limits() == null || body.limits().conn() == null || body.limits().conn() != 0) {
+        if (body.limits() == null || !body.limits().admitsNoConnection()) {
             throw CotalException.badRequest("retiredJwt", "is not a retired claim (conn is not 0)");
         }
         AccountClaim reinstated = new AccountClaim(body.limits().withConn(-1), body.signingKeys(), body.revocations(),
@@ -50,7 +50,7 @@ final class AccountRetirement {
     static String teardownWindow(BrokerAuth broker, String retiredJwt, long nowSeconds) {
         ClaimSet<AccountClaim> current = verified(broker, retiredJwt, nowSeconds);
         AccountClaim body = current.nats();
-        if (body.limits() == null || body.limits().conn() == null || body.limits().conn() != 0) {
+        if (body.limits() == null || !body.limits().admitsNoConnection()) {
             throw CotalException.failedPrecondition("only a retired space is torn down: the claim admits connections"
                     + " (retire it first, after a backup)");
         }

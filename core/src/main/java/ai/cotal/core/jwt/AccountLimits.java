@@ -15,6 +15,11 @@ public record AccountLimits(Long subs, Long data, Long payload, Long imports, Lo
                 jetstream ? -1L : null, jetstream ? -1L : null, null, null, null, null);
     }
 
+    /** True when {@code conn = 0}: no connection is admitted (a retired space, SPEC §5.2). */
+    public boolean admitsNoConnection() {
+        return conn != null && conn == 0;
+    }
+
     /** The same limits with {@code conn} replaced (0 refuses every new connection). */
     public AccountLimits withConn(long connections) {
         return new AccountLimits(subs, data, payload, imports, exports, wildcards, disallowBearer, connections, leaf,
