@@ -12,6 +12,7 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.jwt.AccountClaim;
+import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.CalloutAuth;
@@ -166,10 +167,24 @@ final class Tenants {
         return require(space);
     }
 
-    /** Stores {@code claim} as the tenant's account claim (retired or reinstated); returns the tenant as stored. */
+    /**
+     * Stores {@code claim} as the tenant's account claim (retired or reinstated); returns the tenant
+     * as stored. The claim is verified first, so a refused one is never written: a claim dated
+     * further ahead of this clock than its skew (each change is dated a second after the claim it
+     * replaces, so many changes within one second run ahead) is refused {@code unavailable} with
+     * the seconds to wait.
+     */
     Tenant store(Tenant tenant, String claim) {
         SpaceAccountAuth account = tenant.account();
-        records.saveAccount(new SpaceAccountAuth(account.space(), account.account(), account.signing(), claim));
+        SpaceAccountAuth next = new SpaceAccountAuth(account.space(), account.account(), account.signing(), claim);
+        long ahead = NatsJwt.decode(claim).iat() - clock.instant().getEpochSecond() - ClaimVerifier.DEFAULT_SKEW.toSeconds();
+        if (ahead > 0) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "space '" + account.space() + "': its next account claim"
+                    + " would be dated ahead of this clock (each change is dated after the one it replaces); nothing"
+                    + " was written: run the command again in " + ahead + " s");
+        }
+        next.requireSignedBy(broker(), clock);
+        records.saveAccount(next);
         return require(tenant.space());
     }
 

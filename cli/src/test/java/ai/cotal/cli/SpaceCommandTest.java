@@ -67,4 +67,22 @@ class SpaceCommandTest {
         assertTrue(out.toString().lines().anyMatch(l -> l.contains("beta") && l.contains("unreadable")), out.toString());
         assertTrue(out.toString().lines().anyMatch(l -> l.contains("alpha") && l.contains("live")), out.toString());
     }
+
+    @Test
+    void aClaimDatedAheadOfTheClockIsRefusedUnavailableAndNotWritten() {
+        assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "alpha"), err.toString());
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        Tenants tenants = new Tenants(root, clock);
+        Tenants.Tenant alpha = tenants.require("alpha");
+        String before = alpha.account().jwt();
+        String ahead = ai.cotal.core.claims.AccountClaims.retire(tenants.broker(), before,
+                clock.instant().getEpochSecond() + 60);
+        ai.cotal.core.CotalException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                ai.cotal.core.CotalException.class, () -> tenants.store(alpha, ahead));
+        assertEquals(ai.cotal.core.ErrorCode.UNAVAILABLE, refused.code());
+        assertTrue(refused.getMessage().contains("nothing was written: run the command again in "), refused.getMessage());
+        assertEquals(before, tenants.require("alpha").account().jwt(), "the stored claim is the one before");
+        String now = ai.cotal.core.claims.AccountClaims.retire(tenants.broker(), before, clock.instant().getEpochSecond());
+        assertTrue(Tenants.retired(tenants.store(alpha, now).account().jwt()), "a claim of now is stored");
+    }
 }

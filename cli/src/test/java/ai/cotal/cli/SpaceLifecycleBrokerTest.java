@@ -296,6 +296,14 @@ class SpaceLifecycleBrokerTest {
             assertEquals("beta", get(c, "beta", "who"), "the sibling keeps its data");
         }
 
+        // a time, not an event: each change is dated a second after the one it replaces, so the
+        // retire and two teardowns within one second run ahead of the clock; a claim more than the
+        // skew ahead is refused (SPEC §5.2), so the reinstate waits until its own date is in range
+        long stored = ai.cotal.core.jwt.NatsJwt.decode(new TrustRecords(new FileSecretStore(root), clock)
+                .loadAccount("alpha").orElseThrow().jwt()).iat();
+        while (stored + 1 - clock.instant().getEpochSecond() > ai.cotal.core.jwt.ClaimVerifier.DEFAULT_SKEW.toSeconds()) {
+            Thread.sleep(50);
+        }
         ok("space", "reinstate", "--root", root.toString(), "--space", "alpha", "--server", nats.url());
         long revokedAt = ai.cotal.core.jwt.NatsJwt.decode(new TrustRecords(new FileSecretStore(root), clock)
                 .loadAccount("alpha").orElseThrow().jwt(), ai.cotal.core.jwt.AccountClaim.class).nats().revocations()

@@ -25,7 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A connect flood with the public sentinel credential and no bearer (issue #32 item 7):
+ * A connect flood with the public sentinel credential and no bearer (SPEC §13.16 "Lanes"):
  * {@code scripts/bench CalloutFloodScenario [inFlight] [seconds]} (default 2,000 and 60). One plane
  * and one responder on a loopback broker; a {@link SentinelFlood} process of its own keeps
  * {@code inFlight} raw bearer-less connects under way; meanwhile a member (the victim) connects with its own valid
