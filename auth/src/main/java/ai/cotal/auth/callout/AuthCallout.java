@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * lane: requests whose token has a bearer's shape may use every worker, the rest at most one of
  * them and a short queue, each lane served round-robin over the clients' hosts and newest first,
  * so a flood of connects with the public sentinel alone cannot crowd out connects that carry a
- * bearer. Requests that are not sealed to the
+ * bearer; the bearer lane's answers go out on a second connection of the callout user, so the
+ * broker reads them beside, not behind, the other lane's refusals. Requests that are not sealed to the
  * callout's curve key, do not verify, or do not come from an expected server get no answer; a
  * refused bearer gets a signed, sealed error with the reason. Closing stops this responder only.
  * Thread-safe.
@@ -40,6 +41,7 @@ public final class AuthCallout implements AutoCloseable {
     static final int REST_WAITING = 32;
 
     private final Connection connection;
+    private final Connection answers;
     private final CalloutHandler handler;
     private final FairWorkers<CalloutHandler.Arrival> lanes;
 
@@ -48,8 +50,10 @@ public final class AuthCallout implements AutoCloseable {
     private volatile boolean answering = true;
     private volatile AuthMetrics.Registration gauges = () -> { };
 
-    private AuthCallout(Connection connection, CalloutHandler handler, String space, AuthMetrics metrics) {
+    private AuthCallout(Connection connection, Connection answers, CalloutHandler handler, String space,
+            AuthMetrics metrics) {
         this.connection = connection;
+        this.answers = answers;
         this.handler = handler;
         this.space = space;
         this.lanes = new FairWorkers<>("cotal-auth-callout", WORKERS, List.of(new FairWorkers.Lane(BEARER_WAITING, true,
@@ -59,16 +63,22 @@ public final class AuthCallout implements AutoCloseable {
     }
 
     /**
-     * Connects as the callout user (to one of the servers, reconnecting forever to any member of
-     * the cluster it knows) and starts answering; leaves the queue group once the authority
-     * stops ({@link CalloutAuthority#stopped()}).
+     * Connects as the callout user twice (the requests and the other lane's answers; the bearer
+     * lane's answers), each to one of the servers, reconnecting forever to any member of the
+     * cluster it knows, and starts answering; leaves the queue group once the authority stops
+     * ({@link CalloutAuthority#stopped()}).
      */
     public static AuthCallout start(CalloutOptions options) {
-        Connection connection = NatsConnector.builder().servers(options.servers()).creds(options.callout().calloutCreds())
-                .label("cotal:auth-callout:" + options.plane().space()).maxReconnects(-1).timeout(Duration.ofSeconds(5))
-                .sslContext(options.sslContext()).build().connect();
+        Connection connection = connect(options, "cotal:auth-callout:");
+        Connection answers;
+        try {
+            answers = connect(options, "cotal:auth-callout-answers:");
+        } catch (RuntimeException e) {
+            closeQuietly(connection);
+            throw e;
+        }
         CalloutHandler handler = new CalloutHandler(options);
-        AuthCallout callout = new AuthCallout(connection, handler, options.plane().space(), options.metrics());
+        AuthCallout callout = new AuthCallout(connection, answers, handler, options.plane().space(), options.metrics());
         Dispatcher dispatcher = connection.createDispatcher(callout::onMessage);
         callout.dispatcher = dispatcher;
         dispatcher.subscribe(CalloutAuth.REQUEST_SUBJECT, options.queueGroup());
@@ -82,6 +92,12 @@ public final class AuthCallout implements AutoCloseable {
         options.plane().stopped().thenAccept(callout::leave);
         callout.gauges = options.metrics().calloutGauges(callout::answering); // left at close()
         return callout;
+    }
+
+    private static Connection connect(CalloutOptions options, String label) {
+        return NatsConnector.builder().servers(options.servers()).creds(options.callout().calloutCreds())
+                .label(label + options.plane().space()).maxReconnects(-1).timeout(Duration.ofSeconds(5))
+                .sslContext(options.sslContext()).build().connect();
     }
 
     /** Leaves the queue group: the authority can only refuse now, so the other responders answer. */
@@ -117,15 +133,22 @@ public final class AuthCallout implements AutoCloseable {
 
     private void answer(CalloutHandler.Arrival arrival) {
         try {
-            handler.handle(arrival).ifPresent(bytes -> connection.publish(arrival.replyTo(), bytes));
+            // the broker acts on a connection's messages in order: a bearer's answer never waits behind refusals
+            handler.handle(arrival).ifPresent(bytes -> (arrival.bearer() ? answers : connection)
+                    .publish(arrival.replyTo(), bytes));
         } catch (RuntimeException e) {
             LOG.error("auth-callout: a request failed unexpectedly; it gets no answer", e);
         }
     }
 
-    /** The responder's connection (monitoring, tests). */
+    /** The responder's connection: its requests and the other lane's answers (monitoring, tests). */
     public Connection connection() {
         return connection;
+    }
+
+    /** The connection of the bearer lane's answers (monitoring, tests). */
+    public Connection answers() {
+        return answers;
     }
 
     @Override
@@ -133,8 +156,13 @@ public final class AuthCallout implements AutoCloseable {
         answering = false;
         gauges.close();
         lanes.closeNow();
+        closeQuietly(connection);
+        closeQuietly(answers);
+    }
+
+    private static void closeQuietly(Connection c) {
         try {
-            connection.close();
+            c.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The responder's lanes (SPEC §13.16) on the real broker: with its share of workers for requests
  * without a bearer held by such requests, and more of them waiting ahead, a connect that carries a
- * bearer is still answered (admitted).
+ * bearer is still answered (admitted); a bearer's answer travels on a connection of its own, so the
+ * broker never reads it behind the other lane's refusals.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -133,6 +134,27 @@ class CalloutLanesBrokerTest {
         } finally {
             release.countDown();
             flood.shutdownNow();
+        }
+    }
+
+    @Test
+    void aBearersAnswerTravelsOnTheAnswersConnectionOnly(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (AuthAuthorityPlane plane = f.open(nats, stateDir);
+             AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(f.callout)
+                     .plane(plane.calloutAuthority()).signer(new SpaceAuth(f.plane.broker, f.plane.space).strip())
+                     .build())) {
+            String bearer = f.bearer(plane, "laptop", List.of("general"), List.of("general"), Duration.ofMinutes(5));
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER,
+                    "laptop"))) {
+                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+            }
+            assertTrue(callout.answers() != callout.connection(), "two connections");
+            callout.answers().close();
+            // the requests still arrive on the other connection, but the admission has no way out
+            Exception unanswered = f.refused(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop"));
+            assertTrue(unanswered.getMessage().contains("Authorization Violation"), unanswered.getMessage());
+            assertEquals(Connection.Status.CONNECTED, callout.connection().getStatus());
         }
     }
 }
