@@ -60,16 +60,16 @@ class PlaneAuthorizeBrokerTest {
     void aMintAfterTheHeadMovedIsRefusedAndWritesNoRow(NatsBrokers brokers) {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
                     List.of()));
-            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // activates: the plane saw it active
-            plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // written under that head
+            plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // activates: the plane saw it active
+            plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // written under that head
             assertEquals(2, plane.credentials().list().size());
-            assertEquals(2, plane.lifecycles().retireInteractive("u_owner", "laptop", row.lifecycleUid())
+            assertEquals(2, plane.lifecycles().retireInteractive("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid())
                     .credentialsRevoked());
 
             CotalException refused = assertThrows(CotalException.class,
-                    () -> plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()));
+                    () -> plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
             assertEquals(List.of(), plane.credentials().list(), "no row at the retired lifecycle");
         }
@@ -81,16 +81,16 @@ class PlaneAuthorizeBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              io.nats.client.Connection admin = f.admin(nats)) {
-            ActorRow row = plane.ledger().grantActor("u_owner", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
                     List.of()));
-            String credential = plane.credentials().mint("u_owner", "laptop", row.lifecycleUid()); // writes the head
-            ConnectAttempt attempt = new ConnectAttempt("u_owner", "laptop", List.of(), row.lifecycleUid(), credential);
+            String credential = plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // writes the head
+            ConnectAttempt attempt = new ConnectAttempt("u_abcdefghijklmnopqrstuvwxyz", "laptop", List.of(), row.lifecycleUid(), credential);
             plane.credentials().authorize(attempt);
 
-            admin.keyValue("cotal_auth_alpha").purge("lifecycle.head.u_owner.laptop");
+            admin.keyValue("cotal_auth_alpha").purge("lifecycle.head.u_abcdefghijklmnopqrstuvwxyz.laptop");
             CotalException corrupt = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
             assertEquals(ErrorCode.DATA_LOSS, corrupt.code(), corrupt.getMessage());
-            assertTrue(corrupt.getMessage().contains("lifecycle.head.u_owner.laptop"), corrupt.getMessage());
+            assertTrue(corrupt.getMessage().contains("lifecycle.head.u_abcdefghijklmnopqrstuvwxyz.laptop"), corrupt.getMessage());
         }
     }
 }
