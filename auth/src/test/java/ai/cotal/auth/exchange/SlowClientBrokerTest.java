@@ -156,6 +156,7 @@ class SlowClientBrokerTest {
                     assertEquals(200, once.request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
                             "connection " + i + " after " + i + " closed by the client, past the cap of " + cap);
                     once.close();
+                    awaitNoConnections(exchange, url);
                 }
                 for (int i = 0; i < 3 * cap; i++) { // closed by the server after its answer
                     RawClients.Raw once = raw.open(port);
@@ -163,6 +164,7 @@ class SlowClientBrokerTest {
                             .status(), "connection " + i + " after " + i + " closed by the server");
                     assertTrue(once.closedByServer());
                     once.close();
+                    awaitNoConnections(exchange, url);
                 }
                 List<RawClients.Raw> held = new java.util.ArrayList<>();
                 for (int i = 0; i < cap; i++) {
@@ -177,6 +179,7 @@ class SlowClientBrokerTest {
                     kept.endOutput();
                     assertTrue(kept.closedByServer());
                 }
+                awaitNoConnections(exchange, url);
                 assertEquals(200, raw.open(port).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
                         "the peer is served again once its connections are closed");
                 assertEquals(200, operator.open(port).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
@@ -278,6 +281,21 @@ class SlowClientBrokerTest {
             raw.get(0).close(); // slots free: the face accepts again
             raw.get(1).close();
             goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowcap2"));
+        }
+    }
+
+    /**
+     * Waits, at most 10 s, until the face of {@code url} counts no open connection: the face
+     * hears of a close just after the client sees it, so the next connect could otherwise race
+     * the release of the slot it needs. A slot that is never given back still fails the test.
+     */
+    private static void awaitNoConnections(TokenExchange exchange, String url) throws InterruptedException {
+        java.util.function.IntSupplier open = url.equals(exchange.loopbackUrl()) ? exchange::loopbackConnections
+                : exchange::publicConnections;
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (open.getAsInt() > 0) {
+            assertTrue(System.nanoTime() < deadline, "the face still counts " + open.getAsInt() + " open connections");
+            Thread.sleep(5);
         }
     }
 }
