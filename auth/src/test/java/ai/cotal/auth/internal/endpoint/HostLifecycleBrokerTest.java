@@ -92,38 +92,31 @@ class HostLifecycleBrokerTest {
     }
 
     /**
-     * A clock that fails the {@code n}-th {@code instant()} read made while an authority connection
-     * renews its JWT. The plane opens its standing connections in the order writer, reader,
-     * barrier, issuer, discovery, each renewal reads the clock twice, and they renew in that order:
-     * read 9 is the discovery connection's first renewal.
+     * The space's signer, except that it refuses the second signature of the discovery
+     * connection's JWT (its first renewal; the first is its open): the standing connections open
+     * and renew side by side, so only the claim's own name says whose renewal it is.
      */
-    private static final class RenewalFailingClock extends java.time.Clock {
-        private final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        private final int failOn;
-
-        RenewalFailingClock(int failOn) {
-            this.failOn = failOn;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
-        }
-
-        @Override
-        public java.time.Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public java.time.Instant instant() {
-            boolean renewing = StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("renew")
-                    && f.getClassName().equals(ai.cotal.auth.internal.connect.AuthorityConnection.class.getName())));
-            if (renewing && reads.incrementAndGet() == failOn) {
-                throw new IllegalStateException("injected: the clock failed during a renewal");
+    private static ai.cotal.core.trust.SpaceSigner failingDiscoveryRenewal(ai.cotal.core.trust.SpaceSigner signer) {
+        java.util.concurrent.atomic.AtomicInteger discoverySignatures = new java.util.concurrent.atomic.AtomicInteger();
+        ai.cotal.core.keys.AccountSigner signing = signer.signing();
+        return new ai.cotal.core.trust.SpaceSigner(signer.space(), signer.accountPublicKey(), new ai.cotal.core.keys.AccountSigner() {
+            @Override
+            public String publicKey() {
+                return signing.publicKey();
             }
-            return java.time.Instant.now();
-        }
+
+            @Override
+            public byte[] sign(byte[] input) {
+                String text = new String(input, java.nio.charset.StandardCharsets.US_ASCII);
+                String payload = new String(java.util.Base64.getUrlDecoder().decode(text.substring(text.indexOf('.') + 1)),
+                        java.nio.charset.StandardCharsets.UTF_8);
+                if (payload.contains("\"name\":\"" + ai.cotal.auth.internal.connect.AuthorityRole.DISCOVERY
+                        .connectionName(signer.space()) + "\"") && discoverySignatures.incrementAndGet() == 2) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "injected: the signer failed a renewal");
+                }
+                return signing.sign(input);
+            }
+        });
     }
 
     @Test
@@ -133,7 +126,8 @@ class HostLifecycleBrokerTest {
         ai.cotal.auth.Granter owner = new ai.cotal.auth.Granter.Owner(EndpointFixture.OWNER, "laptop");
         String iid = EndpointFixture.iid();
         long before;
-        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).clock(new RenewalFailingClock(9))
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).signer(failingDiscoveryRenewal(new ai.cotal.core.trust.SpaceAuth(
+                f.broker, f.space).strip()))
                 .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
             plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
                     java.util.List.of(), java.util.List.of()));
