@@ -135,9 +135,9 @@ class ClosingTripBrokerTest {
     }
 
     /**
-     * A clock that, once armed, fails one read made while the writer connection renews its JWT.
-     * The standing connections open in the order writer, reader, barrier, issuer, discovery and
-     * renew in that order, reading the clock twice per renewal (see HostLifecycleBrokerTest).
+     * A clock that, once armed, fails one read made while a standing connection renews its JWT
+     * (a renewal's first read in a round of five; the connections open side by side, so which
+     * connection it is depends on the order their renewals run in).
      */
     private static final class WriterRenewalFailingClock extends java.time.Clock {
         private final AtomicInteger renewalReads = new AtomicInteger();
@@ -174,7 +174,9 @@ class ClosingTripBrokerTest {
         try (EndpointFixture x = new EndpointFixture(brokers, stateDir, b -> b.clock(clock)
                 .standingTtl(Duration.ofSeconds(5)))) {
             String why = tripWhileClosing(x, f -> clock.armed.set(true));
-            assertTrue(why.contains("auth-mint") && why.contains("renewing its credential failed"), why);
+            // one standing connection's renewal fails (the connections open and renew side by side,
+            // so the read the clock fails may be the writer's or another's): the host trips on it
+            assertTrue(why.contains("renewing its credential failed") && why.contains("injected"), why);
         }
     }
 }
