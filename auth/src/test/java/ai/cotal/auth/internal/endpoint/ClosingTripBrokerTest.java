@@ -24,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -135,48 +134,43 @@ class ClosingTripBrokerTest {
     }
 
     /**
-     * A clock that, once armed, fails one read made while a standing connection renews its JWT
-     * (a renewal's first read in a round of five; the connections open side by side, so which
-     * connection it is depends on the order their renewals run in).
+     * The space's signer, except that once armed it refuses the next signature of the writer's
+     * JWT (its next renewal): the standing connections open and renew side by side, so only the
+     * claim's own name says whose renewal it is. The writer is the one to fail because the close
+     * releases the claim on the barrier and the reader, which must stay up.
      */
-    private static final class WriterRenewalFailingClock extends java.time.Clock {
-        private final AtomicInteger renewalReads = new AtomicInteger();
-        private final AtomicBoolean armed = new AtomicBoolean();
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
-        }
-
-        @Override
-        public java.time.Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public java.time.Instant instant() {
-            boolean renewing = StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("renew")
-                    && f.getClassName().equals(ai.cotal.auth.internal.connect.AuthorityConnection.class.getName())));
-            if (renewing) {
-                int read = renewalReads.getAndIncrement(); // 0-based: two reads per renewal, five connections a round
-                boolean writersFirstRead = read % 2 == 0 && (read / 2) % 5 == 0;
-                if (writersFirstRead && armed.compareAndSet(true, false)) {
-                    throw new IllegalStateException("injected: the clock failed during the writer's renewal");
-                }
+    private static ai.cotal.core.trust.SpaceSigner failingWriterRenewal(ai.cotal.core.trust.SpaceSigner signer,
+            AtomicBoolean armed) {
+        ai.cotal.core.keys.AccountSigner signing = signer.signing();
+        String writer = "\"name\":\"" + ai.cotal.auth.internal.connect.AuthorityRole.WRITER.connectionName(signer.space()) + "\"";
+        return new ai.cotal.core.trust.SpaceSigner(signer.space(), signer.accountPublicKey(), new ai.cotal.core.keys.AccountSigner() {
+            @Override
+            public String publicKey() {
+                return signing.publicKey();
             }
-            return java.time.Instant.now();
-        }
+
+            @Override
+            public byte[] sign(byte[] input) {
+                String text = new String(input, StandardCharsets.US_ASCII);
+                String payload = new String(java.util.Base64.getUrlDecoder().decode(text.substring(text.indexOf('.') + 1)),
+                        StandardCharsets.UTF_8);
+                if (payload.contains(writer) && armed.compareAndSet(true, false)) {
+                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "injected: the signer failed the writer's renewal");
+                }
+                return signing.sign(input);
+            }
+        });
     }
 
     @Test
     void aRenewalFailureWhileThePlaneClosesTripsTheHost(NatsBrokers brokers) throws Exception {
-        WriterRenewalFailingClock clock = new WriterRenewalFailingClock();
-        try (EndpointFixture x = new EndpointFixture(brokers, stateDir, b -> b.clock(clock)
-                .standingTtl(Duration.ofSeconds(5)))) {
-            String why = tripWhileClosing(x, f -> clock.armed.set(true));
-            // one standing connection's renewal fails (the connections open and renew side by side,
-            // so the read the clock fails may be the writer's or another's): the host trips on it
-            assertTrue(why.contains("renewing its credential failed") && why.contains("injected"), why);
+        AtomicBoolean armed = new AtomicBoolean();
+        // the options as the fixture made them, with their signer wrapped
+        try (EndpointFixture x = new EndpointFixture(brokers, stateDir, b -> b.signer(failingWriterRenewal(
+                b.build().signer(), armed)).standingTtl(Duration.ofSeconds(5)))) {
+            String why = tripWhileClosing(x, f -> armed.set(true));
+            assertTrue(why.contains(ai.cotal.auth.internal.connect.AuthorityRole.WRITER.connectionName("alpha")) && why.contains("renewing its credential failed")
+                    && why.contains("injected"), why);
         }
     }
 }
