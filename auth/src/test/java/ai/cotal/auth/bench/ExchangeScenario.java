@@ -31,12 +31,16 @@ import java.util.Optional;
 /**
  * Scenario: agent token exchanges over HTTP on the loopback face, one client thread. Floors, in
  * the same run: {@code GET /health} on the same face (the HTTP round trip alone) and the plane
- * work an exchange does, in process (a credential row and a bearer). Then the human arm with an
+ * work an exchange does, in process (a credential row and a bearer). After a warm-up the three
+ * run in rounds, their order reversed every other round; the exchange's ratio to the HTTP floor
+ * is also printed round by round (each against its own round's floor). Then the human arm with an
  * EdDSA stock pin and with an RS256 oidc pin, and their ratio. The faces run on Jetty,
  * which sets TCP_NODELAY on every accepted connection.
  */
 public final class ExchangeScenario {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
+    /** Measured rounds of the three agent paths; each round's ratio is against its own floor. */
+    private static final int ROUNDS = 5;
 
     private ExchangeScenario() {
     }
@@ -69,20 +73,36 @@ public final class ExchangeScenario {
                 plane.bearers().issue(new BearerIssuer.Request(OWNER, "agent1", row.scope(), row.lifecycleUid(), credential,
                         Duration.ofMinutes(5), row.parent(), Optional.empty()));
             };
-            for (int i = 0; i < Math.max(50, calls / 10); i++) { // warm-up of all three paths
+            for (int i = 0; i < Math.max(500, calls); i++) { // warm-up of all three paths
                 send(http, health);
                 send(http, post);
                 inProcess.run();
             }
-            long[] floorHttp = time(calls, () -> send(http, health));
-            long[] floorWork = time(calls, inProcess);
-            long[] exchanges = time(calls, () -> send(http, post));
-            System.out.printf("%n%d calls each, one thread%n", calls);
+            Runnable[] paths = {() -> send(http, health), inProcess, () -> send(http, post)};
+            long[][][] rounds = new long[ROUNDS][][];
+            double[] ratios = new double[ROUNDS];
+            for (int r = 0; r < ROUNDS; r++) { // the order reversed every other round
+                long[][] round = new long[3][];
+                for (int k = 0; k < 3; k++) {
+                    int path = r % 2 == 0 ? k : 2 - k;
+                    round[path] = time(calls, paths[path]);
+                }
+                rounds[r] = round;
+                ratios[r] = rate(round[2]) / rate(round[0]);
+            }
+            long[] floorHttp = joined(rounds, 0);
+            long[] floorWork = joined(rounds, 1);
+            long[] exchanges = joined(rounds, 2);
+            System.out.printf("%n%d rounds of %d calls each, one thread%n", ROUNDS, calls);
             System.out.println("\n| path | per s | p50 ms | p99 ms | ratio to the HTTP floor | ratio to the work floor |");
             System.out.println("|---|---|---|---|---|---|");
             row(" `GET /health` (HTTP floor)", floorHttp, floorHttp, floorWork);
             row(" credential row + bearer in process (work floor)", floorWork, floorHttp, floorWork);
             row(" `POST /exchange`, agent arm", exchanges, floorHttp, floorWork);
+            double[] sorted = ratios.clone();
+            Arrays.sort(sorted);
+            System.out.printf("%n`POST /exchange` agent arm / `GET /health`, round by round: median %.2fx [%.2fx-%.2fx]%n",
+                    sorted[ROUNDS / 2], sorted[0], sorted[ROUNDS - 1]);
             humanArms(calls, http, plane, stateDir, capability, exchange.loopbackUrl(), floorHttp, floorWork);
         }
     }
@@ -116,6 +136,11 @@ public final class ExchangeScenario {
             send(http, post);
         }
         return time(calls, () -> send(http, post));
+    }
+
+    /** Every round's timings of one path, in one array. */
+    private static long[] joined(long[][][] rounds, int path) {
+        return Arrays.stream(rounds).flatMapToLong(round -> Arrays.stream(round[path])).toArray();
     }
 
     private static void send(HttpClient http, HttpRequest request) {

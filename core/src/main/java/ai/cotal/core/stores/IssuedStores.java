@@ -34,8 +34,11 @@ public final class IssuedStores {
      */
     public static void requireCurrentShape(Connection connection, String space) {
         JetStreamManagement jsm = SpaceStores.management(connection);
-        for (StreamConfiguration expected : new StreamConfiguration[] {StoreSpecs.issued(space), StoreSpecs.accepted(space)}) {
-            StreamInfo info = SpaceStores.info(jsm, expected.getName()).orElseThrow(() -> CotalException
+        List<StreamConfiguration> shapes = List.of(StoreSpecs.issued(space), StoreSpecs.accepted(space));
+        ai.cotal.core.internal.kv.StreamInfos infos = ai.cotal.core.internal.kv.StreamInfos.send(connection,
+                shapes.stream().map(StreamConfiguration::getName).toList(), connection.getOptions().getConnectionTimeout());
+        for (StreamConfiguration expected : shapes) {
+            StreamInfo info = SpaceStores.sent(infos, expected.getName()).orElseThrow(() -> CotalException
                     .failedPrecondition("store " + expected.getName() + " does not exist: run SpaceStores.setup first"));
             // The replica count is the setup's choice (SPEC §6); a verify-only reader accepts the live one.
             SpaceStores.verify(StoreSpecs.withReplicas(expected, info.getConfiguration().getReplicas()), info.getConfiguration());

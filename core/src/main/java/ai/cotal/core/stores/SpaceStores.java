@@ -4,6 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.LeaderGet;
 import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.internal.kv.StreamInfos;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -61,8 +62,8 @@ public final class SpaceStores {
         SpaceName.check(space, "space");
         int count = checkedReplicas(connection, replicas);
         JetStreamManagement jsm = management(connection);
-        List<String> names = new ArrayList<>(ensure(jsm, StoreSpecs.authority(space, count), null, space));
-        names.addAll(ensure(jsm, StoreSpecs.withReplicas(SpaceStreamSpecs.all(space), count), connection, space));
+        List<String> names = new ArrayList<>(ensure(connection, jsm, StoreSpecs.authority(space, count), false, space));
+        names.addAll(ensure(connection, jsm, StoreSpecs.withReplicas(SpaceStreamSpecs.all(space), count), true, space));
         return names;
     }
 
@@ -78,7 +79,7 @@ public final class SpaceStores {
     public static List<String> setupAuthority(Connection connection, String space, StoreReplicas replicas) {
         SpaceName.check(space, "space");
         int count = checkedReplicas(connection, replicas);
-        return ensure(management(connection), StoreSpecs.authority(space, count), null, space);
+        return ensure(connection, management(connection), StoreSpecs.authority(space, count), false, space);
     }
 
     /**
@@ -118,11 +119,19 @@ public final class SpaceStores {
         return replicas.resolve(connection);
     }
 
-    private static List<String> ensure(JetStreamManagement jsm, List<StreamConfiguration> specs, Connection ttlCanary,
-            String space) {
+    /**
+     * Reads every spec's live configuration (the infos sent together), creates what is missing,
+     * bounds, reconciles ({@code reconcileTtl}: over {@code connection} as the TTL canary) and
+     * verifies, one spec after the other.
+     */
+    private static List<String> ensure(Connection connection, JetStreamManagement jsm, List<StreamConfiguration> specs,
+            boolean reconcileTtl, String space) {
         List<String> names = new ArrayList<>();
+        StreamInfos infos = StreamInfos.send(connection, specs.stream().map(StreamConfiguration::getName).toList(),
+                connection.getOptions().getConnectionTimeout());
+        Connection ttlCanary = reconcileTtl ? connection : null;
         for (StreamConfiguration expected : specs) {
-            StreamConfiguration live = info(jsm, expected.getName())
+            StreamConfiguration live = sent(infos, expected.getName())
                     .map(StreamInfo::getConfiguration)
                     .orElseGet(() -> create(jsm, expected));
             if (StoreDrift.onlyUnbounded(expected, live)) {
@@ -166,6 +175,17 @@ public final class SpaceStores {
             throw apiFailure("bound " + expected.getName() + " to max_bytes " + expected.getMaxBytes(), e);
         } catch (IOException e) {
             throw unavailable("bound " + expected.getName(), e);
+        }
+    }
+
+    /** {@link #info}'s outcome for a stream whose info was sent with {@code infos}. */
+    static Optional<StreamInfo> sent(StreamInfos infos, String stream) {
+        try {
+            return infos.awaitIfExists(stream);
+        } catch (JetStreamApiException e) {
+            throw apiFailure("read the configuration of " + stream, e);
+        } catch (IOException e) {
+            throw unavailable("read the configuration of " + stream, e);
         }
     }
 

@@ -51,7 +51,9 @@ public final class CredentialRows {
 
     private final AuthorityConnection reader;
     private final ai.cotal.core.internal.connect.ConnectedWait writerOnline;
-    private final KeyValue writerBucket;
+    /** The writer's handle on the auth store, made by its first use (making one reads the stream's info). */
+    private volatile KeyValue writerBucket;
+    private final Connection writer;
     private final io.nats.client.JetStream writerStream;
     private final String subjectPrefix;
     /** The reader's leader reads of credential rows and lifecycle heads, each waiting at most {@link #READ_TIMEOUT}. */
@@ -74,12 +76,22 @@ public final class CredentialRows {
         // at a turnover gives up after READ_TIMEOUT and runs once more, instead of waiting 5 s
         this.readerRows = new RowStore(reader.connection(), StoreNames.bucket("auth", space), READ_TIMEOUT);
         try {
-            this.writerBucket = writer.keyValue(StoreNames.bucket("auth", space));
+            this.writer = writer;
             this.writerStream = writer.jetStream();
             this.subjectPrefix = "$KV." + StoreNames.bucket("auth", space) + ".";
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
         }
+    }
+
+    /** The writer's handle on the auth store; the first call makes it (one broker round trip). */
+    private KeyValue writerBucket() throws IOException {
+        KeyValue bucket = writerBucket;
+        if (bucket == null) {
+            bucket = writer.keyValue(StoreNames.bucket("auth", space));
+            writerBucket = bucket;
+        }
+        return bucket;
     }
 
     /**
@@ -94,7 +106,7 @@ public final class CredentialRows {
         String key = "cred." + id;
         try {
             return writerOnline.run(() -> {
-                writerBucket.create(key, row, ttl);
+                writerBucket().create(key, row, ttl);
                 return id;
             }, () -> {
                 if (!createAgain(key, row)) {
@@ -167,7 +179,7 @@ public final class CredentialRows {
     /** Whether {@code key}'s last message is a put of exactly {@code row}. */
     private boolean landed(String key, byte[] row) {
         try {
-            KeyValueEntry entry = writerBucket.get(key);
+            KeyValueEntry entry = writerBucket().get(key);
             return entry != null && entry.getOperation() == KeyValueOperation.PUT
                     && java.util.Arrays.equals(entry.getValue(), row);
         } catch (JetStreamApiException | IOException | IllegalStateException e) {
@@ -178,7 +190,7 @@ public final class CredentialRows {
     void revoke(String id) {
         checkId(id);
         try {
-            writerBucket.delete("cred." + id);
+            writerBucket().delete("cred." + id);
         } catch (JetStreamApiException | IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke credential " + id, e);
         }

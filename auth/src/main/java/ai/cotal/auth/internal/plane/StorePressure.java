@@ -2,11 +2,10 @@ package ai.cotal.auth.internal.plane;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.kv.StreamInfos;
 import ai.cotal.core.stores.StoreSpecs;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
-import io.nats.client.JetStreamOptions;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Clock;
@@ -44,25 +43,26 @@ final class StorePressure {
         }
     }
 
-    private final Map<String, JetStreamManagement> readers = new LinkedHashMap<>();
+    private final Map<String, Connection> readers = new LinkedHashMap<>();
     private final Map<String, Fill> fills = new java.util.concurrent.ConcurrentHashMap<>();
     private final Clock clock;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final AtomicInteger writesSinceRead = new AtomicInteger();
     private volatile long readAt = Long.MIN_VALUE;
+    /** The first reading's requests, sent at construction; the first caller applies their answers. */
+    private volatile Map<String, StreamInfos> first;
 
-    /** Watches each stream of {@code streams} over the connection it maps to (which may read its {@code STREAM.INFO}). */
+    /**
+     * Watches each stream of {@code streams} over the connection it maps to (which may read its
+     * {@code STREAM.INFO}). The first reading is sent now, without waiting; the first caller of
+     * {@link #requireRoom} or {@link #readings} takes its answers.
+     */
     StorePressure(Map<String, Connection> streams, Clock clock) {
         this.clock = clock;
-        JetStreamOptions options = JetStreamOptions.builder().requestTimeout(READ_TIMEOUT).build();
-        streams.forEach((stream, connection) -> {
-            try {
-                readers.put(stream, connection.jetStreamManagement(options));
-            } catch (IOException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open JetStream to watch " + stream, e);
-            }
-        });
-        refresh();
+        readers.putAll(streams);
+        writesSinceRead.set(0);
+        first = send(); // taken by the first caller: the open does not wait for the answers
+        readAt = clock.millis();
     }
 
     /**
@@ -70,6 +70,7 @@ final class StorePressure {
      * mark; {@code what} names the writes refused (e.g. "new credentials"). Counts the write.
      */
     void requireRoom(List<String> streams, String what) {
+        settleFirst();
         if (writesSinceRead.incrementAndGet() >= MAX_WRITES || clock.millis() - readAt >= MAX_AGE.toMillis()) {
             if (refreshing.compareAndSet(false, true)) {
                 try {
@@ -99,6 +100,7 @@ final class StorePressure {
      * A cache older than {@link #MAX_AGE} is refreshed on {@code background}, by one caller.
      */
     List<Reading> readings(java.util.concurrent.Executor background) {
+        settleFirst();
         if (clock.millis() - readAt >= MAX_AGE.toMillis() && refreshing.compareAndSet(false, true)) {
             try {
                 background.execute(() -> {
@@ -121,18 +123,46 @@ final class StorePressure {
         return out;
     }
 
-    /** Reads every watched store once; a failed read keeps that store's last answer. */
+    /**
+     * Reads every watched store once, the reads sent together; a failed read keeps that store's
+     * last answer.
+     */
     private void refresh() {
         writesSinceRead.set(0);
-        for (Map.Entry<String, JetStreamManagement> reader : readers.entrySet()) {
+        apply(send());
+        readAt = clock.millis();
+    }
+
+    /** Applies the first reading's answers once, whoever asks first. */
+    private void settleFirst() {
+        if (first == null) {
+            return;
+        }
+        synchronized (this) {
+            Map<String, StreamInfos> sent = first;
+            if (sent != null) {
+                apply(sent);
+                first = null;
+            }
+        }
+    }
+
+    private Map<String, StreamInfos> send() {
+        Map<String, StreamInfos> sent = new LinkedHashMap<>();
+        readers.forEach((stream, connection) -> sent.put(stream, StreamInfos.send(connection, List.of(stream),
+                READ_TIMEOUT)));
+        return sent;
+    }
+
+    private void apply(Map<String, StreamInfos> sent) {
+        for (Map.Entry<String, StreamInfos> reader : sent.entrySet()) {
             try {
-                StreamInfo info = reader.getValue().getStreamInfo(reader.getKey());
+                StreamInfo info = reader.getValue().await(reader.getKey());
                 fills.put(reader.getKey(), new Fill(info.getStreamState().getByteCount(),
                         info.getConfiguration().getMaxBytes(), clock.millis()));
             } catch (JetStreamApiException | IOException | IllegalStateException e) {
                 // keep the last answer; the write itself meets the broker
             }
         }
-        readAt = clock.millis();
     }
 }

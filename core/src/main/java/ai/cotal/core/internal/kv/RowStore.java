@@ -148,11 +148,25 @@ public final class RowStore {
         long mark = online.mark();
         long sentAt = System.nanoTime();
         try {
-            byte[] body = MessageGetRequest.lastForSubject(subject(key)).serialize();
-            return new PendingRead(key, connection.requestWithTimeout(msgGet, body, timeout), sentAt, mark);
+            return new PendingRead(key, connection.requestWithTimeout(msgGet, lastBySubject(key), timeout), sentAt, mark);
         } catch (RuntimeException e) { // not sent (e.g. the connection closed meanwhile): read it the usual way
             return new PendingRead(key, null, 0, 0);
         }
+    }
+
+    /**
+     * The {@code STREAM.MSG.GET} body asking for {@code key}'s last message: written directly when
+     * the subject needs no JSON escape (every key the SDK reads), else by jnats.
+     */
+    private byte[] lastBySubject(String key) {
+        String subject = subject(key);
+        for (int i = 0; i < subject.length(); i++) {
+            char c = subject.charAt(i);
+            if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+                return MessageGetRequest.lastForSubject(subject).serialize();
+            }
+        }
+        return ("{\"last_by_subj\":\"" + subject + "\"}").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /**
