@@ -269,7 +269,7 @@ public final class PlaneSettings {
         /**
          * Hosts the service-endpoint operations ({@code serviceEndpoints: {startup: {kind: "normal"}}}):
          * the plane opens a read-only discovery connection and answers
-         * {@link AuthAuthorityPlane#serviceEndpointHost}. Off by default.
+         * {@link AuthAuthorityPlane#serviceEndpoints()}. Off by default.
          */
         public B serviceEndpoints(boolean enabled) {
             return serviceEndpoints(enabled ? ServiceEndpoints.normal() : null);
