@@ -113,7 +113,6 @@ class ArchitectureTest {
             "ai.cotal.auth.service.ServiceEndpointAdmission -> ai.cotal.auth.internal.endpoint",
             "ai.cotal.auth.service.ServiceMaterial -> ai.cotal.auth.internal.plane",
             "ai.cotal.core.connect.NatsConnector -> ai.cotal.core.internal.connect",
-            "ai.cotal.core.creds.Creds -> ai.cotal.core.internal.creds",
             "ai.cotal.core.issued.KvSourceLiveness -> ai.cotal.core.internal.connect");
 
     /**

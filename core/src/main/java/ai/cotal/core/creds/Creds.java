@@ -39,15 +39,6 @@ public record Creds(String jwt, Identity identity) {
             + "*************************************************************\n";
     private static final Pattern BLOCK = Pattern.compile("-{3,}BEGIN ([A-Z ]+)-{3,}\\s*\\n\\s*([^\\s-][^\\n]*?)\\s*\\n\\s*-{3,}END \\1-{3,}");
 
-    static {
-        ai.cotal.core.internal.creds.EndpointServeMint.install((signer, userKey, options, endpoint) -> {
-            if (!ai.cotal.core.internal.keys.NKeyCodec.isPublic(userKey, KeyType.USER)) {
-                throw CotalException.badRequest("userPublicKey", "must be a user public key (U...)");
-            }
-            return sign(signer, userKey, CredentialProfile.ENDPOINT_SERVE, options, endpoint);
-        });
-    }
-
     public Creds {
         Objects.requireNonNull(jwt, "jwt");
         Objects.requireNonNull(identity, "identity");
