@@ -16,7 +16,7 @@ import java.util.Optional;
  * The settings an authority plane and the stock service that opens one share: the broker URLs,
  * the space, its state directory (actor ledger, IdP pin), the identity root (where the plane's
  * restart identity lives; default the state directory), the {@link SecretStore}, the clock, the
- * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
+ * liveness oracle (default: every server's {@code CONNZ}, SPEC §13.13), the standing credential lifetime (5 s to
  * 24 h, default 15 min), the service-endpoint setting (off by default), the {@link WriteBudgets}
  * of SPEC §13.20 and the authority stores' {@link StoreReplicas} (default one). Held by
  * {@link AuthPlaneOptions} and {@code AuthServiceOptions} (both {@link PlaneSettingsHolder}s), whose
@@ -90,7 +90,7 @@ public final class PlaneSettings {
         return clock;
     }
 
-    /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+    /** The oracle; without one the plane asks every server's {@code CONNZ} (SPEC §13.13). */
     public Optional<LivenessOracle> livenessOracle() {
         return livenessOracle;
     }

@@ -92,7 +92,6 @@ class ArchitectureTest {
      * shrinks: a new dependency of this kind fails the build.
      */
     static final List<String> PENDING_BOUNDARY = List.of(
-            "ai.cotal.auth.ConnzLivenessOracle -> ai.cotal.auth.internal.plane",
             "ai.cotal.auth.ManagerRecords -> ai.cotal.auth.internal.manager",
             "ai.cotal.auth.PlaneSettings -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.StateFileRefusal -> ai.cotal.auth.internal.plane",

@@ -19,7 +19,6 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.Bearers;
 import ai.cotal.auth.ConnectCredentials;
-import ai.cotal.auth.ConnzLivenessOracle;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.LivenessOracle;
