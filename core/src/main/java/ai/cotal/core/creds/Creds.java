@@ -212,29 +212,6 @@ public record Creds(String jwt, Identity identity) {
         return Nats.staticCredentials(jwt.toCharArray(), identity.key().seed().toCharArray());
     }
 
-    /**
-     * A jnats auth handler for {@code key} presenting the JWT {@code jwt} supplies at each
-     * (re)connect: signing goes straight to {@code key}, and a renewed JWT is picked up.
-     */
-    public static AuthHandler handler(ai.cotal.core.keys.NKeyPair key, java.util.function.Supplier<String> jwt) {
-        return new AuthHandler() {
-            @Override
-            public byte[] sign(byte[] nonce) {
-                return key.sign(nonce);
-            }
-
-            @Override
-            public char[] getID() {
-                return key.publicKey().toCharArray();
-            }
-
-            @Override
-            public char[] getJWT() {
-                return jwt.get().toCharArray();
-            }
-        };
-    }
-
     /** The inbox prefix a client of this credential must use when {@code connId} was not overridden. */
     public String inboxPrefix() {
         return "_INBOX_" + identity.id();
