@@ -122,7 +122,6 @@ class ArchitectureTest {
             "ai.cotal.core.internal.keys -> ai.cotal.core.keys",
             "ai.cotal.core.trust -> ai.cotal.core.creds",
             "ai.cotal.auth.callout -> ai.cotal.auth",
-            "ai.cotal.auth.internal.connect -> ai.cotal.auth.internal.run",
             "ai.cotal.auth.internal.plane -> ai.cotal.auth.internal.endpoint");
 
     @ParameterizedTest
