@@ -121,8 +121,7 @@ class ArchitectureTest {
     static final List<String> PENDING_CYCLES = List.of(
             "ai.cotal.core.internal.keys -> ai.cotal.core.keys",
             "ai.cotal.core.trust -> ai.cotal.core.creds",
-            "ai.cotal.auth.callout -> ai.cotal.auth",
-            "ai.cotal.auth.internal.plane -> ai.cotal.auth.internal.endpoint");
+            "ai.cotal.auth.callout -> ai.cotal.auth");
 
     @ParameterizedTest
     @MethodSource("modules")
