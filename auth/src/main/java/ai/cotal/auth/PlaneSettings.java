@@ -220,9 +220,9 @@ public final class PlaneSettings {
 
         /**
          * Where the plane's restart identity lives: the directory under which its registration as
-         * service endpoint {@code auth} (issue #19, part 2) keeps {@code {instanceId, serveIdentity}}
-         * so that a restarted plane is the same instance (in the original, the CLI passes the
-         * workspace root and a hosted context its state directory). Unset (or null), it is the
+         * service endpoint {@code auth} (SPEC §14.2) keeps {@code {instanceId, serveIdentity}}
+         * so that a restarted plane is the same instance (a command-line tool passes its
+         * workspace root, a hosted plane its state directory). Unset (or null), it is the
          * {@link #stateDir state directory}, which follows a later {@code stateDir} call. Must not
          * be empty, and must be a directory when it exists (it may be missing).
          */
