@@ -1,6 +1,6 @@
 /**
- * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (the seed's
- * {@code openAuthAuthorityPlane}), the auth callout ({@code ai.cotal.auth.callout}), the token
+ * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (its
+ * {@code open} starts the plane and hands out its facets), the auth callout ({@code ai.cotal.auth.callout}), the token
  * exchange and HTTP faces ({@code ai.cotal.auth.exchange}), the stock service
  * ({@code ai.cotal.auth.service}), the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}) and the remote
  * signer ({@code ai.cotal.auth.signer}).

@@ -29,7 +29,6 @@ module ai.cotal.core {
     exports ai.cotal.core.trust;
 
     exports ai.cotal.core.internal.connect to ai.cotal.auth;
-    exports ai.cotal.core.internal.creds to ai.cotal.auth;
     exports ai.cotal.core.internal.json to ai.cotal.workspace, ai.cotal.auth;
     exports ai.cotal.core.internal.keys to ai.cotal.auth;
     exports ai.cotal.core.internal.kv to ai.cotal.auth;

@@ -24,9 +24,10 @@ import java.util.concurrent.CompletableFuture;
 public interface AuthAuthorityPlane extends AutoCloseable {
 
     /**
-     * Opens the plane; this is the seed's {@code openAuthAuthorityPlane}. The order: writer
-     * connection and store check, reader, barrier, two scanners, the plane claim, then activation.
-     * Any failure unwinds what was opened, in reverse, and throws; there is no degraded mode.
+     * Opens the plane of {@code options}' space and returns it once it holds the space's plane
+     * claim. The order: writer connection and store check, reader, barrier, two scanners, the plane
+     * claim, then activation. Any failure unwinds what was opened, in reverse, and throws; there is
+     * no degraded mode. Safe to call from any thread; one plane per space at a time.
      *
      * @throws PlaneClaimRefusal when another plane holds the space or its state cannot be decided
      */

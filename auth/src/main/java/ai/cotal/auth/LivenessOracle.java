@@ -7,7 +7,8 @@ import java.util.Map;
  * Tells whether connections recorded in a plane claim still exist. The plane reclaims a claim
  * held by another instance only when the oracle says both recorded connections are {@code GONE}
  * under a complete sweep. Implementations never throw: any doubt is {@link State#UNKNOWN}.
- * {@link ConnzLivenessOracle} is the default; embedders may supply their own.
+ * The plane's default asks every broker server for the data account's {@code CONNZ} (SPEC
+ * §13.13); embedders may supply their own.
  */
 @FunctionalInterface
 public interface LivenessOracle {

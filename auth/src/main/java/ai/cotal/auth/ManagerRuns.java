@@ -21,7 +21,7 @@ import java.util.Optional;
 public interface ManagerRuns {
 
     /**
-     * Admits run {@code request.runId()} (the seed's {@code admitManagerRun}): the holder's checks,
+     * Admits run {@code request.runId()}: the holder's checks,
      * the managed actor live at its lifecycle (the plane's composed source check), the registered
      * cluster declares {@code run-start}; then the admission row, create-only. A replay with the
      * same terms answers the stored row.
@@ -33,7 +33,7 @@ public interface ManagerRuns {
     Admission admit(Holder holder, AdmissionRequest request);
 
     /**
-     * Issues one attempt (the seed's {@code issueManagerRunAttempt}) in the order of SPEC §14.7;
+     * Issues one attempt in the order of SPEC §14.7;
      * a replay of an attempt id with the same terms answers the stored credential.
      *
      * @throws ai.cotal.core.CotalException with the refusals of SPEC §14.7

@@ -16,7 +16,7 @@ import java.util.Optional;
  * The settings an authority plane and the stock service that opens one share: the broker URLs,
  * the space, its state directory (actor ledger, IdP pin), the identity root (where the plane's
  * restart identity lives; default the state directory), the {@link SecretStore}, the clock, the
- * liveness oracle (default: {@link ConnzLivenessOracle}), the standing credential lifetime (5 s to
+ * liveness oracle (default: every server's {@code CONNZ}, SPEC §13.13), the standing credential lifetime (5 s to
  * 24 h, default 15 min), the service-endpoint setting (off by default), the {@link WriteBudgets}
  * of SPEC §13.20 and the authority stores' {@link StoreReplicas} (default one). Held by
  * {@link AuthPlaneOptions} and {@code AuthServiceOptions} (both {@link PlaneSettingsHolder}s), whose
@@ -90,7 +90,7 @@ public final class PlaneSettings {
         return clock;
     }
 
-    /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+    /** The oracle; without one the plane asks every server's {@code CONNZ} (SPEC §13.13). */
     public Optional<LivenessOracle> livenessOracle() {
         return livenessOracle;
     }
@@ -220,9 +220,9 @@ public final class PlaneSettings {
 
         /**
          * Where the plane's restart identity lives: the directory under which its registration as
-         * service endpoint {@code auth} (issue #19, part 2) keeps {@code {instanceId, serveIdentity}}
-         * so that a restarted plane is the same instance (in the original, the CLI passes the
-         * workspace root and a hosted context its state directory). Unset (or null), it is the
+         * service endpoint {@code auth} (SPEC §14.2) keeps {@code {instanceId, serveIdentity}}
+         * so that a restarted plane is the same instance (a command-line tool passes its
+         * workspace root, a hosted plane its state directory). Unset (or null), it is the
          * {@link #stateDir state directory}, which follows a later {@code stateDir} call. Must not
          * be empty, and must be a directory when it exists (it may be missing).
          */
@@ -269,7 +269,7 @@ public final class PlaneSettings {
         /**
          * Hosts the service-endpoint operations ({@code serviceEndpoints: {startup: {kind: "normal"}}}):
          * the plane opens a read-only discovery connection and answers
-         * {@link AuthAuthorityPlane#serviceEndpointHost}. Off by default.
+         * {@link AuthAuthorityPlane#serviceEndpoints()}. Off by default.
          */
         public B serviceEndpoints(boolean enabled) {
             return serviceEndpoints(enabled ? ServiceEndpoints.normal() : null);

@@ -43,7 +43,7 @@ public interface PlaneSettingsHolder {
         return settings().clock();
     }
 
-    /** The oracle; the plane builds a {@link ConnzLivenessOracle} when none was given. */
+    /** The oracle; without one the plane asks every server's {@code CONNZ} (SPEC §13.13). */
     default Optional<LivenessOracle> livenessOracle() {
         return settings().livenessOracle();
     }

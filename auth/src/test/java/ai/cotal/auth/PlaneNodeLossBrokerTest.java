@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.plane.ConnzLivenessOracle;
 import ai.cotal.auth.service.CalloutReplica;
 import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;

@@ -93,7 +93,7 @@ public final class HostJson {
     }
 
     /**
-     * Writes a request with {@code kind} first: {@code {"kind":"<kind>"} and then the record's own
+     * Writes a request with {@code kind} first: <code>{"kind":"&lt;kind&gt;"}</code> and then the record's own
      * fields, written once and spliced in (no tree is built: the host digests every request it
      * serves). A kind is a constant of lowercase letters and dashes, written as Jackson writes it.
      */

@@ -154,7 +154,7 @@ public final class PrivateFiles {
      * Checks a state directory and its ancestors up to the nearest one named {@code .cotal} (the
      * standard layout {@code <root>/.cotal/auth/space.<hex>}; nothing above {@code .cotal}, and
      * only the directory itself when no ancestor is named so) with {@link #requirePrivateDirectory}.
-     * Roles: "state directory" for {@code stateDir}, "'<name>' directory" for an ancestor. False
+     * Roles: "state directory" for {@code stateDir}, "'&lt;name&gt;' directory" for an ancestor. False
      * when one of them does not exist.
      */
     public static boolean requirePrivateStateDirectory(Path stateDir) {

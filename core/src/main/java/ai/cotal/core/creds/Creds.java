@@ -39,15 +39,6 @@ public record Creds(String jwt, Identity identity) {
             + "*************************************************************\n";
     private static final Pattern BLOCK = Pattern.compile("-{3,}BEGIN ([A-Z ]+)-{3,}\\s*\\n\\s*([^\\s-][^\\n]*?)\\s*\\n\\s*-{3,}END \\1-{3,}");
 
-    static {
-        ai.cotal.core.internal.creds.EndpointServeMint.install((signer, userKey, options, endpoint) -> {
-            if (!ai.cotal.core.internal.keys.NKeyCodec.isPublic(userKey, KeyType.USER)) {
-                throw CotalException.badRequest("userPublicKey", "must be a user public key (U...)");
-            }
-            return sign(signer, userKey, CredentialProfile.ENDPOINT_SERVE, options, endpoint);
-        });
-    }
-
     public Creds {
         Objects.requireNonNull(jwt, "jwt");
         Objects.requireNonNull(identity, "identity");
@@ -219,29 +210,6 @@ public record Creds(String jwt, Identity identity) {
     /** The jnats auth handler for this credential (in memory, no file). */
     public AuthHandler authHandler() {
         return Nats.staticCredentials(jwt.toCharArray(), identity.key().seed().toCharArray());
-    }
-
-    /**
-     * A jnats auth handler for {@code key} presenting the JWT {@code jwt} supplies at each
-     * (re)connect: signing goes straight to {@code key}, and a renewed JWT is picked up.
-     */
-    public static AuthHandler handler(ai.cotal.core.keys.NKeyPair key, java.util.function.Supplier<String> jwt) {
-        return new AuthHandler() {
-            @Override
-            public byte[] sign(byte[] nonce) {
-                return key.sign(nonce);
-            }
-
-            @Override
-            public char[] getID() {
-                return key.publicKey().toCharArray();
-            }
-
-            @Override
-            public char[] getJWT() {
-                return jwt.get().toCharArray();
-            }
-        };
     }
 
     /** The inbox prefix a client of this credential must use when {@code connId} was not overridden. */

@@ -259,4 +259,9 @@ public final class NatsJwt {
         }
     }
 
+
+    /** Deliberate cycle: jwt reaching into claims, which already depends on jwt. */
+    static Class<?> claims() {
+        return ai.cotal.core.claims.PushResult.class;
+    }
 }

@@ -3,7 +3,6 @@ package ai.cotal.core.creds;
 import static ai.cotal.core.creds.ProfileMatrixSpaceBrokerTest.put;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.cotal.core.internal.creds.EndpointServeMint;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import io.nats.client.Connection;

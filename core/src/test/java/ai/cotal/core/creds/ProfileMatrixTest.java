@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.internal.creds.EndpointServeMint;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;

@@ -87,9 +87,20 @@ public enum AuthorityRole {
         if (this == ADMIN) {
             sub.add(retireManagedSubject(space, "*"));
         } else if (this == ISSUER) {
-            sub.addAll(ai.cotal.auth.internal.run.ObservedRunRequests.subjects(space));
+            sub.addAll(observedRunRequests(space));
         }
         return Permission.allow(sub);
+    }
+
+    /**
+     * The served run-request subjects the issuer connection of {@code space} subscribes to and
+     * observes (SPEC §14.8): {@code P.svc.manager.*.run.<op>.*.*} for {@code resume} and
+     * {@code answer}, {@code P} the space's subject prefix (a served start is never issued for, so
+     * it is never observed).
+     */
+    public static List<String> observedRunRequests(String space) {
+        String p = SpaceName.subjectPrefix(space);
+        return List.of(p + ".svc.manager.*.run.resume.*.*", p + ".svc.manager.*.run.answer.*.*");
     }
 
     /** The reply allowance: one reply per request received for the admin listener, none otherwise. */

@@ -37,7 +37,17 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     public record Wiring(List<String> servers, SpaceSigner signer, SSLContext ssl, String bucket, Clock clock,
             ActorLedger ledger, ai.cotal.auth.internal.connect.AuthorityConnection discovery,
             java.util.function.Supplier<Runnable> claimCheck,
-            BooleanSupplier tripped, ai.cotal.auth.internal.plane.WriteBudget budget) {
+            BooleanSupplier tripped, Budget budget) {
+    }
+
+    /**
+     * The plane's service-endpoint write budget (SPEC §13.20): charges one new request of the
+     * principal {@code owner.actor} ({@code actor} {@code *} for an owner proved without one), or
+     * refuses with {@code resource-exhausted} before anything is written. Thread-safe.
+     */
+    @FunctionalInterface
+    public interface Budget {
+        void charge(String owner, String actor);
     }
 
     private final Wiring wiring;
@@ -259,8 +269,7 @@ public final class ServiceEndpointEngine implements AutoCloseable {
             return;
         }
         // an owner proved without an actor is one principal: all its requests share one window
-        wiring.budget().charge(ai.cotal.auth.internal.plane.WriteBudget.Kind.ENDPOINT, o.owner(),
-                o.actor() == null ? "*" : o.actor());
+        wiring.budget().charge(o.owner(), o.actor() == null ? "*" : o.actor());
         inv.charged = true;
     }
 

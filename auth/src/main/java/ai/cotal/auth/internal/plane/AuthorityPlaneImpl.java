@@ -19,7 +19,6 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.Bearers;
 import ai.cotal.auth.ConnectCredentials;
-import ai.cotal.auth.ConnzLivenessOracle;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.IssuedCallers;
 import ai.cotal.auth.LivenessOracle;
@@ -112,7 +111,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.discovery = discovery;
         this.endpoints = discovery == null ? null : new ServiceEndpointEngine(new ServiceEndpointEngine.Wiring(
                 options.servers(), options.signer(), options.sslContext().orElse(null), StoreNames.bucket("auth", space),
-                options.clock(), ledger, discovery, claim::beginCheck, fenced::isDone, budget));
+                options.clock(), ledger, discovery, claim::beginCheck, fenced::isDone,
+                (owner, actor) -> budget.charge(WriteBudget.Kind.ENDPOINT, owner, actor)));
         LiveConnectionRegister live = new LiveConnectionRegister(options.clock());
         SSLContext ssl = options.sslContext().orElse(null);
         ConnectionEvictor evictor = new ConnectionEvictor(options.servers(), space, options.secretStore(), ssl);

@@ -1,6 +1,7 @@
 package ai.cotal.auth.internal.run;
 
 import ai.cotal.auth.ManagerRuns;
+import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -39,15 +40,6 @@ import java.util.concurrent.TimeoutException;
 public final class ObservedRunRequests implements AutoCloseable {
     /** {@code OBSERVED_RUN_REQUEST_WINDOW}: how long an observed request can still be forwarded. */
     public static final Duration WINDOW = Duration.ofMinutes(5);
-    /**
-     * The subjects the issuer connection of {@code space} subscribes to:
-     * {@code P.svc.manager.*.run.<op>.*.*} for {@code resume} and {@code answer}, {@code P} the
-     * space's subject prefix (a served start is never issued for, so it is never observed).
-     */
-    public static List<String> subjects(String space) {
-        String p = SpaceName.subjectPrefix(space);
-        return List.of(p + ".svc.manager.*.run.resume.*.*", p + ".svc.manager.*.run.answer.*.*");
-    }
     /**
      * What an issued caller may publish for {@code op} (resume or answer) of {@code owner}'s
      * manager: {@code P.svc.manager.<owner>.run.<op>.*.<caller>}, {@code P} the subject prefix
@@ -97,7 +89,7 @@ public final class ObservedRunRequests implements AutoCloseable {
         this.prefix = SpaceName.subjectPrefix(space);
         this.clock = clock;
         this.bounds = bounds;
-        for (String subject : subjects(space)) {
+        for (String subject : AuthorityRole.observedRunRequests(space)) {
             subscriptions.add(connection.subscribe(subject));
         }
         flush();

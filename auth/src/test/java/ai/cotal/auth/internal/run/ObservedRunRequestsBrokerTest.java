@@ -8,6 +8,7 @@ import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.TestClock;
+import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -119,7 +120,7 @@ class ObservedRunRequestsBrokerTest {
                 ObservedRunRequests observed = new ObservedRunRequests(issuer, "alpha", new TestClock(now::get), WIDE,
                         scheduler)) {
             assertEquals(List.of("cotal.alpha.svc.manager.*.run.resume.*.*", "cotal.alpha.svc.manager.*.run.answer.*.*"),
-                    ObservedRunRequests.subjects("alpha"));
+                    AuthorityRole.observedRunRequests("alpha"));
             String literal = "P.svc.manager." + OWNER + ".run.resume." + RUN + "." + caller(1);
             String otherSpace = "cotal.beta.svc.manager." + OWNER + ".run.resume." + RUN + "." + caller(2);
             caller.publish(literal, RunRecords.envelope(RUN, "cp1", null));

@@ -1,6 +1,5 @@
 package ai.cotal.core.internal.connect;
 
-import ai.cotal.core.creds.Creds;
 import ai.cotal.core.keys.NKeyPair;
 import io.nats.client.AuthHandler;
 import java.util.Objects;
@@ -21,8 +20,27 @@ public record SelfSignedCredential(NKeyPair key, Supplier<String> jwt) {
         Objects.requireNonNull(jwt, "jwt");
     }
 
+    /**
+     * The jnats auth handler: signing goes straight to {@code key}, and the JWT {@code jwt} supplies
+     * is read at each (re)connect, so a renewed JWT is picked up.
+     */
     public AuthHandler authHandler() {
-        return Creds.handler(key, jwt);
+        return new AuthHandler() {
+            @Override
+            public byte[] sign(byte[] nonce) {
+                return key.sign(nonce);
+            }
+
+            @Override
+            public char[] getID() {
+                return key.publicKey().toCharArray();
+            }
+
+            @Override
+            public char[] getJWT() {
+                return jwt.get().toCharArray();
+            }
+        };
     }
 
     /** {@code _INBOX_<user key>}: the only subjects the SDK's own user JWTs let it subscribe. */

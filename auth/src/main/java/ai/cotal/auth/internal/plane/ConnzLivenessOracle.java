@@ -1,6 +1,7 @@
-package ai.cotal.auth;
+package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.internal.plane.AccountConnz;
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.LivenessOracle;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.secrets.SecretStore;

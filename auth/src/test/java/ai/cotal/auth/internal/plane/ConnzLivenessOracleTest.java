@@ -1,11 +1,13 @@
-package ai.cotal.auth;
+package ai.cotal.auth.internal.plane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ConnzLivenessOracle.ServerRead;
+import ai.cotal.auth.ConnTuple;
+import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.LivenessOracle.State;
+import ai.cotal.auth.internal.plane.ConnzLivenessOracle.ServerRead;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import java.util.List;
@@ -25,8 +27,8 @@ class ConnzLivenessOracleTest {
         LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
                 new ServerRead(N1_RUN1, "n1", true, Set.of("7/" + onN1.userNkey())),
                 new ServerRead(N2, "n2", true, Set.of("8/" + onN2.userNkey()))));
-        assertEquals(State.LIVE, answer.of(onN1));
-        assertEquals(State.GONE, answer.of(onN2), "proof (a): its own server was read to its end without it");
+        assertEquals(State.LIVE, state(answer, onN1));
+        assertEquals(State.GONE, state(answer, onN2), "proof (a): its own server was read to its end without it");
         assertTrue(answer.completeSweep());
     }
 
@@ -34,8 +36,8 @@ class ConnzLivenessOracleTest {
     void aServerAnsweringUnderTheNameWithAnotherIdProvesTheOldRunGone() {
         LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
                 new ServerRead(N1_RUN2, "n1", false, Set.of()), new ServerRead(N2, "n2", true, Set.of())));
-        assertEquals(State.GONE, answer.of(onN1), "proof (b): n1 restarted, so its old run's connections ended");
-        assertEquals(State.GONE, answer.of(onN2));
+        assertEquals(State.GONE, state(answer, onN1), "proof (b): n1 restarted, so its old run's connections ended");
+        assertEquals(State.GONE, state(answer, onN2));
         assertTrue(answer.completeSweep());
     }
 
@@ -43,8 +45,8 @@ class ConnzLivenessOracleTest {
     void aSilentServerIsNoProofWhateverTheOthersSay() {
         LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1, onN2), List.of(
                 new ServerRead(N2, "n2", true, Set.of())));
-        assertEquals(State.UNKNOWN, answer.of(onN1), "n1 may be partitioned, not dead");
-        assertEquals(State.GONE, answer.of(onN2));
+        assertEquals(State.UNKNOWN, state(answer, onN1), "n1 may be partitioned, not dead");
+        assertEquals(State.GONE, state(answer, onN2));
         assertFalse(answer.completeSweep());
     }
 
@@ -52,7 +54,7 @@ class ConnzLivenessOracleTest {
     void itsOwnServerNotReadToItsEndIsNoProof() {
         LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(onN1), List.of(
                 new ServerRead(N1_RUN1, "n1", false, Set.of())));
-        assertEquals(State.UNKNOWN, answer.of(onN1));
+        assertEquals(State.UNKNOWN, state(answer, onN1));
         assertFalse(answer.completeSweep());
     }
 
@@ -61,7 +63,12 @@ class ConnzLivenessOracleTest {
         ConnTuple unnamed = new ConnTuple(N1_RUN1, N1_RUN1, 7, onN1.userNkey()); // a row written before names
         LivenessOracle.Answer answer = ConnzLivenessOracle.decide(List.of(unnamed), List.of(
                 new ServerRead(N1_RUN2, N1_RUN2, true, Set.of())));
-        assertEquals(State.UNKNOWN, answer.of(unnamed));
+        assertEquals(State.UNKNOWN, state(answer, unnamed));
         assertFalse(answer.completeSweep());
+    }
+
+    /** A tuple's state in the answer: {@code UNKNOWN} when the answer does not name it. */
+    private static State state(LivenessOracle.Answer answer, ConnTuple tuple) {
+        return answer.states().getOrDefault(tuple, State.UNKNOWN);
     }
 }
