@@ -147,7 +147,6 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         String space = options.space();
         // before any connection: every secret provisioning writes for a plane, all named at once
         SpaceProvisioning.require(options.secretStore(), space, SpaceProvisioning.Role.PLANE);
-        BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
         // an observer of another account would sweep another space's connections
         ConnectionSweep.requireObserverOf(options.secretStore(), space, options.signer().accountPublicKey());
         AuthMetrics metrics = AuthMetrics.of(
@@ -178,6 +177,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
+            BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
