@@ -85,6 +85,23 @@ class AuthServiceBrokerTest {
     }
 
     @Test
+    void aStoreWithoutTheSystemCredentialsFailsTheStartNamingBothBeforeAnyConnection(NatsBrokers brokers) {
+        NatsBroker nats = broker(brokers);
+        SpaceProvisioning.forSpace(auth, callout).withoutSystemCredentials().write(store);
+        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
+        assertEquals("the auth service of space \"alpha\" is not provisioned: the secret store lacks "
+                + SecretKeys.membershipObserverCredsKey("alpha") + ", " + SecretKeys.connectionEvictorCredsKey("alpha")
+                + " (SpaceProvisioning writes them)", missing.getMessage());
+        assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+        assertEquals(List.of(SecretKeys.membershipObserverCredsKey("alpha"), SecretKeys.connectionEvictorCredsKey("alpha")),
+                SpaceProvisioning.forSpace(auth, callout).complete(store));
+        try (AuthService service = AuthService.start(options(nats).build())) {
+            assertEquals(AuthService.State.READY, service.state(), "the completed store starts");
+        }
+    }
+
+    @Test
     void provisioningCreatesTheIssuerAndOwnerSecretOnceAndAStartNeverCreatesThem(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).write(store);
