@@ -25,27 +25,17 @@ public interface AuthAuthorityPlane extends AutoCloseable {
 
     /**
      * Opens the plane of {@code options}' space and returns it once it holds the space's plane
-     * claim. The order: writer connection and store check, reader, barrier, two scanners, the plane
-     * claim, then activation. Any failure unwinds what was opened, in reverse, and throws; there is
-     * no degraded mode. Safe to call from any thread; one plane per space at a time.
+     * claim. Before any connection the secret store must hold what
+     * {@link SpaceProvisioning.Role#PLANE} needs, else {@code failed-precondition} naming every
+     * missing key (the plane creates no key). The order: writer connection and store check, reader,
+     * barrier, two scanners, the plane claim, then activation. Any failure unwinds what was opened,
+     * in reverse, and throws; there is no degraded mode. Safe to call from any thread; one plane
+     * per space at a time.
      *
      * @throws PlaneClaimRefusal when another plane holds the space or its state cannot be decided
      */
     static AuthAuthorityPlane open(AuthPlaneOptions options) {
         return AuthorityPlaneImpl.open(options);
-    }
-
-    /**
-     * Provisions the keys a space's plane signs and derives with, each create-only (SPEC §13.14):
-     * the bearer issuer's key ({@code space.<hex>/issuer.json}) and the owner secret
-     * ({@code space.<hex>/owner-secret.json}). A key already there is kept exactly as it is, so
-     * provisioning twice, or two provisioners racing, never re-keys an owner. The stock service
-     * ({@code AuthService.start}) never creates them: it refuses to start without them.
-     */
-    static void provisionKeys(ai.cotal.core.secrets.SecretStore store, String space) {
-        ai.cotal.core.trust.SpaceName.check(space, "space");
-        BearerIssuer.loadOrCreate(store, space, java.time.Clock.systemUTC());
-        ai.cotal.auth.internal.plane.OwnerSecret.loadOrCreate(store, space);
     }
 
     /** The space this plane owns. */

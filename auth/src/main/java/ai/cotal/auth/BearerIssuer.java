@@ -134,37 +134,27 @@ public final class BearerIssuer {
     }
 
     /**
-     * The issuer of {@code space}, its key loaded from {@code store} or, when absent, created
-     * create-only ({@link SecretStore#create}): of two racing creators both end with the winner's key.
+     * A new key document for {@code space}'s issuer: one fresh Ed25519 key, active. Written only by
+     * {@link SpaceProvisioning}, create-only.
      */
-    public static BearerIssuer loadOrCreate(SecretStore store, String space, Clock clock) {
-        return load(store, space, clock, true);
+    static byte[] newKeyDocument(String space) {
+        Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(RANDOM);
+        BearerIssuer created = new BearerIssuer(space, key, Clock.systemUTC());
+        return ClosedJson.write(ClosedJson.cotal(), new Document(1, created.issuer, created.kid,
+                List.of(new KeyDocument(created.kid, Base64URL.encode(key.getEncoded()).toString(),
+                        created.publicJwk.getX().toString()))));
     }
 
-    /** Loads the space's issuer key; {@code failed-precondition} when the plane never created it. */
+    /**
+     * Loads the space's issuer key; {@code failed-precondition} when the store has none (nothing is
+     * created: {@link SpaceProvisioning} writes it), {@code data-loss} when it is invalid.
+     */
     public static BearerIssuer load(SecretStore store, String space, Clock clock) {
-        return load(store, space, clock, false);
-    }
-
-    private static BearerIssuer load(SecretStore store, String space, Clock clock, boolean create) {
         String storeKey = SecretKeys.issuerKeysKey(space);
         Optional<byte[]> bytes = store.get(storeKey);
-        if (bytes.isEmpty() && !create) {
-            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the issuer key of space \"" + space
-                    + "\" is missing (" + storeKey + "): open the space's plane once first");
-        }
         if (bytes.isEmpty()) {
-            Ed25519PrivateKeyParameters key = new Ed25519PrivateKeyParameters(RANDOM);
-            BearerIssuer created = new BearerIssuer(space, key, clock);
-            if (store.create(storeKey, ClosedJson.write(ClosedJson.cotal(), new Document(1, created.issuer, created.kid,
-                    List.of(new KeyDocument(created.kid, Base64URL.encode(key.getEncoded()).toString(),
-                            created.publicJwk.getX().toString())))))) {
-                return created;
-            }
-            bytes = store.get(storeKey); // another creator won (create-only): load its key
-            if (bytes.isEmpty()) {
-                throw new CotalException(ErrorCode.DATA_LOSS, storeKey + " vanished right after it was created");
-            }
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the issuer key of space \"" + space
+                    + "\" is missing (" + storeKey + "): SpaceProvisioning writes it");
         }
         try {
             Document doc = ClosedJson.read(ClosedJson.cotal(), bytes.get(), Document.class, storeKey);

@@ -54,9 +54,9 @@ class IdentityPiecesTest {
 
     @Test
     void bearersAreEdDsaWithTheThumbprintKidAndVerifyAgainstTheJwks() throws Exception {
-        InMemorySecretStore store = new InMemorySecretStore();
-        BearerIssuer issuer = BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC());
-        assertEquals(issuer.keyId(), BearerIssuer.loadOrCreate(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
+        InMemorySecretStore store = PlaneFixture.provisioned("alpha");
+        BearerIssuer issuer = BearerIssuer.load(store, "alpha", Clock.systemUTC());
+        assertEquals(issuer.keyId(), BearerIssuer.load(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
         String token = issuer.issue(new BearerIssuer.Request("u_ownerownerownerownerowners", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
                 "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
         SignedJWT jwt = SignedJWT.parse(token);

@@ -24,9 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The space's membership-observer credential is checked at open (SPEC §13.12): one that observes
- * another account, or does not read, refuses the open naming its secret store key before the plane
- * connects or writes anything.
+ * The space's membership-observer credential is checked at open (SPEC §13.12): one that is absent,
+ * observes another account, or does not read, refuses the open naming its secret store key before
+ * the plane connects or writes anything.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -76,11 +76,13 @@ class ObserverCredentialBrokerTest {
     }
 
     @Test
-    void theSpacesOwnObserverOrNoneOpens(NatsBrokers brokers) throws Exception {
+    void theSpacesOwnObserverOpensAndNoneRefusesTheOpenNamingItsKey(NatsBrokers brokers) throws Exception {
         PlaneFixture f = new PlaneFixture(); // its store holds the observer of the space's data account
         NatsBroker nats = brokers.start(f::config);
-        AuthAuthorityPlane.open(f.options(nats, stateDir).build()).close();
+        String observer = f.store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow();
         f.store.delete(SecretKeys.membershipObserverCredsKey("alpha"));
+        assertRefusedBeforeAnything(f, nats, stateDir, "is not provisioned");
+        f.store.putText(SecretKeys.membershipObserverCredsKey("alpha"), observer);
         AuthAuthorityPlane.open(f.options(nats, stateDir).build()).close();
     }
 }

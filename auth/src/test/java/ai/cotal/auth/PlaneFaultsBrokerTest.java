@@ -41,13 +41,13 @@ class PlaneFaultsBrokerTest {
     @TempDir
     Path stateDir;
 
-    /** {@code delegate}, except that the first read of {@code killOn} kills the broker first. */
+    /** {@code delegate}, except that the second read of {@code killOn} kills the broker first. */
     private static SecretStore killingOnRead(SecretStore delegate, String killOn, NatsBroker nats) {
-        AtomicBoolean once = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         return new SecretStore() {
             @Override
             public Optional<byte[]> get(String key) {
-                if (key.equals(killOn) && once.compareAndSet(false, true)) {
+                if (key.equals(killOn) && reads.incrementAndGet() == 2) {
                     nats.kill();
                 }
                 return delegate.get(key);
@@ -74,7 +74,8 @@ class PlaneFaultsBrokerTest {
     void aBrokerKilledAfterTheClaimLandedFailsTheOpenAndTheNextPlaneReclaims(NatsBrokers brokers) {
         PlaneFixture f = new PlaneFixture();
         NatsBroker nats = brokers.start(f::config);
-        // the issuer key is read after the claim is written and before the plane is returned
+        // the issuer key is read twice: its presence before any connection (SpaceProvisioning's
+        // check), then the key itself after the claim is written and before the plane is returned
         SecretStore store = killingOnRead(f.store, SecretKeys.issuerKeysKey("alpha"), nats);
         CotalException refused = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(
                 f.options(nats, stateDir).secretStore(store).build()));

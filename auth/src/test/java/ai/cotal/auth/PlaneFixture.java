@@ -22,7 +22,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 
-/** A broker trust with one space, its secret store (with the observer credential) and plane options. */
+/** A broker trust with one space, its secret store (every secret provisioned) and plane options. */
 public final class PlaneFixture {
     /** The cluster block of one test cluster member: its name, server name, route listener and routes to every peer. */
     public static ai.cotal.core.config.ClusterConfig cluster(ai.cotal.testbroker.ClusterMember m) {
@@ -41,12 +41,24 @@ public final class PlaneFixture {
     public final BrokerAuth broker = BrokerAuth.create("plane", clock);
     public final SpaceAccountAuth space = SpaceAccountAuth.create(broker, "alpha", clock);
     public final InMemorySecretStore store = new InMemorySecretStore();
-    public final Creds evictor = Creds.mintSystem(broker, Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
-            MintOptions.defaults());
+    public final ai.cotal.core.trust.CalloutAuth callout = ai.cotal.core.trust.CalloutAuth.create("alpha", broker,
+            space.accountPublicKey(), clock);
+    /** The connection-evictor credential provisioning wrote. */
+    public final Creds evictor;
 
+    /** Provisions every secret of space {@code alpha} into {@link #store}. */
     public PlaneFixture() {
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(broker, Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, space.accountPublicKey(), MintOptions.defaults()).text());
+        SpaceProvisioning.forSpace(new SpaceAuth(broker, space), callout).write(store);
+        evictor = Creds.parse(store.getText(SecretKeys.connectionEvictorCredsKey("alpha")).orElseThrow());
+    }
+
+    /** A store holding every secret of {@code space} under a trust of its own (another space's keys). */
+    public static InMemorySecretStore provisioned(String space) {
+        SpaceAuth auth = SpaceAuth.create(space, Clock.systemUTC());
+        InMemorySecretStore store = new InMemorySecretStore();
+        SpaceProvisioning.forSpace(auth, ai.cotal.core.trust.CalloutAuth.create(space, auth.broker(),
+                auth.space().accountPublicKey(), Clock.systemUTC())).write(store);
+        return store;
     }
 
     public String config(NatsBroker nats) {

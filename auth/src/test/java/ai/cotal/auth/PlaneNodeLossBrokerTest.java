@@ -9,7 +9,6 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.auth.internal.plane.ConnzLivenessOracle;
 import ai.cotal.auth.service.CalloutReplica;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -63,7 +62,6 @@ class PlaneNodeLossBrokerTest {
         int[] survivors = {(victim + 1) % 3, (victim + 2) % 3};
         NatsBroker planeNode = cluster.member(victim);
         NatsBroker other = cluster.member(survivors[0]);
-        ServiceMaterial.store(f.plane.store, f.plane.space, f.callout);
         AuthAuthorityPlane first = AuthAuthorityPlane.open(f.plane.options(planeNode, stateDir)
                 .storeReplicas(StoreReplicas.of(3)).build());
         List<String> streams;

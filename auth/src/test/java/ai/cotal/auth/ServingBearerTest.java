@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.secrets.InMemorySecretStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The serving bearer (SPEC §13.14, §13.17): the view names its instance, and only that view does. */
 class ServingBearerTest {
     private static final String UID = "abcdefghijklmnopqrstuvwxyz";
-    private final BearerIssuer issuer = BearerIssuer.loadOrCreate(new InMemorySecretStore(), "alpha", Clock.systemUTC());
+    private final BearerIssuer issuer = BearerIssuer.load(PlaneFixture.provisioned("alpha"), "alpha", Clock.systemUTC());
     private final BearerVerifier verifier = new BearerVerifier("alpha", issuer.publicKey(), Clock.systemUTC());
     private final EndpointInstance weather = new EndpointInstance("weather", "0123456789abcdefghijklmnop");
 

@@ -4,19 +4,16 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
-import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
-import ai.cotal.core.creds.Identity;
-import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
@@ -26,7 +23,6 @@ import ai.cotal.servicehost.Views;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.FileSecretStore;
-import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
@@ -78,14 +74,7 @@ final class ServiceEndpointDemo {
             SpaceAuth space = SpaceAuth.create(SPACE, clock);
             CalloutAuth callout = CalloutAuth.create(SPACE, space.broker(), space.space().accountPublicKey(), clock);
             FileSecretStore secrets = new FileSecretStore(root);
-            ServiceMaterial.store(secrets, space.space(), callout);
-            secrets.putText(SecretKeys.membershipObserverCredsKey(SPACE), Creds.mintSystem(space.broker(),
-                    Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, space.space().accountPublicKey(),
-                    MintOptions.defaults()).text());
-            // the system credential a revoke closes live serving and caller connections with (KICK)
-            secrets.putText(SecretKeys.connectionEvictorCredsKey(SPACE), Creds.mintSystem(space.broker(),
-                    Identity.create(), CredentialProfile.CONNECTION_EVICTOR, space.space().accountPublicKey(),
-                    MintOptions.defaults()).text());
+            SpaceProvisioning.forSpace(space, callout).write(secrets); // every secret the service needs
             out.println("cotal-auth demo: space \"" + SPACE + "\" provisioned in " + root);
             try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
                     List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())

@@ -1,5 +1,6 @@
 package ai.cotal.cli;
 
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -17,6 +18,7 @@ import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;
+import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.workspace.BrokerPolicies;
 import ai.cotal.workspace.FileSecretStore;
 import ai.cotal.workspace.SecretKeys;
@@ -154,7 +156,8 @@ final class Tenants {
 
     /**
      * The tenant {@code space}, created when it is none: data account, callout account and the
-     * service material first, the account record last (so a listed tenant is complete).
+     * space's secrets first ({@link SpaceProvisioning}, without the system credentials), the
+     * account record last (so a listed tenant is complete).
      */
     Tenant add(String space, BrokerAuth broker) {
         if (records.spaces().contains(space)) {
@@ -162,7 +165,11 @@ final class Tenants {
         }
         SpaceAccountAuth account = SpaceAccountAuth.create(broker, space, clock);
         CalloutAuth callout = CalloutAuth.create(space, broker, account.accountPublicKey(), clock);
-        ServiceMaterial.store(secrets, account, callout);
+        // an interrupted add left its account's material under no record: that account is dropped
+        secrets.delete(SecretKeys.serviceKeysKey(space));
+        secrets.delete(SecretKeys.calloutKey(space));
+        // the broker record holds no system account key: the observer and the evictor are not minted here
+        SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callout).withoutSystemCredentials().complete(secrets);
         records.saveAccount(account);
         return require(space);
     }

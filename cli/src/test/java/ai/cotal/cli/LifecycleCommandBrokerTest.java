@@ -109,7 +109,7 @@ class LifecycleCommandBrokerTest {
 
     @Test
     void retiresThroughTheLoopbackFaceAndTheBrokerClosesTheLifecyclesConnection(NatsBrokers brokers) throws Exception {
-        ProvisionedSpace alpha = new ProvisionedSpace(root, clock).withEvictor();
+        ProvisionedSpace alpha = new ProvisionedSpace(root, clock);
         NatsBroker nats = brokers.start(alpha::config);
         Path state = root.resolve("state");
         try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")

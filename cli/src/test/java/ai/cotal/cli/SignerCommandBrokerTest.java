@@ -3,6 +3,7 @@ package ai.cotal.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -84,10 +85,7 @@ class SignerCommandBrokerTest {
         Path serviceRoot = Files.createDirectory(dir.resolve("service-root"));
         ProvisionedSpace alpha = new ProvisionedSpace(signerRoot, Clock.systemUTC());
         FileSecretStore service = new FileSecretStore(serviceRoot);
-        for (String key : List.of(SecretKeys.calloutKey("alpha"), SecretKeys.issuerKeysKey("alpha"),
-                SecretKeys.ownerSecretKey("alpha"), SecretKeys.membershipObserverCredsKey("alpha"))) {
-            service.put(key, alpha.secrets.get(key).orElseThrow()); // everything the service needs but the seed
-        }
+        SpaceProvisioning.forSpace(alpha.auth, alpha.callout).remoteSigner().write(service); // all but the seed
         Path socket = dir.resolve("run").resolve("alpha.sock");
         Process signer = signer(signerRoot, socket, dir.resolve("signer.log"));
         try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), alpha::config)) {

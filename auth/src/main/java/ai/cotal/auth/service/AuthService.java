@@ -6,6 +6,7 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
@@ -133,7 +134,7 @@ public final class AuthService implements AutoCloseable {
 
     /**
      * The start checks (SPEC §13.18), before anything is taken: the store is the expected one;
-     * every kind of material is there (naming every missing key); the issuer is this space's; the
+     * every secret is there ({@link SpaceProvisioning#require}, naming every missing key); the issuer is this space's; the
      * service keys sign for the expected data account; the broker admits the callout credential.
      */
     private static ServiceMaterial.Loaded preflight(AuthServiceOptions options) {
@@ -145,6 +146,9 @@ public final class AuthService implements AutoCloseable {
                         + "); a misplaced store would serve other keys or none");
             }
         });
+        // every secret the service and its plane need, all missing ones named at once (SPEC §13.22)
+        SpaceProvisioning.require(store, options.space(), options.signer().isPresent()
+                ? SpaceProvisioning.Role.SERVICE_WITH_REMOTE_SIGNER : SpaceProvisioning.Role.SERVICE);
         ServiceMaterial.Loaded material = ServiceMaterial.load(store, options.space(), options.signer().orElse(null));
         options.dataAccount().ifPresent(expected -> {
             if (!expected.equals(material.signer().accountPublicKey())) {

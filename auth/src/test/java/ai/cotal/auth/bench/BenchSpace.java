@@ -3,15 +3,13 @@ package ai.cotal.auth.bench;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
-import ai.cotal.core.creds.CredentialProfile;
-import ai.cotal.core.creds.Creds;
-import ai.cotal.core.creds.Identity;
-import ai.cotal.core.creds.MintOptions;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
-import ai.cotal.workspace.SecretKeys;
+import java.time.Clock;
 import java.util.List;
 
 /** The space "alpha" every auth scenario runs: its secret store and its loopback broker. */
@@ -19,12 +17,16 @@ final class BenchSpace {
     private BenchSpace() {
     }
 
-    /** A secret store holding the space's membership-observer credential (the plane's liveness oracle uses it). */
-    static InMemorySecretStore store(SpaceAuth auth) {
+    /** A secret store holding every secret of the space, provisioned with {@code callout}. */
+    static InMemorySecretStore store(SpaceAuth auth, CalloutAuth callout) {
         InMemorySecretStore store = new InMemorySecretStore();
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         return store;
+    }
+
+    /** A secret store holding every secret of the space, with a callout account of its own (a plane alone). */
+    static InMemorySecretStore store(SpaceAuth auth) {
+        return store(auth, CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), Clock.systemUTC()));
     }
 
     /**

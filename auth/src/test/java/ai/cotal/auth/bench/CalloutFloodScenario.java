@@ -50,7 +50,7 @@ public final class CalloutFloodScenario {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(Files.createTempDirectory("callout-flood")).secretStore(BenchSpace.store(auth))
+                     .stateDir(Files.createTempDirectory("callout-flood")).secretStore(BenchSpace.store(auth, callout))
                      .signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                      .plane(plane.calloutAuthority()).signer(auth.strip()).meterRegistry(registry).build())) {

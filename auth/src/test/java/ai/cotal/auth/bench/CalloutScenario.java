@@ -54,7 +54,7 @@ public final class CalloutScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("callout-scenario")).secretStore(store).signer(auth.strip()).build());
@@ -91,7 +91,7 @@ public final class CalloutScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("callout-metrics-scenario");
         String owner = "u_abcdefghijklmnopqrstuvwxyz";
         List<Concurrent.Result> bare = new java.util.ArrayList<>();

@@ -81,7 +81,7 @@ public final class ClusterCalloutScenario {
     private static Measured measure(SpaceAuth auth, CalloutAuth callout, List<String> urls, StoreReplicas replicas,
             int perThread, int threads)
             throws Exception {
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         List<AuthCallout> responders = new ArrayList<>();
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(urls.get(0))
                 .space("alpha").stateDir(Files.createTempDirectory("cluster-callout")).secretStore(store)

@@ -100,7 +100,7 @@ public final class EndpointCallScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("endpoint-call-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(BenchSpace.unbudgeted(AuthPlaneOptions.builder()

@@ -9,7 +9,6 @@ import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
@@ -108,8 +107,7 @@ public final class FloodScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
-        ServiceMaterial.store(store, auth.space(), callout);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("flood-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")

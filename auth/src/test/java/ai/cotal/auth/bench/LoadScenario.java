@@ -7,7 +7,6 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.Creds;
@@ -60,8 +59,7 @@ public final class LoadScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
-        ServiceMaterial.store(store, auth.space(), callout);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")

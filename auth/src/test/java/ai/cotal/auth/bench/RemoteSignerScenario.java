@@ -69,7 +69,7 @@ public final class RemoteSignerScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path dir = Files.createTempDirectory("remote-signer-scenario");
         SpaceSigner inProcess = auth.strip();
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());

@@ -55,7 +55,7 @@ public final class SlowClientScenario {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
-        InMemorySecretStore store = BenchSpace.store(auth);
+        InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("slow-client-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")

@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 /** A space with its callout account on the broker, an open plane and a responder. */
 public final class CalloutFixture {
     public final PlaneFixture plane = new PlaneFixture();
-    public final CalloutAuth callout = CalloutAuth.create("alpha", plane.broker, plane.space.accountPublicKey(), plane.clock);
+    public final CalloutAuth callout = plane.callout;
     public static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
 
     /** {@code actor}'s inbox nonce (SPEC §13.16) with the given random part. */

@@ -68,8 +68,7 @@ class CalloutRefusalBrokerTest {
             Thread.sleep(Math.max(0, exp + 6_000 - System.currentTimeMillis())); // past exp and the 5 s tolerance
             f.refused(nats, shortLived, CalloutFixture.nonce("expiring", "expired-0001"));
 
-            PlaneFixture other = new PlaneFixture();
-            BearerIssuer foreignIssuer = BearerIssuer.loadOrCreate(other.store, "beta", other.clock);
+            BearerIssuer foreignIssuer = BearerIssuer.load(PlaneFixture.provisioned("beta"), "beta", f.plane.clock);
             String foreign = foreignIssuer.issue(BearerIssuer.Request.of(CalloutFixture.OWNER, "laptop", List.of("chat"),
                     "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz", Duration.ofMinutes(5)));
             f.refused(nats, foreign, CalloutFixture.nonce("laptop", "foreign-0001"));

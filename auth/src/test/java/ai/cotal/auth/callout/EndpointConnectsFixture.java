@@ -17,7 +17,6 @@ import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokers;
-import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
@@ -59,7 +58,6 @@ final class EndpointConnectsFixture implements AutoCloseable {
     EndpointConnectsFixture(NatsBrokers brokers, Path stateDir) {
         this.stateDir = stateDir;
         nats = brokers.start(f::config);
-        f.plane.store.putText(SecretKeys.connectionEvictorCredsKey("alpha"), f.plane.evictor.text());
         openPlane();
         plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
         plane.ledger().grantManagedActor(OWNER, "weathersvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),

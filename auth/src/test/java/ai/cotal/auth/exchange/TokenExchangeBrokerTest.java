@@ -9,6 +9,7 @@ import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -66,8 +67,8 @@ class TokenExchangeBrokerTest {
     void open(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
                 ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
+        SpaceProvisioning.forSpace(auth, ai.cotal.core.trust.CalloutAuth.create("alpha", auth.broker(),
+                auth.space().accountPublicKey(), clock)).write(store);
         // the throttle tests make 100 successful exchanges of one agent: above the default mint budget
         // (SPEC §13.20, tested in WriteBudgetBrokerTest), so this plane's budget is raised
         plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)

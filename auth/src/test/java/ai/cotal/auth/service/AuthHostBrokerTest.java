@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -54,10 +55,7 @@ class AuthHostBrokerTest {
             SpaceAuth auth = new SpaceAuth(broker, account);
             CalloutAuth callout = CalloutAuth.create(auth.space().space(), broker, account.accountPublicKey(), clock);
             callouts.add(callout.jwt());
-            ServiceMaterial.store(store, auth.space(), callout);
-            store.putText(SecretKeys.membershipObserverCredsKey(auth.space().space()), Creds.mintSystem(broker,
-                    Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(),
-                    MintOptions.defaults()).text());
+            SpaceProvisioning.forSpace(auth, callout).write(store);
         }
         return brokers.start(b -> ServerConfig.render(broker, List.of(alpha, beta), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(callouts).build()));

@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -52,16 +53,13 @@ class AuthServiceBrokerTest {
     Path stateDir;
 
     private NatsBroker broker(NatsBrokers brokers) {
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
         return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
     /** Fences the service's plane: its ledger scanner KICKed, as a lost scanner is. */
     private void fence(NatsBroker nats) throws Exception {
-        Creds evictor = Creds.mintSystem(auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
-                MintOptions.defaults());
+        Creds evictor = Creds.parse(store.getText(SecretKeys.connectionEvictorCredsKey("alpha")).orElseThrow());
         ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
                 .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
                 .orElseThrow()), evictor);
@@ -87,16 +85,35 @@ class AuthServiceBrokerTest {
     }
 
     @Test
+    void aStoreWithoutTheSystemCredentialsFailsTheStartNamingBothBeforeAnyConnection(NatsBrokers brokers) {
+        NatsBroker nats = broker(brokers);
+        SpaceProvisioning.forSpace(auth, callout).withoutSystemCredentials().write(store);
+        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
+        assertEquals("the auth service of space \"alpha\" is not provisioned: the secret store lacks "
+                + SecretKeys.membershipObserverCredsKey("alpha") + ", " + SecretKeys.connectionEvictorCredsKey("alpha")
+                + " (SpaceProvisioning writes them)", missing.getMessage());
+        assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+        assertEquals(List.of(SecretKeys.membershipObserverCredsKey("alpha"), SecretKeys.connectionEvictorCredsKey("alpha")),
+                SpaceProvisioning.forSpace(auth, callout).complete(store));
+        try (AuthService service = AuthService.start(options(nats).build())) {
+            assertEquals(AuthService.State.READY, service.state(), "the completed store starts");
+        }
+    }
+
+    @Test
     void provisioningCreatesTheIssuerAndOwnerSecretOnceAndAStartNeverCreatesThem(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
-        // service keys and callout alone (an old or misplaced store): the start names both missing kinds and creates neither
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         byte[] secret = store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow();
         byte[] issuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
-        ServiceMaterial.store(store, auth.space(), callout);
+        CotalException again = assertThrows(CotalException.class, () -> SpaceProvisioning.forSpace(auth, callout)
+                .write(store));
+        assertEquals(ErrorCode.ALREADY_EXISTS, again.code());
         org.junit.jupiter.api.Assertions.assertArrayEquals(secret, store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow(),
                 "provisioning again never re-keys an owner");
         org.junit.jupiter.api.Assertions.assertArrayEquals(issuer, store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow());
+        // service keys, callout and the system credentials alone: the start names both missing keys and creates neither
         store.delete(SecretKeys.ownerSecretKey("alpha"));
         store.delete(SecretKeys.issuerKeysKey("alpha"));
         CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
@@ -111,7 +128,7 @@ class AuthServiceBrokerTest {
     @Test
     void theStartChecksTheStoreTheAccountTheIssuerAndTheBrokerBeforeTakingAnything(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
                 .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
         assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
@@ -123,8 +140,7 @@ class AuthServiceBrokerTest {
         assertEquals(ErrorCode.FAILED_PRECONDITION, otherAccount.code());
         assertTrue(otherAccount.getMessage().startsWith("dataAccount"), otherAccount.getMessage());
 
-        InMemorySecretStore foreign = new InMemorySecretStore();
-        ai.cotal.auth.AuthAuthorityPlane.provisionKeys(foreign, "beta");
+        InMemorySecretStore foreign = ai.cotal.auth.PlaneFixture.provisioned("beta");
         byte[] alphaIssuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
         store.put(SecretKeys.issuerKeysKey("alpha"), foreign.get(SecretKeys.issuerKeysKey("beta")).orElseThrow());
         CotalException wrongIssuer = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
@@ -133,14 +149,17 @@ class AuthServiceBrokerTest {
         store.put(SecretKeys.issuerKeysKey("alpha"), alphaIssuer);
 
         // a callout credential the broker does not know: refused before the plane opens or a face binds
-        ServiceMaterial.store(store, auth.space(), CalloutAuth.create("alpha", other.broker(),
-                auth.space().accountPublicKey(), clock));
+        byte[] alphaCallout = store.get(SecretKeys.calloutKey("alpha")).orElseThrow();
+        InMemorySecretStore unknown = new InMemorySecretStore();
+        SpaceProvisioning.forSpace(auth, CalloutAuth.create("alpha", other.broker(), auth.space().accountPublicKey(), clock))
+                .write(unknown);
+        store.put(SecretKeys.calloutKey("alpha"), unknown.get(SecretKeys.calloutKey("alpha")).orElseThrow());
         CotalException unreachable = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
         assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code());
         assertTrue(unreachable.getMessage().contains("callout credential"), unreachable.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
 
-        ServiceMaterial.store(store, auth.space(), callout);
+        store.put(SecretKeys.calloutKey("alpha"), alphaCallout);
         try (AuthService service = AuthService.start(options(nats).storeIdentity(store.identity().orElseThrow())
                 .dataAccount(auth.space().accountPublicKey()).build())) {
             assertEquals(AuthService.State.READY, service.state(), "the plane was never taken by the refused starts");
@@ -150,7 +169,7 @@ class AuthServiceBrokerTest {
     @Test
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
             fence(nats);
@@ -173,7 +192,7 @@ class AuthServiceBrokerTest {
     @Test
     void aHostHandleKeptFromBeforeAFenceAnswersWritesUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
@@ -202,7 +221,7 @@ class AuthServiceBrokerTest {
     @Test
     void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             assertEquals(AuthService.State.READY, service.state());
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");

@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -74,9 +75,7 @@ class CalloutHostBrokerTest {
         for (SpaceAccountAuth account : accounts.values()) {
             String space = new SpaceAuth(broker, account).space().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
-            ServiceMaterial.store(store, account, callouts.get(space));
-            store.putText(SecretKeys.membershipObserverCredsKey(space), Creds.mintSystem(broker, Identity.create(),
-                    CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(), MintOptions.defaults()).text());
+            SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callouts.get(space)).write(store);
         }
         return brokers.start(b -> ServerConfig.render(broker, List.copyOf(accounts.values()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(callouts.values().stream()

@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,10 +64,8 @@ class CalloutReplicaBrokerTest {
             String space = new SpaceAuth(broker, account).space().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             if (!space.equals("gamma")) {
-                ServiceMaterial.store(store, account, callouts.get(space));
+                SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callouts.get(space)).write(store);
             }
-            store.putText(SecretKeys.membershipObserverCredsKey(space), Creds.mintSystem(broker, Identity.create(),
-                    CredentialProfile.MEMBERSHIP_OBSERVER, account.accountPublicKey(), MintOptions.defaults()).text());
         }
         return brokers.start(b -> ServerConfig.render(broker, List.of(alpha, beta, gamma), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(callouts.values().stream()
@@ -101,7 +100,7 @@ class CalloutReplicaBrokerTest {
         CotalException noKeys = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noKeys.code());
-        ServiceMaterial.store(store, gamma, callouts.get("gamma"));
+        SpaceProvisioning.forSpace(new SpaceAuth(broker, gamma), callouts.get("gamma")).write(store);
         CotalException noStores = assertThrows(CotalException.class,
                 () -> ServiceEndpointAdmission.admitsServiceEndpoints("gamma", List.of(nats.url()), store));
         assertEquals(ErrorCode.FAILED_PRECONDITION, noStores.code(), "gamma's stores were never created");

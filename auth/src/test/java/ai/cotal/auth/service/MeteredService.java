@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -77,9 +78,7 @@ final class MeteredService {
     }
 
     private void provision() {
-        store.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(), Identity.create(),
-                CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(), MintOptions.defaults()).text());
-        ServiceMaterial.store(store, auth.space(), callout);
+        SpaceProvisioning.forSpace(auth, callout).write(store);
     }
 
     /** The service with service endpoints, two mints per principal a minute, recording into {@code registry}. */

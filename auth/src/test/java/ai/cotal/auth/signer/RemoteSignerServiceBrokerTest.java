@@ -15,7 +15,6 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TestIdp;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
@@ -133,7 +132,8 @@ class RemoteSignerServiceBrokerTest {
     void aServiceGivenARemoteSignerRefusesAStoreThatStillHoldsTheSeed(NatsBrokers brokers) throws Exception {
         RemoteSpace space = new RemoteSpace(dir);
         NatsBroker nats = brokers.start(space::config);
-        ServiceMaterial.store(space.serviceStore, space.auth.space(), space.callout); // the seed is back in the service's store
+        space.serviceStore.put(SecretKeys.serviceKeysKey("alpha"), space.signerStore.get(SecretKeys.serviceKeysKey("alpha"))
+                .orElseThrow()); // the seed is back in the service's store
         try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()))) {
             CotalException refused = assertThrows(CotalException.class, () -> AuthService.start(AuthServiceOptions.builder()
                     .server(nats.url()).space("alpha").stateDir(dir.resolve("state")).secretStore(space.serviceStore)

@@ -1,5 +1,6 @@
 package ai.cotal.auth.signer;
 
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
@@ -46,12 +47,8 @@ final class RemoteSpace {
     RemoteSpace(Path dir) {
         socket = dir.resolve("signer").resolve("alpha.sock");
         audit = dir.resolve("audit.jsonl");
-        ServiceMaterial.store(signerStore, auth.space(), callout);
-        ServiceMaterial.store(serviceStore, auth.space(), callout);
-        serviceStore.delete(SecretKeys.serviceKeysKey("alpha")); // the seed lives only with the signer
-        serviceStore.putText(SecretKeys.membershipObserverCredsKey("alpha"), Creds.mintSystem(auth.broker(),
-                Identity.create(), CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey(),
-                MintOptions.defaults()).text());
+        SpaceProvisioning.forSpace(auth, callout).write(signerStore);
+        SpaceProvisioning.forSpace(auth, callout).remoteSigner().write(serviceStore); // the seed lives only with the signer
     }
 
     String config(NatsBroker nats) {

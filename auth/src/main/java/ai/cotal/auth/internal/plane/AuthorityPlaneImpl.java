@@ -26,6 +26,7 @@ import ai.cotal.auth.Owners;
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.ServiceEndpointHost;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
@@ -97,7 +98,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.ledgerScanner = ledgerScanner;
         this.recordsScanner = recordsScanner;
         this.claim = claim;
-        this.ownerSecret = OwnerSecret.loadOrCreate(options.secretStore(), space);
+        this.ownerSecret = OwnerSecret.load(options.secretStore(), space);
         this.ledger = new ActorLedger(options.stateDir(), options.clock());
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
@@ -144,7 +145,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
     public static AuthAuthorityPlane open(AuthPlaneOptions options) {
         String space = options.space();
-        // before any connection: an observer of another account would sweep another space's connections
+        // before any connection: every secret provisioning writes for a plane, all named at once
+        SpaceProvisioning.require(options.secretStore(), space, SpaceProvisioning.Role.PLANE);
+        // an observer of another account would sweep another space's connections
         ConnectionSweep.requireObserverOf(options.secretStore(), space, options.signer().accountPublicKey());
         AuthMetrics metrics = AuthMetrics.of(
                 options.settings());
@@ -174,7 +177,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
-            BearerIssuer issuer = BearerIssuer.loadOrCreate(options.secretStore(), space, options.clock());
+            BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,

@@ -7,12 +7,11 @@ import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.SecretKeys;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.Optional;
 
 /**
  * The owner-derivation secret: {@code {ver: 1, secretB64}} (32 bytes) at
- * {@code space.<hex>/owner-secret.json}. It is created once, create-only (SPEC §13.14): a second
- * creator finds the first one's secret and uses it, so no owner is ever re-keyed.
+ * {@code space.<hex>/owner-secret.json}. It is created once, create-only, by provisioning (SPEC
+ * §13.22), so no owner is ever re-keyed; the plane only loads it.
  */
 public final class OwnerSecret {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -27,21 +26,11 @@ public final class OwnerSecret {
     private OwnerSecret() {
     }
 
-    /** The secret, created (create-only) when the store has none; two racing creators end with the same one. */
-    public static byte[] loadOrCreate(SecretStore store, String space) {
-        String key = SecretKeys.ownerSecretKey(space);
-        Optional<byte[]> bytes = store.get(key);
-        if (bytes.isEmpty()) {
-            byte[] secret = new byte[32];
-            RANDOM.nextBytes(secret);
-            if (store.create(key, ClosedJson.write(ClosedJson.cotal(), new Document(1,
-                    Base64.getEncoder().encodeToString(secret))))) {
-                return secret;
-            }
-            bytes = store.get(key); // another creator won: use its secret
-        }
-        return parse(key, bytes.orElseThrow(() -> new CotalException(ErrorCode.DATA_LOSS, key
-                + " vanished right after it was created")));
+    /** A new document holding 32 fresh random bytes; written only by provisioning, create-only. */
+    public static byte[] newDocument() {
+        byte[] secret = new byte[32];
+        RANDOM.nextBytes(secret);
+        return ClosedJson.write(ClosedJson.cotal(), new Document(1, Base64.getEncoder().encodeToString(secret)));
     }
 
     /** The secret; {@code failed-precondition} when the store has none (nothing is created). */

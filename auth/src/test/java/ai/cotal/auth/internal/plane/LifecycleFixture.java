@@ -10,7 +10,6 @@ import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokers;
-import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.Connection;
@@ -48,7 +47,6 @@ final class LifecycleFixture implements AutoCloseable {
     LifecycleFixture(NatsBrokers brokers, Path stateDir) {
         this.stateDir = stateDir;
         nats = brokers.start(f::config);
-        f.plane.store.putText(SecretKeys.connectionEvictorCredsKey("alpha"), f.plane.evictor.text());
         plane = AuthAuthorityPlane.open(f.plane.options(nats, stateDir).build());
         callout = f.responder(nats, plane);
         exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)

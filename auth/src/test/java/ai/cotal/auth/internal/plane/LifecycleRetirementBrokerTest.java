@@ -16,7 +16,6 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.testbroker.NatsBroker;
-import ai.cotal.workspace.SecretKeys;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
@@ -156,7 +155,6 @@ class LifecycleRetirementBrokerTest {
     void aRetirementClosesTheConnectionAnEarlierPlaneAdmitted(NatsBrokers brokers) throws Exception {
         CalloutFixture f = new CalloutFixture();
         NatsBroker nats = brokers.start(f::config);
-        f.plane.store.putText(SecretKeys.connectionEvictorCredsKey("alpha"), f.plane.evictor.text());
         ActorRow row;
         String bearer;
         CompletableFuture<Void> closed = new CompletableFuture<>();
