@@ -1,6 +1,5 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.plane.RefusalText;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
@@ -67,10 +66,5 @@ public final class Owners {
         } catch (GeneralSecurityException e) {
             throw CotalException.internal("HmacSHA256 unavailable", e);
         }
-    }
-
-    /** Deliberate violation: an API type reaching into the plane's implementation. */
-    static boolean shareable(String message) {
-        return RefusalText.shareable(message);
     }
 }

@@ -259,9 +259,4 @@ public final class NatsJwt {
         }
     }
 
-
-    /** Deliberate cycle: jwt reaching into claims, which already depends on jwt. */
-    static Class<?> claims() {
-        return ai.cotal.core.claims.PushResult.class;
-    }
 }
