@@ -2,8 +2,8 @@
  * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (the seed's
  * {@code openAuthAuthorityPlane}), the auth callout ({@code ai.cotal.auth.callout}), the token
  * exchange and HTTP faces ({@code ai.cotal.auth.exchange}), the stock service
- * ({@code ai.cotal.auth.service}), the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}) and the remote
- * signer ({@code ai.cotal.auth.signer}).
+ * ({@code ai.cotal.auth.service}) and the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}). The
+ * remote signer, server and client, is the module {@code ai.cotal.signer}.
  *
  * <p>{@code ai.cotal.auth.internal.*} is the implementation: not exported to anyone.
  */
@@ -18,7 +18,7 @@ module ai.cotal.auth {
     requires org.eclipse.jetty.server;
     requires org.slf4j;
     requires java.net.http;
-    requires jdk.net; // the peer user of a signer connection (SO_PEERCRED)
+    requires ai.cotal.signer; // the client of a space's remote signer (SPEC §16)
     // optional (SPEC §13.21): read only when an embedder passes its MeterRegistry; the options'
     // setters name MeterRegistry, so a caller that passes one reads the module through this one
     requires static transitive micrometer.core;
@@ -28,13 +28,11 @@ module ai.cotal.auth {
     exports ai.cotal.auth.exchange;
     exports ai.cotal.auth.jose;
     exports ai.cotal.auth.service;
-    exports ai.cotal.auth.signer;
 
     // Closed JSON parsing binds the records of these packages reflectively.
     opens ai.cotal.auth to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.exchange to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.service to com.fasterxml.jackson.databind;
-    opens ai.cotal.auth.signer to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.endpoint to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.plane to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.manager to com.fasterxml.jackson.databind;

@@ -3,7 +3,6 @@ package ai.cotal.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.jwt.ClaimSet;
@@ -12,6 +11,7 @@ import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.signer.UnixSocketAccountSigner;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.FileSecretStore;

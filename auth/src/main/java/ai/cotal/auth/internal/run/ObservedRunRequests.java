@@ -4,6 +4,7 @@ import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.Message;
@@ -45,8 +46,7 @@ public final class ObservedRunRequests implements AutoCloseable {
      * space's subject prefix (a served start is never issued for, so it is never observed).
      */
     public static List<String> subjects(String space) {
-        String p = SpaceName.subjectPrefix(space);
-        return List.of(p + ".svc.manager.*.run.resume.*.*", p + ".svc.manager.*.run.answer.*.*");
+        return AuthorityGrants.observedRunRequests(space); // the issuer's grant names the same subjects
     }
     /**
      * What an issued caller may publish for {@code op} (resume or answer) of {@code owner}'s

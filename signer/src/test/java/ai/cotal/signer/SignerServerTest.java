@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.jwt.AuthorizationResponseClaim;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.Permission;
@@ -18,7 +18,10 @@ import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The signer's policy (SPEC §16.2): recognition by permissions, the fence, bounds, the policy file. */
@@ -73,20 +76,24 @@ class SignerPolicyTest {
 
     @Test
     void everyAuthorityRoleIsCoveredByItsOwnProfile() {
-        List<AuthorityRole> roles = List.of(AuthorityRole.WRITER, AuthorityRole.BARRIER, AuthorityRole.READER,
-                AuthorityRole.DISCOVERY, AuthorityRole.ISSUER, AuthorityRole.ISSUER_WINDOW, AuthorityRole.ADMIN,
-                AuthorityRole.LEDGER_SCANNER,
-                AuthorityRole.RECORDS_SCANNER);
-        for (AuthorityRole role : roles) {
+        Map<AuthorityGrants, SignerProfile> profiles = new EnumMap<>(Map.of(AuthorityGrants.WRITER, SignerProfile.AUTH_MINT,
+                AuthorityGrants.BARRIER, SignerProfile.AUTH_BARRIER, AuthorityGrants.READER, SignerProfile.AUTH_READER,
+                AuthorityGrants.DISCOVERY, SignerProfile.EP_DISCOVERY, AuthorityGrants.ISSUER, SignerProfile.AUTH_ISSUER,
+                AuthorityGrants.ISSUER_WINDOW, SignerProfile.AUTH_ISSUER_WINDOW, AuthorityGrants.ADMIN,
+                SignerProfile.AUTH_ADMIN, AuthorityGrants.LEDGER_SCANNER, SignerProfile.AUTH_SCAN,
+                AuthorityGrants.RECORDS_SCANNER, SignerProfile.RECORDS_SCAN));
+        assertEquals(EnumSet.allOf(AuthorityGrants.class), profiles.keySet(), "every role of the plane");
+        profiles.forEach((role, profile) -> {
             NKeyPair user = NKeyPair.create(KeyType.USER);
             UserClaim body = new UserClaim(role.publish("alpha"), role.subscribe("alpha", user.publicKey()), role.response(),
                     null, null, null, -1L, -1L, -1L, null, null, null, c.account.publicKey(), null);
-            ClaimSet<UserClaim> claims = ClaimSet.of(user.publicKey(), role.connectionName("alpha"), body, now);
-            long exp = role == AuthorityRole.ISSUER_WINDOW ? now.getEpochSecond() + 60 : in15min;
-            PolicyCheck.Verdict verdict = stock().judge(c.input(role.planeCandidate() ? claims : claims.withExp(exp)), now);
+            ClaimSet<UserClaim> claims = ClaimSet.of(user.publicKey(), "cotal:" + profile.label() + ":alpha", body, now);
+            long exp = role == AuthorityGrants.ISSUER_WINDOW ? now.getEpochSecond() + 60 : in15min;
+            boolean scanner = role == AuthorityGrants.LEDGER_SCANNER || role == AuthorityGrants.RECORDS_SCANNER;
+            PolicyCheck.Verdict verdict = stock().judge(c.input(scanner ? claims : claims.withExp(exp)), now);
             assertTrue(verdict.signed(), () -> role + ": " + verdict.refusal().getMessage());
-            assertEquals(role.view().label(), verdict.profile().label(), role.toString());
-        }
+            assertEquals(profile, verdict.profile(), role.toString());
+        });
     }
 
     @Test

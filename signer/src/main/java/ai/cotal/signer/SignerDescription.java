@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 /**
  * What a remote signer says it is (SPEC §16.1): its space, the data account it serves and the

@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 import ai.cotal.core.internal.json.ClosedJson;
 import java.io.EOFException;

@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 /**
  * NATS subject arithmetic for the signer's fence (SPEC §16.2): well-formedness and whether two

@@ -1,6 +1,6 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
-import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.trust.SpaceName;
@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * The shapes of the user JWTs the plane signs in one space (SPEC §16.2, the catalogue): per
- * profile, the publish and subscribe templates and the reply allowance. Built from the plane's
- * own grant code where it exists (the authority roles), so the two cannot drift apart. Immutable.
+ * profile, the publish and subscribe templates and the reply allowance. Built from the grant table
+ * the plane mints its own connections with where one exists (core's authority grants), so the two
+ * cannot drift apart. Immutable.
  */
 final class Catalogue {
     /** One profile's shape: every granted subject must match one of its templates. */
@@ -40,28 +41,28 @@ final class Catalogue {
                 p + ".svc.manager.{owner}.run.{t}.*.*", p + ".svc.manager.{owner}.run.{t}.*.{t}",
                 "$JS.API.DIRECT.GET.KV_" + accepted + ".$KV." + accepted + ".accepted.v1.{t}"), List.of(inbox), 0);
         put(shapes, SignerProfile.CALLOUT_SESSION_CALLER, List.of(p + ".svc.manager.{t}.{t}"), List.of(inbox), 0);
-        role(shapes, SignerProfile.AUTH_MINT, AuthorityRole.WRITER, space);
-        role(shapes, SignerProfile.AUTH_BARRIER, AuthorityRole.BARRIER, space);
-        role(shapes, SignerProfile.AUTH_READER, AuthorityRole.READER, space);
-        role(shapes, SignerProfile.EP_DISCOVERY, AuthorityRole.DISCOVERY, space);
-        role(shapes, SignerProfile.AUTH_ISSUER, AuthorityRole.ISSUER, space);
-        role(shapes, SignerProfile.AUTH_ADMIN, AuthorityRole.ADMIN, space);
-        role(shapes, SignerProfile.AUTH_ISSUER_WINDOW, AuthorityRole.ISSUER_WINDOW, space);
-        role(shapes, SignerProfile.AUTH_SCAN, AuthorityRole.LEDGER_SCANNER, space);
-        role(shapes, SignerProfile.RECORDS_SCAN, AuthorityRole.RECORDS_SCANNER, space);
+        role(shapes, SignerProfile.AUTH_MINT, AuthorityGrants.WRITER, space);
+        role(shapes, SignerProfile.AUTH_BARRIER, AuthorityGrants.BARRIER, space);
+        role(shapes, SignerProfile.AUTH_READER, AuthorityGrants.READER, space);
+        role(shapes, SignerProfile.EP_DISCOVERY, AuthorityGrants.DISCOVERY, space);
+        role(shapes, SignerProfile.AUTH_ISSUER, AuthorityGrants.ISSUER, space);
+        role(shapes, SignerProfile.AUTH_ADMIN, AuthorityGrants.ADMIN, space);
+        role(shapes, SignerProfile.AUTH_ISSUER_WINDOW, AuthorityGrants.ISSUER_WINDOW, space);
+        role(shapes, SignerProfile.AUTH_SCAN, AuthorityGrants.LEDGER_SCANNER, space);
+        role(shapes, SignerProfile.RECORDS_SCAN, AuthorityGrants.RECORDS_SCANNER, space);
         String own = "_INBOX_{user}.>";
         put(shapes, SignerProfile.EP_EFFECT, List.of("$KV." + auth + ".svc.{t+}", "$KV." + auth + ".epgate.{t}.{t}"),
                 List.of(own), 0);
         String manager = "$KV." + records + ".svc.manager.{iid}";
         put(shapes, SignerProfile.MANAGER_REGISTRAR, List.of(manager + ".>"), List.of(own), 0);
         put(shapes, SignerProfile.MANAGER_SERVICE, List.of(manager + ".status", manager + ".session.>",
-                AuthorityRole.retireManagedSubject(space, "{iid}")), List.of(p + ".svc.manager.{owner}.{t}",
+                AuthorityGrants.retireManagedSubject(space, "{iid}")), List.of(p + ".svc.manager.{owner}.{t}",
                 p + ".svc.manager.{owner}.run.{t}.*.*", own), 1);
         put(shapes, SignerProfile.RUN_DRIVER, List.of(p + ".run.{owner}.{t}.>"), List.of(own), 0);
         return new Catalogue(shapes);
     }
 
-    private static void role(Map<SignerProfile, Shape> shapes, SignerProfile profile, AuthorityRole role, String space) {
+    private static void role(Map<SignerProfile, Shape> shapes, SignerProfile profile, AuthorityGrants role, String space) {
         Permission publish = role.publish(space);
         Permission subscribe = role.subscribe(space, "{user}");
         put(shapes, profile, publish.allow() == null ? List.of() : publish.allow(), subscribe.allow(),

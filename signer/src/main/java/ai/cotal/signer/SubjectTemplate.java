@@ -1,4 +1,4 @@
-package ai.cotal.auth.signer;
+package ai.cotal.signer;
 
 import java.util.ArrayList;
 import java.util.HashMap;
