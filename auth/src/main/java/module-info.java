@@ -2,13 +2,15 @@
  * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (the seed's
  * {@code openAuthAuthorityPlane}), the auth callout ({@code ai.cotal.auth.callout}), the token
  * exchange and HTTP faces ({@code ai.cotal.auth.exchange}), the stock service
- * ({@code ai.cotal.auth.service}) and the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}). The
- * remote signer, server and client, is the module {@code ai.cotal.signer}.
+ * ({@code ai.cotal.auth.service}), the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}) and the
+ * meter sink the plane reports to ({@code ai.cotal.auth.metrics}, with a Micrometer sink in
+ * {@code ai.cotal.auth.micrometer}). The remote signer, server and client, is the module
+ * {@code ai.cotal.signer}.
  *
  * <p>{@code ai.cotal.auth.internal.*} is the implementation: not exported to anyone.
  */
 // Micrometer 1.17 ships as an automatic module (micrometer.core) with no descriptor of its own
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+@SuppressWarnings("requires-automatic")
 module ai.cotal.auth {
     requires transitive ai.cotal.core;
     requires transitive ai.cotal.workspace;
@@ -19,14 +21,17 @@ module ai.cotal.auth {
     requires org.slf4j;
     requires java.net.http;
     requires ai.cotal.signer; // the client of a space's remote signer (SPEC §16)
-    // optional (SPEC §13.21): read only when an embedder passes its MeterRegistry; the options'
-    // setters name MeterRegistry, so a caller that passes one reads the module through this one
-    requires static transitive micrometer.core;
+    // optional (SPEC §13.21), and not transitive: only ai.cotal.auth.micrometer names its types,
+    // and an embedder who calls it reads micrometer.core itself; one without Micrometer compiles
+    // and runs against this module with no Micrometer on its module path
+    requires static micrometer.core;
 
     exports ai.cotal.auth;
     exports ai.cotal.auth.callout;
     exports ai.cotal.auth.exchange;
     exports ai.cotal.auth.jose;
+    exports ai.cotal.auth.metrics;
+    exports ai.cotal.auth.micrometer;
     exports ai.cotal.auth.service;
 
     // Closed JSON parsing binds the records of these packages reflectively.

@@ -1,6 +1,7 @@
 package ai.cotal.cli;
 
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
@@ -114,7 +115,7 @@ final class Serve {
                 String space = flags.get("--space").get(0);
                 AuthServiceOptions.Builder options = laneOptions(flags, root, secrets, replicas);
                 if (metrics != null) {
-                    options.meterRegistry(metrics.registry());
+                    options.meterSink(MicrometerSink.of(metrics.registry()));
                 }
                 UnixSocketAccountSigner remote = null;
                 if (flags.containsKey("--signer-socket")) { // the seed stays with the signer (SPEC §16.4)
@@ -191,7 +192,7 @@ final class Serve {
                 .manifest(Path.of(flags.get("--spaces").get(0)).toAbsolutePath())
                 .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas);
         if (metrics != null) {
-            options.meterRegistry(metrics.registry());
+            options.meterSink(MicrometerSink.of(metrics.registry()));
         }
         return options.build();
     }

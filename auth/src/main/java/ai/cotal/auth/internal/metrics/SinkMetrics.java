@@ -2,63 +2,62 @@ package ai.cotal.auth.internal.metrics;
 
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.PlaneHealth;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.ErrorCode;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * {@link AuthMetrics} on a Micrometer {@link MeterRegistry}: the meters of SPEC §13.21, each
- * tagged with closed values only (and {@code space} under the per-space opt-in). Meters are
- * looked up once per tag combination and kept; gauges are shared per registry
+ * {@link AuthMetrics} on an embedder's {@link MeterSink}: the meters of SPEC §13.21, each tagged
+ * with closed values only (and {@code space} under the per-space opt-in). Counters and timers are
+ * asked of the sink once per tag combination and kept; gauges are shared per sink
  * ({@link SharedGauges}) so several planes, callouts and faces combine. A failure to record is
  * swallowed: measuring never fails what it measures. Thread-safe.
  */
-final class MicrometerMetrics implements AuthMetrics {
+final class SinkMetrics implements AuthMetrics {
     private static final String[] STORES = {"auth", "issued", "accepted"};
-    private static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
-    private final MeterRegistry registry;
-    private final Tags common;
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final MeterSink sink;
+    private final Map<String, String> common;
+    private final Map<String, MeterSink.Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, MeterSink.Timer> timers = new ConcurrentHashMap<>();
 
-    private MicrometerMetrics(MeterRegistry registry, Tags common) {
-        this.registry = registry;
-        this.common = common;
+    /** The recorder on {@code sink}; {@code space} null: no space tag. */
+    SinkMetrics(MeterSink sink, String space) {
+        this.sink = sink;
+        this.common = space == null ? Map.of() : Map.of("space", space);
     }
 
-    /** The recorder on {@code registry} (a {@link MeterRegistry}); {@code space} null: no space tag. */
-    static AuthMetrics create(Object registry, String space) {
-        return new MicrometerMetrics((MeterRegistry) registry, space == null ? Tags.empty() : Tags.of("space", space));
+    /** The common tags and {@code pairs} (key, value, key, value, ...), in key order. */
+    private static Map<String, String> tags(Map<String, String> base, String... pairs) {
+        Map<String, String> tags = new TreeMap<>(base);
+        for (int i = 0; i < pairs.length; i += 2) {
+            tags.put(pairs[i], pairs[i + 1]);
+        }
+        return tags;
     }
 
     private void count(String name, String... tags) {
         try {
-            counters.computeIfAbsent(name + '|' + String.join("|", tags),
-                    k -> Counter.builder(name).tags(common.and(tags)).register(registry)).increment();
+            counters.computeIfAbsent(name + '|' + String.join("|", tags), k -> sink.counter(name, tags(common, tags)))
+                    .increment();
         } catch (RuntimeException e) {
-            // a registry that refuses (closed, filtered to a no-op) never fails the path it measures
+            // a sink that refuses (closed, filtered to a no-op) never fails the path it measures
         }
     }
 
     private void time(String name, long nanos, String... tags) {
         try {
-            timers.computeIfAbsent(name + '|' + String.join("|", tags), k -> Timer.builder(name).tags(common.and(tags))
-                    .publishPercentiles(PERCENTILES).publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
-                    .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+            timers.computeIfAbsent(name + '|' + String.join("|", tags), k -> sink.timer(name, tags(common, tags)))
+                    .record(nanos);
         } catch (RuntimeException e) {
             // as count()
         }
@@ -111,21 +110,21 @@ final class MicrometerMetrics implements AuthMetrics {
 
     @Override
     public Registration planeGauges(Supplier<PlaneHealth> health) {
-        SharedGauges shared = SharedGauges.of(registry);
+        SharedGauges shared = SharedGauges.of(sink);
         List<Registration> taken = new ArrayList<>();
         for (PlaneHealth.State state : List.of(PlaneHealth.State.OPEN, PlaneHealth.State.FENCED, PlaneHealth.State.CLOSING)) {
-            taken.add(shared.sum("cotal.auth.plane.state", common.and("state", state.label()), null,
+            taken.add(shared.sum("cotal.auth.plane.state", tags(common, "state", state.label()), null,
                     () -> health.get().state() == state ? 1 : 0));
         }
         for (PlaneConnection.Status status : PlaneConnection.Status.values()) {
-            String label = status.name().toLowerCase(java.util.Locale.ROOT);
-            taken.add(shared.sum("cotal.auth.plane.connections", common.and("status", label), null,
+            String label = status.name().toLowerCase(Locale.ROOT);
+            taken.add(shared.sum("cotal.auth.plane.connections", tags(common, "status", label), null,
                     () -> health.get().connections().stream().filter(c -> c.status() == status).count()));
         }
         for (String store : STORES) {
             Supplier<PlaneHealth.StoreFill> fill = () -> health.get().stores().stream()
                     .filter(s -> s.store().equals(store)).findFirst().orElse(null);
-            Tags tags = common.and("store", store);
+            Map<String, String> tags = tags(common, "store", store);
             taken.add(shared.fullest("cotal.auth.store.used", tags, "bytes", fill, PlaneHealth.StoreFill::bytes));
             taken.add(shared.fullest("cotal.auth.store.limit", tags, "bytes", fill, PlaneHealth.StoreFill::maxBytes));
             taken.add(shared.fullest("cotal.auth.store.fill", tags, null, fill, PlaneHealth.StoreFill::fill));
@@ -135,20 +134,20 @@ final class MicrometerMetrics implements AuthMetrics {
 
     @Override
     public Registration calloutGauges(BooleanSupplier answering) {
-        return SharedGauges.of(registry).sum("cotal.auth.callout.answering", common, null,
+        return SharedGauges.of(sink).sum("cotal.auth.callout.answering", tags(common), null,
                 () -> answering.getAsBoolean() ? 1 : 0);
     }
 
     @Override
     public Registration faceGauges(Face face, IntSupplier open, IntSupplier inFlight, LongSupplier peerCapCuts,
             LongSupplier deadlineCuts) {
-        SharedGauges shared = SharedGauges.of(registry);
-        Tags tags = common.and("face", AuthMetrics.tag(face));
+        SharedGauges shared = SharedGauges.of(sink);
+        Map<String, String> tags = tags(common, "face", AuthMetrics.tag(face));
         List<Registration> taken = List.of(
                 shared.sum("cotal.auth.http.connections", tags, null, open::getAsInt),
                 shared.sum("cotal.auth.http.in.flight", tags, null, inFlight::getAsInt),
-                shared.counter("cotal.auth.http.connections.cut", tags.and("cause", "peer-cap"), peerCapCuts::getAsLong),
-                shared.counter("cotal.auth.http.connections.cut", tags.and("cause", "read-deadline"),
+                shared.counter("cotal.auth.http.connections.cut", tags(tags, "cause", "peer-cap"), peerCapCuts::getAsLong),
+                shared.counter("cotal.auth.http.connections.cut", tags(tags, "cause", "read-deadline"),
                         deadlineCuts::getAsLong));
         return () -> taken.forEach(Registration::close);
     }
