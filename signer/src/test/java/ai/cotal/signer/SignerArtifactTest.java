@@ -48,7 +48,7 @@ class SignerArtifactTest {
     }
 
     @Test
-    void theDescriptorRequiresOnlyCoreWorkspaceAndWhatTheyBring() throws Exception {
+    void theDescriptorExportsOnePackageAndRequiresCoreAndWorkspaceButNoNetworkFacingModule() throws Exception {
         ModuleDescriptor descriptor = ModuleFinder.of(CLASSES).find("ai.cotal.signer").orElseThrow().descriptor();
         assertEquals(Set.of("ai.cotal.signer"), descriptor.exports().stream().map(ModuleDescriptor.Exports::source)
                 .collect(Collectors.toSet()), "one API package");
