@@ -29,9 +29,10 @@ module ai.cotal.core {
     exports ai.cotal.core.trust;
 
     exports ai.cotal.core.internal.connect to ai.cotal.auth;
-    exports ai.cotal.core.internal.json to ai.cotal.workspace, ai.cotal.auth;
-    exports ai.cotal.core.internal.keys to ai.cotal.auth;
-    exports ai.cotal.core.internal.kv to ai.cotal.auth;
+    exports ai.cotal.core.internal.grants to ai.cotal.auth, ai.cotal.signer;
+    exports ai.cotal.core.internal.json to ai.cotal.workspace, ai.cotal.signer, ai.cotal.auth;
+    exports ai.cotal.core.internal.keys to ai.cotal.signer, ai.cotal.auth;
+    exports ai.cotal.core.internal.kv to ai.cotal.signer, ai.cotal.auth;
 
     // Closed JSON parsing binds records of these packages reflectively.
     opens ai.cotal.core.claims to com.fasterxml.jackson.databind;

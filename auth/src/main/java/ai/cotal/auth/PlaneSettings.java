@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
@@ -39,7 +40,7 @@ public final class PlaneSettings {
     private final Optional<ServiceEndpoints> serviceEndpoints;
     private final WriteBudgets writeBudgets;
     private final StoreReplicas storeReplicas;
-    private final Object meterRegistry; // a MeterRegistry or null: typed only at the setter (Micrometer is optional)
+    private final MeterSink meterSink; // null: nothing is measured
     private final boolean meterSpaceTag;
 
     private PlaneSettings(Builder<?> b, WriteBudgets writeBudgets) {
@@ -55,7 +56,7 @@ public final class PlaneSettings {
         this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
         this.writeBudgets = writeBudgets;
         this.storeReplicas = b.storeReplicas;
-        this.meterRegistry = b.meterRegistry;
+        this.meterSink = b.meterSink;
         this.meterSpaceTag = b.meterSpaceTag;
     }
 
@@ -122,18 +123,14 @@ public final class PlaneSettings {
         return storeReplicas;
     }
 
-    /** Whether an embedder's {@code MeterRegistry} was given ({@link Builder#meterRegistry}; SPEC §13.21). */
+    /** Whether an embedder's {@link MeterSink} was given ({@link Builder#meterSink}; SPEC §13.21). */
     public boolean metered() {
-        return meterRegistry != null;
+        return meterSink != null;
     }
 
-    /**
-     * The embedder's registry, when {@link #metered()}: call only then, since the type is
-     * Micrometer's (an optional dependency).
-     */
-    public Optional<io.micrometer.core.instrument.MeterRegistry> meterRegistry() {
-        return meterRegistry == null ? Optional.empty()
-                : Optional.of((io.micrometer.core.instrument.MeterRegistry) meterRegistry);
+    /** The embedder's sink for the meters of SPEC §13.21; empty: nothing is measured. */
+    public Optional<MeterSink> meterSink() {
+        return Optional.ofNullable(meterSink);
     }
 
     /** Whether every meter carries {@code space} (the per-space opt-in, {@link Builder#meterSpaceTag}). */
@@ -175,7 +172,7 @@ public final class PlaneSettings {
         private int endpointWritesPerPrincipal;
         private int endpointWritesPerSpace;
         private StoreReplicas storeReplicas = StoreReplicas.one();
-        private Object meterRegistry;
+        private MeterSink meterSink;
         private boolean meterSpaceTag;
 
         protected Builder() {
@@ -193,8 +190,7 @@ public final class PlaneSettings {
                     .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).managerStandingTtl(settings.managerStandingTtl)
                     .serviceEndpoints(settings.serviceEndpoints.orElse(null)).storeReplicas(settings.storeReplicas)
-                    .meterSpaceTag(settings.meterSpaceTag);
-            this.meterRegistry = settings.meterRegistry;
+                    .meterSink(settings.meterSink).meterSpaceTag(settings.meterSpaceTag);
             return writeBudgets(settings.writeBudgets);
         }
 
@@ -291,22 +287,21 @@ public final class PlaneSettings {
         }
 
         /**
-         * The embedder's Micrometer registry (SPEC §13.21): the plane, and the callout and HTTP
-         * faces of a stock service, record their meters there (callout decisions, latencies,
-         * invocations, budget refusals, plane state, turnovers, store fill, HTTP connections).
-         * Unset or null (the default): nothing is recorded and no Micrometer class is loaded.
-         * Micrometer ({@code io.micrometer:micrometer-core}) is an optional dependency: a caller
-         * of this method brings it.
+         * Where the plane, and the callout and HTTP faces of a stock service, report their meters
+         * (SPEC §13.21: callout decisions, latencies, invocations, budget refusals, plane state,
+         * turnovers, store fill, HTTP connections); for Micrometer,
+         * {@code MicrometerSink.of(registry)} ({@code ai.cotal.auth.micrometer}). Unset or null
+         * (the default): nothing is measured and no metrics library is needed.
          */
-        public B meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = registry;
+        public B meterSink(MeterSink sink) {
+            this.meterSink = sink;
             return self();
         }
 
         /**
          * The per-space opt-in (default false): every meter of this plane (and service) carries the
          * tag {@code space} with the space's name. Without it no meter names a space. Needs a
-         * {@link #meterRegistry}.
+         * {@link #meterSink}.
          */
         public B meterSpaceTag(boolean tag) {
             this.meterSpaceTag = tag;
@@ -388,7 +383,7 @@ public final class PlaneSettings {
             if (storeReplicas == null) {
                 throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
             }
-            ai.cotal.auth.internal.metrics.AuthMetrics.check(meterRegistry, meterSpaceTag);
+            ai.cotal.auth.internal.metrics.AuthMetrics.check(meterSink, meterSpaceTag);
             WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,
                     issuancesPerSpace, endpointWritesPerPrincipal, endpointWritesPerSpace); // validates, naming the option
             return new PlaneSettings(this, budgets);

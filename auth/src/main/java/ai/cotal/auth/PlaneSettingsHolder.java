@@ -72,7 +72,7 @@ public interface PlaneSettingsHolder {
         return settings().storeReplicas();
     }
 
-    /** Whether an embedder's {@code MeterRegistry} was given (SPEC §13.21). */
+    /** Whether an embedder's {@code MeterSink} was given (SPEC §13.21). */
     default boolean metered() {
         return settings().metered();
     }

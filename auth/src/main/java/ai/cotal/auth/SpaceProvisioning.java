@@ -1,7 +1,7 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.plane.OwnerSecret;
-import ai.cotal.auth.internal.plane.ServiceDocuments;
+import ai.cotal.auth.internal.secrets.OwnerSecret;
+import ai.cotal.auth.internal.secrets.ServiceDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.CredentialProfile;

@@ -3,6 +3,7 @@ package ai.cotal.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -35,7 +36,7 @@ class PlaneMetricsBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).standingTtl(Duration.ofSeconds(5))
-                .meterRegistry(registry).build());
+                .meterSink(MicrometerSink.of(registry)).build());
         try {
             assertEquals(1, state(registry, "open"));
             // the broker drops each standing connection at its JWT's exp (5 s) and it reconnects: a turnover

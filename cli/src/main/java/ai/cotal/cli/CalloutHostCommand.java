@@ -1,5 +1,6 @@
 package ai.cotal.cli;
 
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.auth.service.CalloutHost;
 import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
@@ -78,7 +79,7 @@ final class CalloutHostCommand {
                 .secretStore(new FileSecretStore(root))
                 .onRefusal((space, why) -> err.println(NAME + ": space " + space + " refused (retried every 5 s): " + why));
         if (metrics != null) {
-            options.meterRegistry(metrics.registry());
+            options.meterSink(MicrometerSink.of(metrics.registry()));
         }
         try (CalloutHost host = CalloutHost.start(options.build())) {
             report(host, manifest, out);

@@ -1,14 +1,15 @@
 package ai.cotal.cli;
 
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
-import ai.cotal.auth.signer.SignerDescription;
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.signer.SignerDescription;
+import ai.cotal.signer.UnixSocketAccountSigner;
 import ai.cotal.workspace.CotalRoot;
 import ai.cotal.workspace.FileSecretStore;
 import java.io.PrintStream;
@@ -114,7 +115,7 @@ final class Serve {
                 String space = flags.get("--space").get(0);
                 AuthServiceOptions.Builder options = laneOptions(flags, root, secrets, replicas);
                 if (metrics != null) {
-                    options.meterRegistry(metrics.registry());
+                    options.meterSink(MicrometerSink.of(metrics.registry()));
                 }
                 UnixSocketAccountSigner remote = null;
                 if (flags.containsKey("--signer-socket")) { // the seed stays with the signer (SPEC §16.4)
@@ -191,7 +192,7 @@ final class Serve {
                 .manifest(Path.of(flags.get("--spaces").get(0)).toAbsolutePath())
                 .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas);
         if (metrics != null) {
-            options.meterRegistry(metrics.registry());
+            options.meterSink(MicrometerSink.of(metrics.registry()));
         }
         return options.build();
     }

@@ -7,6 +7,7 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.config.ServerConfig;
@@ -100,8 +101,8 @@ final class ServiceEndpointDemo {
                         = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
                 try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
                         .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
-                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).meterRegistry(meters)
-                        .build())) {
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .meterSink(MicrometerSink.of(meters)).build())) {
                     String owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(owner, "laptop", none);

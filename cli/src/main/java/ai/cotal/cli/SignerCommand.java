@@ -1,10 +1,10 @@
 package ai.cotal.cli;
 
 import ai.cotal.auth.service.ServiceMaterial;
-import ai.cotal.auth.signer.SignerPolicy;
-import ai.cotal.auth.signer.SignerServer;
-import ai.cotal.auth.signer.SignerServerOptions;
 import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.signer.SignerPolicy;
+import ai.cotal.signer.SignerServer;
+import ai.cotal.signer.SignerServerOptions;
 import ai.cotal.workspace.FileSecretStore;
 import ai.cotal.workspace.PrivateFiles;
 import ai.cotal.workspace.SecretKeys;

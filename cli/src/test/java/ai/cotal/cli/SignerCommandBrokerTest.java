@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.SpaceProvisioning;
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.jwt.ClaimSet;
@@ -13,6 +12,7 @@ import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.keys.NKeyPair;
+import ai.cotal.signer.UnixSocketAccountSigner;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.workspace.FileSecretStore;

@@ -1,6 +1,7 @@
 package ai.cotal.auth.callout;
 
 import ai.cotal.auth.internal.metrics.AuthMetrics;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.internal.keys.NKeyCodec;
@@ -43,7 +44,7 @@ public final class CalloutOptions {
         this.queueGroup = b.queueGroup;
         this.clock = b.clock;
         this.sslContext = b.sslContext;
-        this.metrics = AuthMetrics.of(b.meterRegistry, b.meterSpaceTag, b.plane.space());
+        this.metrics = AuthMetrics.of(b.meterSink, b.meterSpaceTag, b.plane.space());
     }
 
     public static Builder builder() {
@@ -105,23 +106,22 @@ public final class CalloutOptions {
         private String queueGroup = QUEUE_GROUP;
         private Clock clock = Clock.systemUTC();
         private SSLContext sslContext;
-        private Object meterRegistry; // a MeterRegistry: typed only at the setter (Micrometer is optional)
+        private MeterSink meterSink;
         private boolean meterSpaceTag;
 
         private Builder() {
         }
 
         /**
-         * The embedder's Micrometer registry (SPEC §13.21): the responder records its decisions by
-         * outcome and reason, its latency, and whether it is answering. Unset or null: nothing is
-         * recorded and no Micrometer class is loaded.
+         * Where the responder reports its meters (SPEC §13.21): its decisions by outcome and reason,
+         * its latency, and whether it is answering. Unset or null: nothing is measured.
          */
-        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = registry;
+        public Builder meterSink(MeterSink sink) {
+            this.meterSink = sink;
             return this;
         }
 
-        /** The per-space opt-in: every meter carries {@code space} (default false; needs a registry). */
+        /** The per-space opt-in: every meter carries {@code space} (default false; needs a sink). */
         public Builder meterSpaceTag(boolean tag) {
             this.meterSpaceTag = tag;
             return this;
@@ -198,7 +198,7 @@ public final class CalloutOptions {
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");
             }
-            AuthMetrics.check(meterRegistry, meterSpaceTag);
+            AuthMetrics.check(meterSink, meterSpaceTag);
             return new CalloutOptions(this);
         }
     }

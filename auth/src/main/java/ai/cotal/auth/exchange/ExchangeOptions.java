@@ -3,6 +3,7 @@ package ai.cotal.auth.exchange;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.internal.metrics.AuthMetrics;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Creds;
 import java.net.InetAddress;
@@ -78,7 +79,7 @@ public final class ExchangeOptions {
         this.meshServer = Optional.ofNullable(b.meshServer);
         this.sentinelCreds = Optional.ofNullable(b.sentinelCreds);
         this.callout = Optional.ofNullable(b.callout);
-        this.metrics = AuthMetrics.of(b.meterRegistry, b.meterSpaceTag, b.plane.space());
+        this.metrics = AuthMetrics.of(b.meterSink, b.meterSpaceTag, b.plane.space());
     }
 
     public static Builder builder() {
@@ -219,7 +220,7 @@ public final class ExchangeOptions {
         private String meshServer;
         private Creds sentinelCreds;
         private AuthCallout callout;
-        private Object meterRegistry; // a MeterRegistry: typed only at the setter (Micrometer is optional)
+        private MeterSink meterSink;
         private boolean meterSpaceTag;
 
         private Builder() {
@@ -364,16 +365,16 @@ public final class ExchangeOptions {
         }
 
         /**
-         * The embedder's Micrometer registry (SPEC §13.21): the faces record their answers by route
-         * and status, the exchange's latency, throttled POSTs, connections and requests in flight.
-         * Unset or null: nothing is recorded and no Micrometer class is loaded.
+         * Where the faces report their meters (SPEC §13.21): their answers by route and status, the
+         * exchange's latency, throttled POSTs, connections and requests in flight. Unset or null:
+         * nothing is measured.
          */
-        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = registry;
+        public Builder meterSink(MeterSink sink) {
+            this.meterSink = sink;
             return this;
         }
 
-        /** The per-space opt-in: every meter carries {@code space} (default false; needs a registry). */
+        /** The per-space opt-in: every meter carries {@code space} (default false; needs a sink). */
         public Builder meterSpaceTag(boolean tag) {
             this.meterSpaceTag = tag;
             return this;
@@ -416,7 +417,7 @@ public final class ExchangeOptions {
                 throw CotalException.badRequest("clock", "is required");
             }
             checkJwksFetchesPerMinute(jwksFetchesPerMinute);
-            AuthMetrics.check(meterRegistry, meterSpaceTag);
+            AuthMetrics.check(meterSink, meterSpaceTag);
             JoinBundle.checkOptions(advertisedServer, agentProvisioningUrl, publicAddress != null);
             if ((meshServer == null) != (sentinelCreds == null)) {
                 throw CotalException.badRequest(meshServer == null ? "mesh.server" : "mesh.sentinel",

@@ -1,6 +1,7 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
@@ -32,19 +33,19 @@ public final class AuthHost implements AutoCloseable {
         private final Path manifest;
         private final Path stateRoot;
         private final StoreReplicas storeReplicas;
-        private final io.micrometer.core.instrument.MeterRegistry meterRegistry; // loaded only when set
+        private final MeterSink meterSink; // null: nothing is measured
 
         private Options(Builder b) {
             super(b);
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
             this.storeReplicas = b.storeReplicas;
-            this.meterRegistry = b.meterRegistry;
+            this.meterSink = b.meterSink;
         }
 
-        /** Whether the lanes record into a registry (SPEC §13.21). */
+        /** Whether the lanes report to a meter sink (SPEC §13.21). */
         public boolean metered() {
-            return meterRegistry != null;
+            return meterSink != null;
         }
 
         public static Builder builder() {
@@ -79,18 +80,18 @@ public final class AuthHost implements AutoCloseable {
             private Path manifest;
             private Path stateRoot;
             private StoreReplicas storeReplicas = StoreReplicas.one();
-            private io.micrometer.core.instrument.MeterRegistry meterRegistry;
+            private MeterSink meterSink;
 
             private Builder() {
             }
 
             /**
-             * The embedder's Micrometer registry (SPEC §13.21): every lane records into it, each
-             * with the per-space tag {@code space} (lanes of several spaces share the registry).
-             * Unset or null: nothing is recorded and no Micrometer class is loaded.
+             * Where every lane reports its meters (SPEC §13.21), each with the per-space tag
+             * {@code space} (lanes of several spaces share the sink). Unset or null: nothing is
+             * measured.
              */
-            public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-                this.meterRegistry = registry;
+            public Builder meterSink(MeterSink sink) {
+                this.meterSink = sink;
                 return this;
             }
 
@@ -247,7 +248,7 @@ public final class AuthHost implements AutoCloseable {
             lane.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
         }
         if (options.metered()) {
-            lane.meterRegistry(options.meterRegistry).meterSpaceTag(true);
+            lane.meterSink(options.meterSink).meterSpaceTag(true);
         }
         RemoteSpaceSigner remote = null;
         try {

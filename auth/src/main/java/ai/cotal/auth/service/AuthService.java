@@ -97,12 +97,10 @@ public final class AuthService implements AutoCloseable {
             ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
                     .loopbackPort(options.loopbackPort()).clock(options.clock())
                     .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
-            if (options.metered()) { // the registry is read only then: its type is Micrometer's (SPEC §13.21)
-                responder.meterRegistry(options.settings().meterRegistry().get())
-                        .meterSpaceTag(options.settings().meterSpaceTag());
-                faces.meterRegistry(options.settings().meterRegistry().get())
-                        .meterSpaceTag(options.settings().meterSpaceTag());
-            }
+            options.settings().meterSink().ifPresent(sink -> { // the plane's sink, for the callout and the faces (SPEC §13.21)
+                responder.meterSink(sink).meterSpaceTag(options.settings().meterSpaceTag());
+                faces.meterSink(sink).meterSpaceTag(options.settings().meterSpaceTag());
+            });
             AuthCallout callout = AuthCallout.start(responder.build());
             taken.push(callout);
             faces.callout(callout);

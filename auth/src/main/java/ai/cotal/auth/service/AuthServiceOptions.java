@@ -159,7 +159,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
 
         /**
          * Signs the space's user JWTs through {@code signer} (normally a remote signer,
-         * {@code ai.cotal.auth.signer.UnixSocketAccountSigner}) instead of the seed in
+         * {@code ai.cotal.signer.UnixSocketAccountSigner}) instead of the seed in
          * {@code service-keys.json}; the store must then not hold that file (SPEC §16.4).
          */
         public Builder signer(SpaceSigner signer) {

@@ -1,10 +1,10 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.signer.SignerDescription;
-import ai.cotal.auth.signer.UnixSocketAccountSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.trust.SpaceSigner;
+import ai.cotal.signer.SignerDescription;
+import ai.cotal.signer.UnixSocketAccountSigner;
 import java.nio.file.Path;
 
 /**

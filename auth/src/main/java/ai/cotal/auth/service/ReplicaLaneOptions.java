@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import java.time.Duration;
 import java.util.function.BiConsumer;
@@ -8,18 +9,18 @@ import java.util.function.BiConsumer;
  * What the {@link ReplicaLanes} of a {@link CalloutReplica} or a {@link CalloutHost} run with, on
  * top of {@link HostOptions}: the standing credentials' lifetime ({@code ttl}, default 15 min), the
  * retry interval of a refused space ({@code retry}, default 5 s), a listener hearing every
- * refusal (space, reason) and an optional Micrometer registry every lane's callout records into
+ * refusal (space, reason) and an optional meter sink every lane's callout reports into
  * (SPEC §13.21, tagged with its space). Immutable.
  */
 abstract class ReplicaLaneOptions extends HostOptions {
     private final Duration ttl;
     private final Duration retry;
     private final BiConsumer<String, String> onRefusal;
-    private final Object meterRegistry; // a MeterRegistry: typed only at the setter (Micrometer is optional)
+    private final MeterSink meterSink;
 
     ReplicaLaneOptions(Builder<?> b) {
         super(b);
-        this.meterRegistry = b.meterRegistry;
+        this.meterSink = b.meterSink;
         this.ttl = b.ttl;
         this.retry = b.retry;
         this.onRefusal = b.onRefusal;
@@ -39,7 +40,7 @@ abstract class ReplicaLaneOptions extends HostOptions {
 
     /** The lanes these options describe, none started yet. */
     ReplicaLanes newLanes() {
-        return new ReplicaLanes(servers(), store(), ttl, retry, clock(), onRefusal, meterRegistry);
+        return new ReplicaLanes(servers(), store(), ttl, retry, clock(), onRefusal, meterSink);
     }
 
     /** The lane half of the replicas' builders. */
@@ -47,17 +48,17 @@ abstract class ReplicaLaneOptions extends HostOptions {
         Duration ttl = Duration.ofMinutes(15);
         Duration retry = Duration.ofSeconds(5);
         BiConsumer<String, String> onRefusal = (space, why) -> { };
-        Object meterRegistry;
+        MeterSink meterSink;
 
         Builder() {
         }
 
         /**
-         * Records every lane's callout answers, refusals and durations into {@code registry}
-         * (the metrics of SPEC §13.21, each tagged {@code space}); null: no metrics.
+         * Reports every lane's callout answers, refusals and durations to {@code sink} (the
+         * meters of SPEC §13.21, each tagged {@code space}); null: nothing is measured.
          */
-        public B meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = registry;
+        public B meterSink(MeterSink sink) {
+            this.meterSink = sink;
             return self();
         }
 

@@ -3,6 +3,7 @@ package ai.cotal.auth.service;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.internal.replica.ReplicaAuthority;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.SpaceSigner;
 import java.nio.file.Files;
@@ -50,7 +51,7 @@ final class ReplicaLanes implements AutoCloseable {
     private final Duration retry;
     private final Clock clock;
     private final BiConsumer<String, String> onRefusal;
-    private final Object meterRegistry; // a MeterRegistry or null: Micrometer is loaded only when set
+    private final MeterSink meterSink; // null: nothing is measured
     private final Map<String, Path> stateDirs = new LinkedHashMap<>();
     /** The spaces whose lanes sign through a remote signer, by its socket (SPEC §13.19). */
     private final Map<String, Path> signerSockets = new ConcurrentHashMap<>();
@@ -61,14 +62,14 @@ final class ReplicaLanes implements AutoCloseable {
     private volatile boolean closed;
 
     ReplicaLanes(List<String> servers, SecretStore secrets, Duration ttl, Duration retry, Clock clock,
-            BiConsumer<String, String> onRefusal, Object meterRegistry) {
+            BiConsumer<String, String> onRefusal, MeterSink meterSink) {
         this.servers = List.copyOf(servers);
         this.secrets = secrets;
         this.ttl = ttl;
         this.retry = retry;
         this.clock = clock;
         this.onRefusal = onRefusal;
-        this.meterRegistry = meterRegistry;
+        this.meterSink = meterSink;
         this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cotal-callout-replica-retry");
             thread.setDaemon(true);
@@ -158,8 +159,8 @@ final class ReplicaLanes implements AutoCloseable {
         try {
             CalloutOptions.Builder options = CalloutOptions.builder().servers(servers).callout(material.callout())
                     .plane(authority).signer(material.signer()).clock(clock);
-            if (meterRegistry != null) {
-                options.meterRegistry((io.micrometer.core.instrument.MeterRegistry) meterRegistry).meterSpaceTag(true);
+            if (meterSink != null) {
+                options.meterSink(meterSink).meterSpaceTag(true);
             }
             AuthCallout callout = AuthCallout.start(options.build());
             Lane lane = new Lane(authority, callout, remote);

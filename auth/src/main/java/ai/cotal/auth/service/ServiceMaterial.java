@@ -2,8 +2,8 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.SpaceProvisioning;
-import ai.cotal.auth.internal.plane.OwnerSecret;
-import ai.cotal.auth.internal.plane.ServiceDocuments;
+import ai.cotal.auth.internal.secrets.OwnerSecret;
+import ai.cotal.auth.internal.secrets.ServiceDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.SecretStore;

@@ -42,17 +42,17 @@ final class BenchSpace {
      * The signer's stock policy without its per-principal rates: a throughput scenario connects
      * one principal far faster than a member may.
      */
-    static ai.cotal.auth.signer.SignerPolicy unratedSignerPolicy(String space, String account) {
+    static ai.cotal.signer.SignerPolicy unratedSignerPolicy(String space, String account) {
         StringBuilder json = new StringBuilder("{\"ver\":1,\"space\":\"" + space + "\",\"account\":\"" + account
                 + "\",\"profiles\":{");
         String sep = "";
-        for (var e : ai.cotal.auth.signer.SignerPolicy.stock(space, account).profiles().entrySet()) {
+        for (var e : ai.cotal.signer.SignerPolicy.stock(space, account).profiles().entrySet()) {
             json.append(sep).append('"').append(e.getKey().label()).append("\":{\"maxLifetimeSeconds\":")
                     .append(e.getValue().maxLifetimeSeconds()).append(",\"withoutExpiry\":")
                     .append(e.getValue().withoutExpiry()).append(",\"perPrincipalPerMinute\":0}");
             sep = ",";
         }
-        return ai.cotal.auth.signer.SignerPolicy.parse(json.append("}}").toString()
+        return ai.cotal.signer.SignerPolicy.parse(json.append("}}").toString()
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 

@@ -8,6 +8,7 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -53,7 +54,7 @@ public final class CalloutFloodScenario {
                      .stateDir(Files.createTempDirectory("callout-flood")).secretStore(BenchSpace.store(auth, callout))
                      .signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane.calloutAuthority()).signer(auth.strip()).meterRegistry(registry).build())) {
+                     .plane(plane.calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
             ActorRow row = plane.ledger().grantActor(OWNER, "victim", ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             String credential = plane.credentials().mint(OWNER, "victim", row.lifecycleUid());

@@ -3,11 +3,12 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -106,8 +107,8 @@ public final class CalloutScenario {
                     CalloutOptions.Builder responderOptions = CalloutOptions.builder().server(nats.url()).callout(callout)
                             .signer(auth.strip());
                     if (withRegistry) {
-                        options.meterRegistry(registry);
-                        responderOptions.meterRegistry(registry);
+                        options.meterSink(MicrometerSink.of(registry));
+                        responderOptions.meterSink(MicrometerSink.of(registry));
                     }
                     try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.build());
                          AuthCallout responder = AuthCallout.start(responderOptions.plane(plane.calloutAuthority()).build())) {

@@ -13,6 +13,7 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.InboxNonce;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
@@ -138,7 +139,7 @@ class CalloutHostBrokerTest {
         Path file = Files.writeString(root.resolve("replicas.json"), manifest("alpha"));
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        try (CalloutHost host = CalloutHost.start(options(nats, file).meterRegistry(registry).build())) {
+        try (CalloutHost host = CalloutHost.start(options(nats, file).meterSink(MicrometerSink.of(registry)).build())) {
             assertEquals(Set.of("alpha"), host.serving());
             assertAnswered(nats, "alpha", plain); // no plane callout runs here: only the host's lane answers
             assertEquals(1.0, registry.get("cotal.auth.callout.decisions").tags("space", "alpha", "outcome", "admitted")

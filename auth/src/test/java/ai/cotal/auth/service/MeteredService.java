@@ -12,6 +12,7 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -86,7 +87,7 @@ final class MeteredService {
         handled.add(stateDir.toString());
         return AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
                 .secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).mintsPerPrincipalPerMinute(2)
-                .meterRegistry(registry).meterSpaceTag(spaceTag).build());
+                .meterSink(MicrometerSink.of(registry)).meterSpaceTag(spaceTag).build());
     }
 
     private String capability(Path stateDir) throws Exception {

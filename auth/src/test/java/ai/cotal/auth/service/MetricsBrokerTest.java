@@ -120,7 +120,7 @@ class MetricsBrokerTest {
                             .secretStore(f.store).meterSpaceTag(true).build())) {
                 CotalException refused = assertThrows(CotalException.class, withoutRegistry::run);
                 assertEquals(ErrorCode.BAD_REQUEST, refused.code());
-                assertTrue(refused.getMessage().startsWith("meterSpaceTag: needs a meterRegistry"), refused.getMessage());
+                assertTrue(refused.getMessage().startsWith("meterSpaceTag: needs a meterSink"), refused.getMessage());
             }
         }
         assertTrue(registry.find("cotal.auth.plane.state").gauges().stream().allMatch(g -> g.value() == 0),

@@ -16,6 +16,8 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
+import ai.cotal.signer.SignerPolicy;
+import ai.cotal.signer.SignerServer;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;

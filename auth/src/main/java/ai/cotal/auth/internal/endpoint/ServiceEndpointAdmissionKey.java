@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -18,7 +19,7 @@ import java.time.Instant;
  */
 public final class ServiceEndpointAdmissionKey {
     /** The key. */
-    public static final String KEY = "service-endpoints";
+    public static final String KEY = AuthorityGrants.ADMISSION_KEY; // the writer's grant names it
     private static final int NO_MESSAGE = 10037;
 
     private record Marker(int v, String openedAt, long claimGeneration) {

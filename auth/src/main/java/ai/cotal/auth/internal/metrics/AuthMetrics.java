@@ -1,6 +1,7 @@
 package ai.cotal.auth.internal.metrics;
 
 import ai.cotal.auth.PlaneHealth;
+import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.util.Locale;
@@ -11,10 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * Where the plane, the callout and the HTTP faces report what they did (SPEC §13.21). Every method
- * has an empty default: {@link #NONE} records nothing and loads no Micrometer class; the
- * Micrometer-backed recorder is made by {@link #of} only when the embedder gave a registry. No
- * signature here names a Micrometer type, so the no-op path runs without Micrometer on the class
- * path. Every tag value passed in is one of the closed enums below or a fixed word (a request
+ * has an empty default: {@link #NONE} records nothing; {@link #of} makes the recorder that names
+ * the meters and reports them to the embedder's {@link MeterSink} when one was given. Nothing here
+ * names a metrics library. Every tag value passed in is one of the closed enums below or a fixed word (a request
  * kind, a result status, an error code): never an id, a token, a nonce or a path. Implementations
  * are thread-safe and never throw into the path they measure.
  */
@@ -93,29 +93,25 @@ public interface AuthMetrics {
     }
 
     /**
-     * The recorder for an option's {@code registry} (a {@code MeterRegistry}, or null for
-     * {@link #NONE}); {@code spaceTag} adds {@code space} = {@code space} to every meter. Refuses
-     * {@code spaceTag} without a registry ({@code bad-request} naming {@code meterSpaceTag}).
+     * The recorder for an option's {@code sink} (null for {@link #NONE}); {@code spaceTag} adds
+     * {@code space} = {@code space} to every meter. Refuses {@code spaceTag} without a sink
+     * ({@code bad-request} naming {@code meterSpaceTag}).
      */
-    static AuthMetrics of(Object registry, boolean spaceTag, String space) {
-        check(registry, spaceTag);
-        if (registry == null) {
-            return NONE;
-        }
-        return MicrometerMetrics.create(registry, spaceTag ? space : null); // the only place Micrometer is reached
+    static AuthMetrics of(MeterSink sink, boolean spaceTag, String space) {
+        check(sink, spaceTag);
+        return sink == null ? NONE : new SinkMetrics(sink, spaceTag ? space : null);
     }
 
     /** The recorder of a plane's (or service's) settings. */
     static AuthMetrics of(ai.cotal.auth.PlaneSettings settings) {
-        // meterRegistry() is read only when metered: its type is Micrometer's
-        return of(settings.metered() ? settings.meterRegistry().get() : null, settings.meterSpaceTag(), settings.space());
+        return of(settings.meterSink().orElse(null), settings.meterSpaceTag(), settings.space());
     }
 
-    /** The options' rule: the space tag needs a registry. */
-    static void check(Object registry, boolean spaceTag) {
-        if (spaceTag && registry == null) {
-            throw new CotalException(ErrorCode.BAD_REQUEST, "meterSpaceTag: needs a meterRegistry (the per-space tag"
-                    + " is added to the meters of that registry)");
+    /** The options' rule: the space tag needs a sink. */
+    static void check(MeterSink sink, boolean spaceTag) {
+        if (spaceTag && sink == null) {
+            throw new CotalException(ErrorCode.BAD_REQUEST, "meterSpaceTag: needs a meterSink (the per-space tag"
+                    + " is added to the meters of that sink)");
         }
     }
 }

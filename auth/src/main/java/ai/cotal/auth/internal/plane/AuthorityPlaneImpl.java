@@ -1,6 +1,7 @@
 package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.internal.metrics.AuthMetrics;
+import ai.cotal.auth.internal.secrets.OwnerSecret;
 import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;

@@ -8,6 +8,7 @@ import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.util.List;
 
@@ -94,7 +95,7 @@ final class PlaneCredentials implements ConnectCredentials {
     java.util.Map<String, byte[]> scan(String prefix) {
         claim.assertHeld();
         java.util.Map<String, byte[]> scanned = SealedScan.rows(ledgerScanner.connection(), StoreNames.bucket("auth", space),
-                prefix, AuthorityRole.LEDGER_CONSUMER);
+                prefix, AuthorityGrants.LEDGER_CONSUMER);
         claim.assertHeld();
         return scanned;
     }
@@ -104,7 +105,7 @@ final class PlaneCredentials implements ConnectCredentials {
         refuseIfUnavailable.run();
         claim.assertHeld();
         List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
-                AuthorityRole.LEDGER_CONSUMER);
+                AuthorityGrants.LEDGER_CONSUMER);
         claim.assertHeld();
         return keys.stream().map(k -> k.substring("cred.".length())).toList();
     }

@@ -5,6 +5,7 @@ import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.trust.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.Message;
@@ -89,7 +90,7 @@ public final class ObservedRunRequests implements AutoCloseable {
         this.prefix = SpaceName.subjectPrefix(space);
         this.clock = clock;
         this.bounds = bounds;
-        for (String subject : AuthorityRole.observedRunRequests(space)) {
+        for (String subject : ai.cotal.core.internal.grants.AuthorityGrants.observedRunRequests(space)) {
             subscriptions.add(connection.subscribe(subject));
         }
         flush();

@@ -120,7 +120,7 @@ class ObservedRunRequestsBrokerTest {
                 ObservedRunRequests observed = new ObservedRunRequests(issuer, "alpha", new TestClock(now::get), WIDE,
                         scheduler)) {
             assertEquals(List.of("cotal.alpha.svc.manager.*.run.resume.*.*", "cotal.alpha.svc.manager.*.run.answer.*.*"),
-                    AuthorityRole.observedRunRequests("alpha"));
+                    ai.cotal.core.internal.grants.AuthorityGrants.observedRunRequests("alpha"));
             String literal = "P.svc.manager." + OWNER + ".run.resume." + RUN + "." + caller(1);
             String otherSpace = "cotal.beta.svc.manager." + OWNER + ".run.resume." + RUN + "." + caller(2);
             caller.publish(literal, RunRecords.envelope(RUN, "cp1", null));
