@@ -69,6 +69,25 @@ class SpaceCommandTest {
     }
 
     @Test
+    void anAddInterruptedBeforeItsRecordIsFinishedByTheNextAddWithoutTheSystemCredentials() {
+        // an earlier add wrote its account's secrets, then stopped before the account record
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        ai.cotal.core.trust.SpaceAuth earlier = ai.cotal.core.trust.SpaceAuth.create("alpha", clock);
+        ai.cotal.workspace.FileSecretStore secrets = new ai.cotal.workspace.FileSecretStore(root);
+        ai.cotal.auth.SpaceProvisioning.forSpace(earlier, ai.cotal.core.trust.CalloutAuth.create("alpha",
+                earlier.broker(), earlier.space().accountPublicKey(), clock)).withoutSystemCredentials().write(secrets);
+        byte[] issuer = secrets.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
+        assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "alpha"), err.toString());
+        Tenants.Tenant alpha = new Tenants(root, clock).require("alpha");
+        assertEquals(alpha.account().accountPublicKey(), ai.cotal.auth.service.ServiceMaterial.loadSigner(secrets,
+                "alpha").accountPublicKey(), "the service keys are the recorded account's");
+        assertArrayEquals(issuer, secrets.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow(), "the issuer key is kept");
+        assertEquals(java.util.List.of(SecretKeys.membershipObserverCredsKey("alpha"),
+                SecretKeys.connectionEvictorCredsKey("alpha")), ai.cotal.auth.SpaceProvisioning.missing(secrets, "alpha"),
+                "the root's broker record holds no system key: serve names these two until they are written");
+    }
+
+    @Test
     void aClaimDatedAheadOfTheClockIsRefusedUnavailableAndNotWritten() {
         assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "alpha"), err.toString());
         java.time.Clock clock = java.time.Clock.systemUTC();
