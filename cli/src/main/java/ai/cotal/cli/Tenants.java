@@ -15,6 +15,8 @@ import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.NatsJwt;
+import ai.cotal.core.keys.KeyType;
+import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;
@@ -87,8 +89,11 @@ final class Tenants {
 
     /**
      * The broker record, created when there is none: a new operator and system account, the broker
-     * policy (plaintext, full resolver) and the {@code account-claims} credential, minted now, the
-     * only moment the system account's key is held. An existing policy must use the full resolver.
+     * policy (plaintext, full resolver), the {@code account-claims} credential, and the system
+     * account's seed, kept in the root's store beside the operator's ({@link SecretKeys#systemAccountSeedKey}):
+     * each space added gets its membership observer and connection evictor minted with it. (The
+     * operator's key, which the root holds anyway, can re-sign the system account; its seed at rest
+     * beside it gives a thief of the root nothing more.) An existing policy must use the full resolver.
      */
     BrokerAuth ensureBroker() {
         Optional<BrokerPolicy> policy = BrokerPolicies.readBrokerPolicy(root);
@@ -107,6 +112,7 @@ final class Tenants {
             BrokerPolicies.writeBrokerPolicy(root, POLICY);
         }
         BrokerAuth created = BrokerAuth.create("cotal", clock);
+        secrets.putText(SecretKeys.systemAccountSeedKey(), created.systemSigner().orElseThrow().seed());
         secrets.putText(SecretKeys.accountClaimsCredsKey(), Creds.mintSystem(created, Identity.create(),
                 CredentialProfile.ACCOUNT_CLAIMS, null, MintOptions.defaults()).text());
         records.saveBroker(created);
@@ -168,10 +174,21 @@ final class Tenants {
         // an interrupted add left its account's material under no record: that account is dropped
         secrets.delete(SecretKeys.serviceKeysKey(space));
         secrets.delete(SecretKeys.calloutKey(space));
-        // the broker record holds no system account key: the observer and the evictor are not minted here
-        SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callout).withoutSystemCredentials().complete(secrets);
+        Optional<BrokerAuth> minting = withSystemSigner(broker);
+        if (minting.isPresent()) { // every secret, the observer and the evictor too
+            SpaceProvisioning.forSpace(new SpaceAuth(minting.get(), account), callout).complete(secrets);
+        } else { // a root from before the system seed was kept: a plane of this space refuses, naming the two
+            SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callout).withoutSystemCredentials().complete(secrets);
+        }
         records.saveAccount(account);
         return require(space);
+    }
+
+    /** {@code broker} with the system account's key the root keeps; empty for a root that keeps none. */
+    private Optional<BrokerAuth> withSystemSigner(BrokerAuth broker) {
+        return secrets.getText(SecretKeys.systemAccountSeedKey()).map(seed -> new BrokerAuth(broker.operator(),
+                broker.operatorJwt(), broker.systemAccount(), broker.systemJwt(), Optional.of(NKeyPair.fromSeed(seed.trim(),
+                        KeyType.ACCOUNT, SecretKeys.systemAccountSeedKey())), broker.generation()));
     }
 
     /**

@@ -69,7 +69,7 @@ class SpaceCommandTest {
     }
 
     @Test
-    void anAddInterruptedBeforeItsRecordIsFinishedByTheNextAddWithoutTheSystemCredentials() {
+    void anAddInterruptedBeforeItsRecordIsFinishedByTheNextAddWithEverySecret() {
         // an earlier add wrote its account's secrets, then stopped before the account record
         java.time.Clock clock = java.time.Clock.systemUTC();
         ai.cotal.core.trust.SpaceAuth earlier = ai.cotal.core.trust.SpaceAuth.create("alpha", clock);
@@ -82,9 +82,18 @@ class SpaceCommandTest {
         assertEquals(alpha.account().accountPublicKey(), ai.cotal.auth.service.ServiceMaterial.loadSigner(secrets,
                 "alpha").accountPublicKey(), "the service keys are the recorded account's");
         assertArrayEquals(issuer, secrets.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow(), "the issuer key is kept");
-        assertEquals(java.util.List.of(SecretKeys.membershipObserverCredsKey("alpha"),
-                SecretKeys.connectionEvictorCredsKey("alpha")), ai.cotal.auth.SpaceProvisioning.missing(secrets, "alpha"),
-                "the root's broker record holds no system key: serve names these two until they are written");
+        assertEquals(java.util.List.of(), ai.cotal.auth.SpaceProvisioning.missing(secrets, "alpha"),
+                "the add minted the observer and the evictor with the system seed the root keeps: serve has all it needs");
+        for (String key : java.util.List.of(SecretKeys.membershipObserverCredsKey("alpha"),
+                SecretKeys.connectionEvictorCredsKey("alpha"))) {
+            String jwt = ai.cotal.core.creds.Creds.parse(secrets.getText(key).orElseThrow()).jwt();
+            assertTrue(jwt.length() > 0 && ai.cotal.core.jwt.NatsJwt.decode(jwt).iss().equals(new Tenants(root, clock)
+                    .broker().systemAccount()), key + " is a user of the root's system account");
+        }
+        String observer = ai.cotal.core.creds.Creds.parse(secrets.getText(SecretKeys.membershipObserverCredsKey("alpha"))
+                .orElseThrow()).jwt();
+        assertTrue(new String(java.util.Base64.getUrlDecoder().decode(observer.split("\\.")[1]), StandardCharsets.UTF_8)
+                .contains(alpha.account().accountPublicKey()), "the observer watches the recorded account");
     }
 
     @Test

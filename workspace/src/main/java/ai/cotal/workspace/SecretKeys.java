@@ -106,6 +106,14 @@ public final class SecretKeys {
         return "auth/account-claims.creds";
     }
 
+    /**
+     * The system account's seed of a root that provisions spaces ({@code cotal-auth}): the
+     * membership observer and the connection evictor of each space added are minted with it.
+     */
+    public static String systemAccountSeedKey() {
+        return "auth/system-account.seed";
+    }
+
     /** The list of spaces whose account records exist. */
     public static String accountIndexKey() {
         return "auth/accounts.json";
