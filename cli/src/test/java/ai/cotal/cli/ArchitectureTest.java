@@ -57,13 +57,14 @@ class ArchitectureTest {
      * exports: closed JSON, the nkey encoding, the row store, store names and leader reads, the
      * connected wait and the SDK's self-signed credential, the grants of the plane's own
      * connections (which the remote signer's catalogue admits by); and auth's codecs of a space's
-     * secret documents (written by provisioning, read by the plane and the stock service). Not
+     * secret documents (written by provisioning, read by the plane and the stock service) and its
+     * refusal-text rule (which the callout's, the faces' and the state-file refusals apply). Not
      * API, and no implementation of an API type; the cycle rule keeps them below the packages that
      * use them.
      */
     static final Set<String> SUPPORT = Set.of("ai.cotal.core.internal.json", "ai.cotal.core.internal.keys",
             "ai.cotal.core.internal.kv", "ai.cotal.core.internal.connect", "ai.cotal.core.internal.grants",
-            "ai.cotal.auth.internal.secrets");
+            "ai.cotal.auth.internal.secrets", "ai.cotal.auth.internal.text");
 
     private static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -95,18 +96,15 @@ class ArchitectureTest {
     static final List<String> PENDING_BOUNDARY = List.of(
             "ai.cotal.auth.ManagerRecords -> ai.cotal.auth.internal.manager",
             "ai.cotal.auth.PlaneSettings -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.StateFileRefusal -> ai.cotal.auth.internal.plane",
             "ai.cotal.auth.callout.AuthCallout -> ai.cotal.auth.internal.flow",
             "ai.cotal.auth.callout.AuthCallout -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.callout.CallerPermissions -> ai.cotal.auth.internal.run",
             "ai.cotal.auth.callout.CalloutHandler -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.callout.CalloutOptions -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.callout.CalloutRefusal -> ai.cotal.auth.internal.plane",
             "ai.cotal.auth.exchange.ExchangeOptions -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.ExchangeRoutes -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.HttpFace -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.MetricsFace -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.exchange.Refusals -> ai.cotal.auth.internal.plane",
             "ai.cotal.auth.exchange.TokenExchange -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.service.ReplicaLanes -> ai.cotal.auth.internal.replica",
             "ai.cotal.auth.service.ServiceEndpointAdmission -> ai.cotal.auth.internal.connect",
