@@ -1,6 +1,6 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.internal.plane.RefusalText;
+import ai.cotal.auth.internal.text.RefusalText;
 import ai.cotal.core.CotalException;
 
 /**

@@ -1,6 +1,6 @@
 package ai.cotal.auth.callout;
 
-import ai.cotal.auth.internal.plane.RefusalText;
+import ai.cotal.auth.internal.text.RefusalText;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.util.regex.Pattern;

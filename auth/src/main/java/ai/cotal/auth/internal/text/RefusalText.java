@@ -1,4 +1,4 @@
-package ai.cotal.auth.internal.plane;
+package ai.cotal.auth.internal.text;
 
 import java.util.regex.Pattern;
 
