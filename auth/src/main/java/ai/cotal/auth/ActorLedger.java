@@ -2,6 +2,8 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
@@ -70,7 +72,7 @@ public final class ActorLedger {
      * Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid.
      *
      * @throws CotalException {@code bad-request} naming the field, before anything is written, when
-     *     the owner is not {@link Owners#SHAPE} or a grant item holds a wildcard or an empty token
+     *     the owner is not {@link Owner} or a grant item holds a wildcard or an empty token
      *     ({@link ActorRow})
      */
     public ActorRow grantActor(String owner, String actor, Grant grant) {
@@ -88,8 +90,8 @@ public final class ActorLedger {
 
     /** Removes the principal's row from whichever directory holds it; absent is fine. */
     public void revoke(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
-        ActorRow.check(ActorRow.NAME, actor, "actor");
+        Owner.of(owner, "owner");
+        Actor.of(actor, "actor");
         if (!stateDirectoryPresent()) {
             return;
         }
@@ -108,8 +110,8 @@ public final class ActorLedger {
 
     /** The principal's row from either directory; empty when absent. Corrupt or ambiguous rows throw. */
     public Optional<ActorRow> find(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
-        ActorRow.check(ActorRow.NAME, actor, "actor");
+        Owner.of(owner, "owner");
+        Actor.of(actor, "actor");
         if (!stateDirectoryPresent()) {
             return Optional.empty();
         }
@@ -129,7 +131,7 @@ public final class ActorLedger {
      * an owner proved without an actor (SPEC §13.1).
      */
     public List<ActorRow> interactiveRows(String owner) {
-        Owners.checkOwner(owner, "owner");
+        Owner.of(owner, "owner");
         Path dir = stateDir.resolve(INTERACTIVE);
         if (!stateDirectoryPresent() || !PrivateFiles.requirePrivateDirectory(dir, role(INTERACTIVE))) {
             return List.of();
@@ -139,7 +141,7 @@ public final class ActorLedger {
             for (Path file : files) {
                 String name = file.getFileName().toString();
                 String actor = name.substring(owner.length() + 1, name.length() - ".json".length());
-                if (ActorRow.NAME.matcher(actor).matches()) {
+                if (Actor.matches(actor)) {
                     actors.add(actor);
                 }
             }

@@ -42,7 +42,7 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      * ({@code AuthService.start}) never creates them: it refuses to start without them.
      */
     static void provisionKeys(ai.cotal.core.secrets.SecretStore store, String space) {
-        ai.cotal.core.trust.SpaceName.check(space, "space");
+        ai.cotal.core.id.SpaceName.of(space, "space");
         BearerIssuer.loadOrCreate(store, space, java.time.Clock.systemUTC());
         ai.cotal.auth.internal.plane.OwnerSecret.loadOrCreate(store, space);
     }

@@ -3,6 +3,7 @@ package ai.cotal.auth;
 import ai.cotal.auth.jose.Ed25519JwsSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.SecretKeys;
@@ -43,8 +44,9 @@ public final class BearerIssuer {
     public static final String MANAGER_CALLER = "manager-caller";
     /** The view of a caller admitted on a manager's session (SPEC §14.5). */
     public static final String SESSION_CALLER = "session-caller";
-    static final java.util.regex.Pattern MANAGER_INSTANCE = java.util.regex.Pattern.compile("[a-z0-9]{26,32}");
-    static final java.util.regex.Pattern SESSION_GRANT = java.util.regex.Pattern.compile("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}");
+    /** A session grant: {@code <instanceId>.<sessionId>}, both instance ids. */
+    public static final java.util.regex.Pattern SESSION_GRANT = java.util.regex.Pattern.compile(
+            InstanceId.PATTERN.pattern() + "\\." + InstanceId.PATTERN.pattern());
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String space;
@@ -88,9 +90,7 @@ public final class BearerIssuer {
             if (managerInstanceId.isPresent() && !view.filter(MANAGER_CALLER::equals).isPresent()) {
                 throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
             }
-            if (managerInstanceId.isPresent() && !MANAGER_INSTANCE.matcher(managerInstanceId.get()).matches()) {
-                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
-            }
+            managerInstanceId.ifPresent(id -> InstanceId.of(id, "managerInstanceId"));
         }
 
         /** A request that names no manager instance and no session. */

@@ -2,6 +2,9 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -28,7 +31,6 @@ import java.util.regex.Pattern;
  */
 public final class BearerVerifier {
     private static final long SKEW = 5;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
             "credentialId", "view", "endpoint", "instanceId", "managerInstanceId", "sessionGrant");
 
@@ -97,7 +99,7 @@ public final class BearerVerifier {
             throw refused("ver must be 1");
         }
         String owner = claims.getSubject();
-        if (!Owners.isOwner(owner)) {
+        if (!Owner.matches(owner)) {
             throw refused("sub is not a derived owner");
         }
         Map<String, Object> act = claims.getJSONObjectClaim("act");
@@ -108,7 +110,7 @@ public final class BearerVerifier {
             throw refused("act.owner differs from sub");
         }
         String actor = text(act, "actor");
-        if (!NAME.matcher(actor).matches()) {
+        if (!Actor.matches(actor)) {
             throw refused("act.actor is malformed");
         }
         List<String> scope = strings(act.get("scope"), "act.scope");
@@ -120,7 +122,7 @@ public final class BearerVerifier {
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
         return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
                 iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER, false,
-                        BearerIssuer.MANAGER_INSTANCE), named(act, view, "sessionGrant", BearerIssuer.SESSION_CALLER, true,
+                        InstanceId.PATTERN), named(act, view, "sessionGrant", BearerIssuer.SESSION_CALLER, true,
                         BearerIssuer.SESSION_GRANT));
     }
 

@@ -1,6 +1,9 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -57,12 +60,12 @@ public interface Lifecycles {
 
     /**
      * Refuses an alias out of grammar, as every method here does before it reads anything:
-     * {@code bad-request} naming {@code owner} unless it is an owner ({@link Owners#SHAPE}: the
+     * {@code bad-request} naming {@code owner} unless it is an owner ({@link Owner}: the
      * ledger's and the bearer's one shape), or {@code actor} unless it is 1 to 64 of
      * {@code [A-Za-z0-9_]}.
      */
     static void checkAlias(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
+        Owner.of(owner, "owner");
         checkActor(actor);
     }
 
@@ -82,15 +85,11 @@ public interface Lifecycles {
      */
     static void checkActorLifecycle(String actor, String lifecycleUid) {
         checkActor(actor);
-        if (lifecycleUid == null || !lifecycleUid.matches("[a-z0-9]{26,32}")) {
-            throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
-        }
+        LifecycleUid.of(lifecycleUid, "lifecycleUid");
     }
 
     private static void checkActor(String actor) {
-        if (actor == null || !ActorRow.NAME.matcher(actor).matches()) {
-            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
+        Actor.of(actor, "actor");
     }
 
     /** The operation id of an interactive retirement: hex SHA-256 of {@code "interactive-retire:" + uid}, first 26. */

@@ -8,6 +8,8 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.jwk.Curve;
@@ -62,10 +64,10 @@ final class ExchangeArms {
             if (managerInstanceId != null && !MANAGER_CALLER.equals(view)) {
                 throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
             }
-            if (managerInstanceId != null && !managerInstanceId.matches("[a-z0-9]{26,32}")) {
-                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
+            if (managerInstanceId != null) {
+                InstanceId.of(managerInstanceId, "managerInstanceId");
             }
-            if (sessionGrant != null && !sessionGrant.matches("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}")) {
+            if (sessionGrant != null && !BearerIssuer.SESSION_GRANT.matcher(sessionGrant).matches()) {
                 throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
             }
             if (!EndpointInstance.SERVING_VIEW.equals(view)) {
@@ -109,7 +111,7 @@ final class ExchangeArms {
         JWTClaimsSet idp = verifyIdp(request.idpToken());
         String owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
         String actor = request.actor();
-        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
+        if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
         ActorRow row = plane.ledger().find(owner, actor).orElseThrow(() -> refused("actor " + actor + " is not granted"));

@@ -25,7 +25,7 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -262,7 +262,7 @@ public final class EndpointCallScenario {
 
         /** The server and 8 callers of {@code admission}, the server already answering. */
         Endpoint open(Admission admission, EndpointInstance instance) throws Exception {
-            String stem = instance.subjectStem(SpaceName.subjectPrefix("alpha"));
+            String stem = instance.subjectStem(new SpaceName("alpha").subjectPrefix());
             int callers = Arrays.stream(THREADS).max().orElseThrow();
             List<Connection> opened = new ArrayList<>();
             try {

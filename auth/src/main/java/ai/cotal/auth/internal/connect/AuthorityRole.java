@@ -4,7 +4,7 @@ import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointAdmissionKey;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.ResponsePermission;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ public enum AuthorityRole {
 
     /** The subject a manager instance sends its retire requests on (SPEC §14.1). */
     public static String retireManagedSubject(String space, String instanceId) {
-        return SpaceName.subjectPrefix(space) + ".auth.admin." + instanceId + ".retire-managed";
+        return new SpaceName(space).subjectPrefix() + ".auth.admin." + instanceId + ".retire-managed";
     }
 
     /**

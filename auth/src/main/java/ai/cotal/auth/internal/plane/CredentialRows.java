@@ -4,6 +4,9 @@ import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.internal.kv.RowStore;
@@ -34,12 +37,8 @@ public final class CredentialRows {
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
 
-    /** An owner or actor name (the grammar of {@link ai.cotal.auth.Lifecycles#checkAlias}). */
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_]{1,64}");
     /** The last parse of each credential row: a bearer names its row at every connect and reconnect. */
     private static final ai.cotal.core.internal.json.ParseMemo<Row> ROWS = new ai.cotal.core.internal.json.ParseMemo<>(4096);
-    /** A credential id: 26 lowercase base32 characters. */
-    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[a-z2-7]{26}");
 
     private final String space;
     /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
@@ -219,11 +218,11 @@ public final class CredentialRows {
 
     /** True when owner and actor are in the alias grammar (a read may be sent for them). */
     static boolean validAlias(String owner, String actor) {
-        return owner != null && actor != null && NAME.matcher(owner).matches() && NAME.matcher(actor).matches();
+        return owner != null && actor != null && Owner.matches(owner) && Actor.matches(actor);
     }
 
     private static boolean validId(String id) {
-        return id != null && ID.matcher(id).matches();
+        return CredentialId.matches(id);
     }
 
     /** The head of the attempt's alias, when it is at the attempt's uid, must be {@code active}. */

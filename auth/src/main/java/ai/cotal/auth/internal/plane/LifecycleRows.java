@@ -6,6 +6,9 @@ import ai.cotal.auth.Lifecycles.Head;
 import ai.cotal.auth.Lifecycles.State;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.kv.RowStore;
 import java.util.Locale;
@@ -21,8 +24,6 @@ import java.util.regex.Pattern;
 final class LifecycleRows {
     static final String HEAD = "lifecycle.head.";
     static final String OP = "lifecycle.op.";
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
-    static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     private static final Pattern OP_ID = Pattern.compile("[0-9a-f]{26}");
 
     /** A row as read, with its revision (the stream sequence a CAS names). */
@@ -126,7 +127,7 @@ final class LifecycleRows {
             case "retired" -> State.RETIRED;
             default -> throw corrupt(key, "state");
         };
-        if (d.uid() == null || !UID.matcher(d.uid()).matches() || !ClosedJson.isInstant(d.at())) {
+        if (d.uid() == null || !LifecycleUid.matches(d.uid()) || !ClosedJson.isInstant(d.at())) {
             throw corrupt(key, "uid or at");
         }
         if ((state == State.ACTIVE) != (d.opId() == null)) {
@@ -155,8 +156,8 @@ final class LifecycleRows {
             case "managed-retirement" -> ActorRow.Kind.MANAGED;
             default -> throw corrupt(key, "kind");
         };
-        if (d.owner() == null || !NAME.matcher(d.owner()).matches() || d.actor() == null
-                || !NAME.matcher(d.actor()).matches() || d.uid() == null || !UID.matcher(d.uid()).matches()
+        if (d.owner() == null || !Owner.matches(d.owner()) || d.actor() == null
+                || !Actor.matches(d.actor()) || d.uid() == null || !LifecycleUid.matches(d.uid())
                 || !opId.equals(opId(kind, d.uid())) || !ClosedJson.isInstant(d.requestedAt())) {
             throw corrupt(key, "alias, uid or requestedAt");
         }

@@ -5,7 +5,7 @@ import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.issued.KvSourceLiveness;
 import ai.cotal.core.issued.Source;
 import ai.cotal.core.issued.SourceLiveness;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import java.util.Set;
 import java.util.stream.Collectors;

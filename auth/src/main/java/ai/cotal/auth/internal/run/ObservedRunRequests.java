@@ -4,7 +4,7 @@ import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
@@ -45,7 +45,7 @@ public final class ObservedRunRequests implements AutoCloseable {
      * space's subject prefix (a served start is never issued for, so it is never observed).
      */
     public static List<String> subjects(String space) {
-        String p = SpaceName.subjectPrefix(space);
+        String p = new SpaceName(space).subjectPrefix();
         return List.of(p + ".svc.manager.*.run.resume.*.*", p + ".svc.manager.*.run.answer.*.*");
     }
     /**
@@ -94,7 +94,7 @@ public final class ObservedRunRequests implements AutoCloseable {
     public ObservedRunRequests(Connection connection, String space, Clock clock, Bounds bounds,
             ScheduledExecutorService scheduler) {
         this.connection = connection;
-        this.prefix = SpaceName.subjectPrefix(space);
+        this.prefix = new SpaceName(space).subjectPrefix();
         this.clock = clock;
         this.bounds = bounds;
         for (String subject : subjects(space)) {

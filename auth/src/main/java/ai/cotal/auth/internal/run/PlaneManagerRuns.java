@@ -25,7 +25,7 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,7 +66,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         this.w = wiring;
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
         this.admissionBucket = StoreNames.bucket("admission", wiring.space());
-        this.prefix = SpaceName.subjectPrefix(wiring.space());
+        this.prefix = new SpaceName(wiring.space()).subjectPrefix();
         this.checks = new RunRequestChecks(prefix);
         this.operators = new OperatorRunAttempts(this, wiring.managers(), wiring.refuseIfUnavailable());
     }

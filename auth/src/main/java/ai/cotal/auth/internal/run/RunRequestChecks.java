@@ -6,6 +6,7 @@ import ai.cotal.auth.ManagerRuns.Holder;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.RunId;
 import java.util.regex.Pattern;
 
 /**
@@ -37,7 +38,7 @@ final class RunRequestChecks {
         if (request == null) {
             throw CotalException.badRequest("request", "required");
         }
-        check(RunRecords.RUN_ID, request.runId(), "runId");
+        check(RunId.PATTERN, request.runId(), "runId");
         check(RunDocuments.ACTOR, request.actor(), "actor");
         check(RunDocuments.UID, request.lifecycleUid(), "lifecycleUid");
     }
@@ -47,8 +48,8 @@ final class RunRequestChecks {
         if (r == null || r.kind() == null) {
             throw CotalException.badRequest(r == null ? "request" : "kind", "required");
         }
-        check(RunRecords.RUN_ID, r.runId(), "runId");
-        check(RunRecords.RUN_ID, r.attemptId(), "attemptId");
+        check(RunId.PATTERN, r.runId(), "runId");
+        check(RunId.PATTERN, r.attemptId(), "attemptId");
         check(RunDocuments.DRIVER, r.driver(), "driver");
         boolean start = r.kind() == Kind.START;
         if (start == r.checkpoint().isPresent()) {
