@@ -3,8 +3,11 @@ package ai.cotal.auth;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -118,12 +121,24 @@ public final class BearerVerifier {
         if (topScope != null && !topScope.equals(scope)) {
             throw refused("scope differs from act.scope");
         }
-        Optional<String> parent = Optional.ofNullable((String) act.get("parent"));
+        String lifecycleUid = text(act, "lifecycleUid");
+        if (!LifecycleUid.matches(lifecycleUid)) {
+            throw refused("act.lifecycleUid is malformed");
+        }
+        String credentialId = text(act, "credentialId");
+        if (!CredentialId.matches(credentialId)) {
+            throw refused("act.credentialId is malformed");
+        }
+        Object parent = act.get("parent");
+        if (parent != null && !(parent instanceof String p && Principal.matches(p))) {
+            throw refused("act.parent is malformed");
+        }
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
-        return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
-                iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER, false,
-                        InstanceId.PATTERN), named(act, view, "sessionGrant", BearerIssuer.SESSION_CALLER, true,
-                        BearerIssuer.SESSION_GRANT));
+        return new BearerClaims(new Principal(new Owner(owner), new Actor(actor)), scope, new LifecycleUid(lifecycleUid),
+                new CredentialId(credentialId), Optional.ofNullable((String) parent).map(p -> Principal.parse(p, "parent")),
+                view, iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER,
+                        false, InstanceId.PATTERN).map(InstanceId::new), named(act, view, "sessionGrant",
+                        BearerIssuer.SESSION_CALLER, true, BearerIssuer.SESSION_GRANT));
     }
 
     /** {@code act.<field>}: only with {@code withView} (and then always when {@code required}), in its grammar. */

@@ -11,6 +11,8 @@ import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.core.jwt.NatsJwt;
@@ -75,12 +77,12 @@ class ManagerRunsBrokerTest {
             ManagerRuns.Admission again = p.admit(RUN);
             assertTrue(again.replayed(), "the same terms replay");
             assertEquals(first.admittedAt(), again.admittedAt());
-            plane.ledger().grantActor(RunParty.OWNER, "other", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String otherUid = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(RunParty.OWNER, "worker2", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            plane.ledger().grantActor(Principal.of(RunParty.OWNER, "other"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            LifecycleUid otherUid = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(Principal.of(RunParty.OWNER, "worker2"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), otherUid);
             refused(ErrorCode.ALREADY_EXISTS, "run " + RUN + " is admitted with other terms",
-                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "worker2", otherUid)));
+                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "worker2", otherUid.value())));
             refused(ErrorCode.BAD_REQUEST, "runId: must match [a-z0-9]{26,32}",
                     () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest("RUN", "worker", p.workerUid)));
         }
@@ -219,7 +221,7 @@ class ManagerRunsBrokerTest {
                 String asked = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, token);
                 tablet.connection().publish(asked, RunRecords.envelope(RUN, "cp1", null));
                 tablet.connection().flush(Duration.ofSeconds(5));
-                plane.ledger().revoke(RunParty.OWNER, "tablet");
+                plane.ledger().revoke(Principal.of(RunParty.OWNER, "tablet"));
                 ManagerRuns.AttemptRequest again = p.resume(RUN, attemptId(2), "cp1", Optional.of(asked));
                 CotalException e = refused(ErrorCode.PERMISSION_DENIED, null,
                         () -> plane.managerRuns().issueAttempt(p.holder, again));
@@ -274,7 +276,7 @@ class ManagerRunsBrokerTest {
             ManagerRuns runs = plane.managerRuns();
             p.admit(RUN);
             p.waiting(RUN, "cp1");
-            plane.ledger().grantActor(otherOwner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(otherOwner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
             try (TestManager other = TestManager.candidate(plane, nats, otherOwner, "mgr", otherIid, RunParty.RUN_COMMANDS)) {
                 ManagerRuns.Holder foreign = new ManagerRuns.Holder(otherOwner, "mgr", otherIid, List.of("supervise"));
                 String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);

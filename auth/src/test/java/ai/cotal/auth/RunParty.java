@@ -4,6 +4,10 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
@@ -59,10 +63,10 @@ public final class RunParty implements AutoCloseable {
         this.plane = plane;
         this.owner = owner;
         this.iid = iid;
-        plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
-        this.workerUid = ActorTokens.newLifecycleUid();
-        plane.ledger().grantManagedActor(owner, "worker", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
-                ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
+        plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+        this.workerUid = ActorTokens.newLifecycleUid().value();
+        plane.ledger().grantManagedActor(Principal.of(owner, "worker"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+                ActorTokens.tokenHash(ActorTokens.newActorToken()), new LifecycleUid(workerUid));
         this.manager = TestManager.candidate(plane, nats, owner, "mgr", iid, commands);
         this.holder = new ManagerRuns.Holder(owner, "mgr", iid, List.of("supervise"));
         this.callout = cf.responder(nats, plane);
@@ -87,11 +91,11 @@ public final class RunParty implements AutoCloseable {
      * here) with the three run scopes.
      */
     public String callerBearer(String actor) {
-        ActorRow row = plane.ledger().grantActor(owner, actor, ActorLedger.Grant.of(List.of("chat", "run-start",
+        ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), ActorLedger.Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
-        String credential = plane.credentials().mint(owner, actor, row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(owner, actor, RUN_COMMANDS, row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(iid),
+        CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(new InstanceId(iid)),
                 Optional.empty()));
     }
 

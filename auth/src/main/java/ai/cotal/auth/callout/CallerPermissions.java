@@ -63,7 +63,7 @@ final class CallerPermissions {
         }
         options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
         boolean issued = row.kind() == ActorRow.Kind.INTERACTIVE;
-        List<String> calls = managerCalls(p, row.owner(), bearer.scope(), issued
+        List<String> calls = managerCalls(p, row.owner().value(), bearer.scope(), issued
                 ? java.util.Optional.of(IssuedAuthority.acceptedToken(nonce)) : java.util.Optional.empty());
         if (!issued) { // a managed row: the plain mint, nothing recorded
             return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),

@@ -9,7 +9,9 @@ import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Principal;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.jwk.Curve;
@@ -114,7 +116,7 @@ final class ExchangeArms {
         if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
-        ActorRow row = plane.ledger().find(owner, actor).orElseThrow(() -> refused("actor " + actor + " is not granted"));
+        ActorRow row = plane.ledger().find(Principal.of(owner, actor)).orElseThrow(() -> refused("actor " + actor + " is not granted"));
         if (row.kind() != ActorRow.Kind.INTERACTIVE) {
             throw refused("actor " + actor + " is a managed agent: use its actor token");
         }
@@ -131,7 +133,7 @@ final class ExchangeArms {
         Optional<ActorRow> found;
         try {
             found = request.owner() == null || request.actor() == null ? Optional.empty()
-                    : plane.ledger().find(request.owner(), request.actor());
+                    : plane.ledger().find(Principal.of(request.owner(), request.actor()));
         } catch (CotalException e) {
             found = Optional.empty();
         }
@@ -148,11 +150,11 @@ final class ExchangeArms {
 
     private Response issue(ActorRow row, Duration ttl, Request request) {
         Optional<EndpointInstance> serving = request.serving();
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        String token = plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(),
-                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
-                Optional.ofNullable(request.managerInstanceId()), Optional.ofNullable(request.sessionGrant())));
-        return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        String token = plane.bearers().issue(new BearerIssuer.Request(row.principal(), row.scope(), row.lifecycleUid(),
+                credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
+                Optional.ofNullable(request.managerInstanceId()).map(InstanceId::new), Optional.ofNullable(request.sessionGrant())));
+        return new Response(token, row.owner().value(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 
     private JWTClaimsSet verifyIdp(String token, IdpPin pin) {

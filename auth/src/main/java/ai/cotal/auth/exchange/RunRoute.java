@@ -103,7 +103,7 @@ final class RunRoute {
     private static ManagerRuns.Holder holder(AuthAuthorityPlane plane, String bearer, String instanceId) {
         BearerClaims claims = plane.bearers().verify(require(bearer, "bearer"));
         plane.credentials().authorize(claims.attempt());
-        return new ManagerRuns.Holder(claims.owner(), claims.actor(), require(instanceId, "instanceId"), claims.scope());
+        return new ManagerRuns.Holder(claims.owner().value(), claims.actor().value(), require(instanceId, "instanceId"), claims.scope());
     }
 
     private static <T> T require(T value, String field) {

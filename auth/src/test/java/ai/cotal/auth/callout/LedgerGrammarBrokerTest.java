@@ -13,6 +13,9 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -65,14 +68,14 @@ class LedgerGrammarBrokerTest {
             for (String bad : List.of(">", "*", "general.>", "general.*", "a..b", ".general", "general.", "")) {
                 for (int i = 0; i < lists.size(); i++) {
                     ActorLedger.Grant grant = lists.get(i).apply(List.of("general", bad));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(CalloutFixture.OWNER, "laptop", grant));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(CalloutFixture.OWNER, "agent",
-                            grant, "0".repeat(64), UID));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), grant));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(Principal.of(CalloutFixture.OWNER, "agent"),
+                            grant, "0".repeat(64), new LifecycleUid(UID)));
                 }
             }
             assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),
                     "no row (no ledger directory) was written");
-            ledger.grantActor(CalloutFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+            ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general", "team.ops", "run-start", "a:b"), List.of()));
         }
     }
@@ -107,25 +110,25 @@ class LedgerGrammarBrokerTest {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
             for (String owner : List.of("alice", "u_owner", "U_ABCDEFGHIJKLMNOPQRSTUVWXYZ", "u_abcdefghijklmnopqrstuvwxy1",
                     "u_abcdefghijklmnopqrstuvwxyza")) {
-                assertBadRequest("owner", () -> plane.ledger().grantActor(owner, "laptop", grant));
-                assertBadRequest("owner", () -> plane.ledger().find(owner, "laptop"));
+                assertBadRequest("owner", () -> plane.ledger().grantActor(Principal.of(owner, "laptop"), grant));
+                assertBadRequest("owner", () -> plane.ledger().find(Principal.of(owner, "laptop")));
                 assertBadRequest("owner", () -> plane.lifecycles().retireInteractive(owner, "laptop", UID));
                 assertBadRequest("owner", () -> plane.lifecycles().head(owner, "laptop"));
                 assertBadRequest("owner", () -> Lifecycles.checkLifecycle(owner, "laptop", UID));
-                assertBadRequest("parent", () -> plane.ledger().grantActor(CalloutFixture.OWNER, "child",
+                assertBadRequest("parent", () -> plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "child"),
                         new ActorLedger.Grant(List.of(), List.of(), List.of(), java.util.Optional.empty(),
-                                java.util.Optional.of(owner + ".laptop"), java.util.Optional.empty())));
+                                java.util.Optional.of(Principal.parse(owner + ".laptop", "parent")), java.util.Optional.empty())));
             }
             assertFalse(Files.exists(stateDir.resolve("actors")), "no row was written");
             // the owner a proof derives passes all three: the ledger, the lifecycles and the bearer at connect
             String owner = plane.deriveOwner("https://idp.example", "alice");
-            ActorRow row = plane.ledger().grantActor(owner, "laptop", grant);
+            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), grant);
             assertTrue(plane.lifecycles().head(owner, "laptop").isEmpty() || plane.lifecycles().head(owner, "laptop")
-                    .get().lifecycleUid().equals(row.lifecycleUid()));
-            String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "laptop", List.of("chat"),
+                    .get().lifecycleUid().equals(row.lifecycleUid().value()));
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "laptop"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(5)));
-            assertEquals(owner, plane.bearers().verify(bearer).owner());
+            assertEquals(owner, plane.bearers().verify(bearer).owner().value());
             try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(owner, "laptop"))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
             }

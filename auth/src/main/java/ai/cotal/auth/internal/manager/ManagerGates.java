@@ -12,6 +12,7 @@ import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.Actor;
 import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -286,7 +287,7 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     void requireGranted(String owner, String actor) {
-        if (w.ledger().find(owner, actor).isEmpty()) {
+        if (w.ledger().find(Principal.of(owner, actor)).isEmpty()) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor + " is not granted");
         }
     }

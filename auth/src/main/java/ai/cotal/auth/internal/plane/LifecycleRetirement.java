@@ -12,6 +12,7 @@ import ai.cotal.auth.internal.plane.LifecycleRows.Op;
 import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostResult;
 import java.time.Clock;
 import java.util.LinkedHashSet;
@@ -99,8 +100,8 @@ final class LifecycleRetirement {
         if (head.state() == State.RETIRED) {
             return answer(Outcome.ALREADY_RETIRED, owner, actor, uid, head.opId().orElseThrow());
         }
-        if (kind == ActorRow.Kind.MANAGED && ledger.find(owner, actor)
-                .filter(row -> row.kind() == ActorRow.Kind.MANAGED && row.lifecycleUid().equals(uid)).isPresent()) {
+        if (kind == ActorRow.Kind.MANAGED && ledger.find(Principal.of(owner, actor))
+                .filter(row -> row.kind() == ActorRow.Kind.MANAGED && row.lifecycleUid().value().equals(uid)).isPresent()) {
             throw CotalException.failedPrecondition("the managed grant of " + owner + "." + actor
                     + " is still at lifecycle " + uid + "; revoke or re-grant the actor first");
         }

@@ -7,6 +7,7 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -57,8 +58,8 @@ final class PlaneLifecycles implements Lifecycles {
         Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
         refuseIfUnavailable.run();
         requireNotFrozen(owner, actor);
-        boolean granted = ledger.find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED
-                && row.lifecycleUid().equals(lifecycleUid)).isPresent();
+        boolean granted = ledger.find(Principal.of(owner, actor)).filter(row -> row.kind() == ActorRow.Kind.MANAGED
+                && row.lifecycleUid().value().equals(lifecycleUid)).isPresent();
         if (!granted) {
             throw CotalException.failedPrecondition("the managed grant of " + owner + "." + actor
                     + " is not at lifecycle " + lifecycleUid);
@@ -159,7 +160,7 @@ final class PlaneLifecycles implements Lifecycles {
 
     /** The plane's half of the connect check: the alias is not frozen by a failed resume. */
     void requireNotFrozen(ConnectAttempt attempt) {
-        requireNotFrozen(attempt.owner(), attempt.actor());
+        requireNotFrozen(attempt.principal().owner().value(), attempt.principal().actor().value());
     }
 
     void requireNotFrozen(String owner, String actor) {

@@ -13,6 +13,7 @@ import ai.cotal.auth.internal.run.RunDocuments.CheckpointRow;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.issued.Ceiling;
@@ -348,8 +349,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
     private void requireLiveManaged(String owner, String actor, String uid, boolean throughSources) {
         boolean live = (!throughSources || w.sources().isLive(new Source(w.space(), actorsBucket,
                 "actor." + owner + "." + actor + "." + uid)))
-                && w.ledger().find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED)
-                        .map(row -> row.lifecycleUid().equals(uid)).orElse(false);
+                && w.ledger().find(Principal.of(owner, actor)).filter(row -> row.kind() == ActorRow.Kind.MANAGED)
+                        .map(row -> row.lifecycleUid().value().equals(uid)).orElse(false);
         if (!live) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the managed actor " + owner + "." + actor
                     + " is not live at lifecycle " + uid);
