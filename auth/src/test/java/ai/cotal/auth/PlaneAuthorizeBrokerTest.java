@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -67,7 +68,7 @@ class PlaneAuthorizeBrokerTest {
             plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // activates: the plane saw it active
             plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // written under that head
             assertEquals(2, plane.credentials().list().size());
-            assertEquals(2, plane.lifecycles().retireInteractive("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid().value())
+            assertEquals(2, plane.lifecycles().retireInteractive(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), new LifecycleUid(row.lifecycleUid().value()))
                     .credentialsRevoked());
 
             CotalException refused = assertThrows(CotalException.class,

@@ -126,7 +126,7 @@ class LifecycleCommandBrokerTest {
             assertEquals(1, retire("--interactive", "beta", state, "laptop", uid.value()), "asked as another space's service");
             assertTrue(err().contains("is not the auth service of space \"beta\"") && err().contains("nothing was sent"),
                     err());
-            assertEquals(Lifecycles.State.ACTIVE, plane.lifecycles().head(OWNER, "laptop").orElseThrow().state());
+            assertEquals(Lifecycles.State.ACTIVE, plane.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow().state());
 
             CompletableFuture<Void> closed = new CompletableFuture<>();
             try (Connection client = connect(nats, alpha.callout, bearer, (conn, type) -> {
@@ -153,7 +153,7 @@ class LifecycleCommandBrokerTest {
             LifecycleUid first = ActorTokens.newLifecycleUid();
             plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
-            plane.lifecycles().activateManaged(OWNER, "agent", first.value());
+            plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), first);
             assertEquals(1, retire("--managed", "alpha", state, "agent", first.value()));
             assertTrue(err().contains("refused 409") && err().contains("still at lifecycle"), err());
             LifecycleUid successor = ActorTokens.newLifecycleUid();
@@ -162,7 +162,7 @@ class LifecycleCommandBrokerTest {
             assertEquals(0, retire("--managed", "alpha", state, "agent", first.value()), err());
             assertEquals("retired", answer().path("outcome").asText());
             assertEquals(Lifecycles.managedRetirementOpId(first.value()), answer().path("opId").asText());
-            plane.lifecycles().activateManaged(OWNER, "agent", successor.value());
+            plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), successor);
             assertEquals(1, retire("--managed", "alpha", state, "agent", ActorTokens.newLifecycleUid().value()));
             assertEquals("conflict", answer().path("outcome").asText(), "the successor is live");
         }

@@ -112,9 +112,8 @@ class LedgerGrammarBrokerTest {
                     "u_abcdefghijklmnopqrstuvwxyza")) {
                 assertBadRequest("owner", () -> plane.ledger().grantActor(Principal.of(owner, "laptop"), grant));
                 assertBadRequest("owner", () -> plane.ledger().find(Principal.of(owner, "laptop")));
-                assertBadRequest("owner", () -> plane.lifecycles().retireInteractive(owner, "laptop", UID));
-                assertBadRequest("owner", () -> plane.lifecycles().head(owner, "laptop"));
-                assertBadRequest("owner", () -> Lifecycles.checkLifecycle(owner, "laptop", UID));
+                assertBadRequest("owner", () -> plane.lifecycles().retireInteractive(Principal.of(owner, "laptop"), new LifecycleUid(UID)));
+                assertBadRequest("owner", () -> plane.lifecycles().head(Principal.of(owner, "laptop")));
                 assertBadRequest("parent", () -> plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "child"),
                         new ActorLedger.Grant(List.of(), List.of(), List.of(), java.util.Optional.empty(),
                                 java.util.Optional.of(Principal.parse(owner + ".laptop", "parent")), java.util.Optional.empty())));
@@ -123,7 +122,7 @@ class LedgerGrammarBrokerTest {
             // the owner a proof derives passes all three: the ledger, the lifecycles and the bearer at connect
             String owner = plane.deriveOwner("https://idp.example", "alice");
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), grant);
-            assertTrue(plane.lifecycles().head(owner, "laptop").isEmpty() || plane.lifecycles().head(owner, "laptop")
+            assertTrue(plane.lifecycles().head(Principal.of(owner, "laptop")).isEmpty() || plane.lifecycles().head(Principal.of(owner, "laptop"))
                     .get().lifecycleUid().equals(row.lifecycleUid().value()));
             CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "laptop"), List.of("chat"),

@@ -144,7 +144,7 @@ class HttpBodiesFuzzTest {
                 LifecycleUid first = ActorTokens.newLifecycleUid();
                 plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
-                plane.lifecycles().activateManaged(AGENT_OWNER, "agent2", first.value());
+                plane.lifecycles().activateManaged(Principal.of(AGENT_OWNER, "agent2"), first);
                 plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), ActorTokens.newLifecycleUid());
                 fuzz("http-retire-managed", route(url + "/managed-lifecycle/retire", capability),

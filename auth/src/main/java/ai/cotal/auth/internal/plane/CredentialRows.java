@@ -232,7 +232,7 @@ public final class CredentialRows {
             return;
         }
         ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.principal().owner().value(), attempt.principal().actor().value(), entry.get().data());
-        if (head.lifecycleUid().equals(attempt.lifecycleUid().value()) && head.state() != ai.cotal.auth.Lifecycles.State.ACTIVE) {
+        if (head.lifecycleUid().equals(attempt.lifecycleUid()) && head.state() != ai.cotal.auth.Lifecycles.State.ACTIVE) {
             throw denied(attempt, "presents lifecycle " + head.lifecycleUid() + ", which was retired");
         }
     }

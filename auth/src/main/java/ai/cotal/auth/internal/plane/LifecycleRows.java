@@ -9,6 +9,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.Actor;
 import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.kv.RowStore;
 import java.util.Locale;
@@ -84,11 +85,12 @@ final class LifecycleRows {
     }
 
     Optional<Long> createHead(Head head) {
-        return rows.create(headKey(head.owner(), head.actor()), write(head));
+        return rows.create(headKey(head.principal().owner().value(), head.principal().actor().value()), write(head));
     }
 
     Optional<Long> replaceHead(Head head, long revision) {
-        return rows.compareAndSet(headKey(head.owner(), head.actor()), write(head), revision);
+        return rows.compareAndSet(headKey(head.principal().owner().value(), head.principal().actor().value()), write(head),
+                revision);
     }
 
     Optional<Stored<Op>> op(String opId) {
@@ -136,7 +138,8 @@ final class LifecycleRows {
         if (d.opId() != null && !d.opId().equals(opId(kind, d.uid()))) {
             throw corrupt(key, "opId is not its lifecycle's retirement");
         }
-        return new Head(owner, actor, kind, d.uid(), state, Optional.ofNullable(d.opId()), d.at());
+        return new Head(Principal.of(owner, actor), kind, new LifecycleUid(d.uid()), state, Optional.ofNullable(d.opId()),
+                d.at());
     }
 
     /** The operation stored at {@code lifecycle.op.<opId>}; {@code data-loss} when it breaks a rule. */
@@ -182,8 +185,8 @@ final class LifecycleRows {
     }
 
     static byte[] write(Head head) {
-        return ClosedJson.write(ClosedJson.cotal(), new HeadDocument(1, head.owner(), head.actor(), kindWire(head.kind()),
-                head.lifecycleUid(), head.state().wire(), head.opId().orElse(null), head.at()));
+        return ClosedJson.write(ClosedJson.cotal(), new HeadDocument(1, head.principal().owner().value(),
+                head.principal().actor().value(), kindWire(head.kind()), head.lifecycleUid().value(), head.state().wire(), head.opId().orElse(null), head.at()));
     }
 
     static byte[] write(Op op, String doneAt) {

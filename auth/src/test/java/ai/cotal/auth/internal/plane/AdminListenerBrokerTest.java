@@ -108,7 +108,7 @@ class AdminListenerBrokerTest {
             LifecycleUid uid = ActorTokens.newLifecycleUid();
             ActorRow agent = x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT,
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
-            x.plane.lifecycles().activateManaged(OWNER, "agent", uid.value());
+            x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
             String bearer = x.bearer(agent);
             try (TestManager manager = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);
                  Standing rail = standing(x, OWNER, "mgr", IID);
@@ -133,7 +133,7 @@ class AdminListenerBrokerTest {
                 Exception refused = x.refused("agent", bearer);
                 assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
                 assertEquals("alreadyRetired", rail.request(body("agent", uid.value())).path("outcome").asText());
-                assertEquals(Lifecycles.State.RETIRED, x.plane.lifecycles().head(OWNER, "agent").orElseThrow().state());
+                assertEquals(Lifecycles.State.RETIRED, x.plane.lifecycles().head(Principal.of(OWNER, "agent")).orElseThrow().state());
 
                 x.plane.managers().freezeGate(IID);
                 assertError(rail.request(body("agent", uid.value())), "permission-denied", "is not a candidate (frozen)");
@@ -168,7 +168,7 @@ class AdminListenerBrokerTest {
             LifecycleUid uid = ActorTokens.newLifecycleUid();
             x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
                     uid);
-            x.plane.lifecycles().activateManaged(OWNER, "agent", uid.value());
+            x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
             x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
                     ActorTokens.newLifecycleUid()); // the grant moves on: the old lifecycle can be retired
             try (TestManager victim = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);

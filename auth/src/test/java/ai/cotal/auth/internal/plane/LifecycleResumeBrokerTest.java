@@ -57,7 +57,7 @@ class LifecycleResumeBrokerTest {
                 nats.kill(); // the head is retiring; nothing of the barrier ran
             }
         });
-        assertThrows(CotalException.class, () -> first.lifecycles().retireInteractive(OWNER, "laptop", uid.value()));
+        assertThrows(CotalException.class, () -> first.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), uid));
         first.fenced().get(10, TimeUnit.SECONDS); // the scanners went with the broker
 
         nats.restart();
@@ -72,7 +72,7 @@ class LifecycleResumeBrokerTest {
                 .livenessOracle(PlaneFixture.operatorSaysGone()).build())) {
             assertEquals(List.of(opId), second.lifecycles().resumedAtOpen().finished(), "the open finished it");
             assertEquals(List.of(), second.lifecycles().resumedAtOpen().frozen());
-            Lifecycles.Head head = second.lifecycles().head(OWNER, "laptop").orElseThrow();
+            Lifecycles.Head head = second.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow();
             assertEquals(Lifecycles.State.RETIRED, head.state());
             assertEquals(opId, head.opId().orElseThrow());
             assertTrue(second.credentials().list().isEmpty(), "the lifecycle's credential row is gone");
@@ -84,7 +84,7 @@ class LifecycleResumeBrokerTest {
         try (AuthAuthorityPlane third = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             assertEquals(List.of(), third.lifecycles().resumedAtOpen().finished(), "done: nothing is owed any more");
             assertEquals(Lifecycles.Retirement.Outcome.ALREADY_RETIRED,
-                    third.lifecycles().retireInteractive(OWNER, "laptop", uid.value()).outcome());
+                    third.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), uid).outcome());
         }
     }
 
@@ -126,7 +126,7 @@ class LifecycleResumeBrokerTest {
             try (Connection admin = f.admin(nats)) { // the operator repairs the head; a retire finishes and thaws
                 admin.keyValue("cotal_auth_alpha").put(headKey, validHead.getBytes(StandardCharsets.UTF_8));
             }
-            Lifecycles.Retirement retired = plane.lifecycles().retireInteractive(OWNER, "laptop", uid);
+            Lifecycles.Retirement retired = plane.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), new LifecycleUid(uid));
             assertEquals(Lifecycles.Retirement.Outcome.RETIRED, retired.outcome());
             assertEquals(1, retired.credentialsRevoked());
             CotalException after = assertThrows(CotalException.class, () -> plane.credentials().mint(Principal.of(OWNER, "laptop"), new LifecycleUid(uid)));

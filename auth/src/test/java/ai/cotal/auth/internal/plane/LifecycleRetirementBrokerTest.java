@@ -64,7 +64,7 @@ class LifecycleRetirementBrokerTest {
                     "no head yet: nothing was ever minted at this lifecycle");
             String live = x.bearer(row); // the mint activates the lifecycle
             String spare = x.bearer(row);
-            Lifecycles.Head head = x.plane.lifecycles().head(OWNER, "laptop").orElseThrow();
+            Lifecycles.Head head = x.plane.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow();
             assertEquals(Lifecycles.State.ACTIVE, head.state());
             assertEquals(uid, head.lifecycleUid());
 
@@ -120,9 +120,9 @@ class LifecycleRetirementBrokerTest {
             LifecycleUid uid = ActorTokens.newLifecycleUid();
             ActorRow row = x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT,
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
-            Lifecycles.Activation first = x.plane.lifecycles().activateManaged(OWNER, "agent", uid.value());
+            Lifecycles.Activation first = x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
             assertTrue(first.activated());
-            assertFalse(x.plane.lifecycles().activateManaged(OWNER, "agent", uid.value()).activated(), "already active");
+            assertFalse(x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid).activated(), "already active");
             String bearer = x.bearer(row);
             try (LifecycleFixture.Watched connected = x.connect("agent", bearer)) {
                 HttpResponse<String> held = x.post(MANAGED, LifecycleFixture.retireBody("agent", uid.value()), true);
@@ -143,13 +143,13 @@ class LifecycleRetirementBrokerTest {
                 assertEquals("notStarted", x.retire(MANAGED, "agent", successor.value()).path("outcome").asText(),
                         "the head is at the retired uid");
 
-                assertTrue(x.plane.lifecycles().activateManaged(OWNER, "agent", successor.value()).activated());
+                assertTrue(x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), successor).activated());
                 assertEquals("conflict", x.retire(MANAGED, "agent", ActorTokens.newLifecycleUid().value()).path("outcome")
                         .asText(), "the successor is live");
                 assertEquals("conflict", x.retire(MANAGED, "agent", uid.value()).path("outcome").asText(),
                         "the head is elsewhere and live: reference §1 answers conflict, even for a uid once retired");
                 CotalException back = assertThrows(CotalException.class,
-                        () -> x.plane.lifecycles().activateManaged(OWNER, "agent", uid.value()));
+                        () -> x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid));
                 assertEquals(ErrorCode.FAILED_PRECONDITION, back.code(), "the grant is not at the retired uid");
             }
         }
@@ -178,7 +178,7 @@ class LifecycleRetirementBrokerTest {
         }
         try (AuthAuthorityPlane second = f.open(nats, stateDir)) {
             assertEquals(Connection.Status.CONNECTED, client.getStatus(), "the first plane's close left it connected");
-            Lifecycles.Retirement retired = second.lifecycles().retireInteractive(OWNER, "laptop", row.lifecycleUid().value());
+            Lifecycles.Retirement retired = second.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), new LifecycleUid(row.lifecycleUid().value()));
             assertEquals(Lifecycles.Retirement.Outcome.RETIRED, retired.outcome());
             assertTrue(retired.swept(), "the broker listed the lifecycle's connections");
             assertEquals(1, retired.connectionsClosed(), "found by its lifecycle key, not in this plane's register");
