@@ -19,6 +19,7 @@ module ai.cotal.core {
     exports ai.cotal.core;
     exports ai.cotal.core.claims;
     exports ai.cotal.core.config;
+    exports ai.cotal.core.id;
     exports ai.cotal.core.connect;
     exports ai.cotal.core.creds;
     exports ai.cotal.core.issued;

@@ -2,6 +2,10 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.workspace.PrivateFiles;
 import java.io.IOException;
@@ -49,13 +53,13 @@ public final class ActorLedger {
         return dir + " directory";
     }
 
-    private static String rowName(String dir, String owner, String actor) {
-        return "the " + (dir.equals(INTERACTIVE) ? "interactive" : "managed") + " ledger row of " + owner + "." + actor;
+    private static String rowName(String dir, Principal principal) {
+        return "the " + (dir.equals(INTERACTIVE) ? "interactive" : "managed") + " ledger row of " + principal;
     }
 
     /** What a grant allows; every list explicit (possibly empty). */
     public record Grant(List<String> scope, List<String> allowSubscribe, List<String> allowPublish, Optional<String> role,
-            Optional<String> parent, Optional<String> label) {
+            Optional<Principal> parent, Optional<String> label) {
         public static Grant of(List<String> scope, List<String> allowSubscribe, List<String> allowPublish) {
             return new Grant(scope, allowSubscribe, allowPublish, Optional.empty(), Optional.empty(), Optional.empty());
         }
@@ -70,26 +74,29 @@ public final class ActorLedger {
      * Grants (or re-grants) an interactive actor; every grant mints a fresh lifecycle uid.
      *
      * @throws CotalException {@code bad-request} naming the field, before anything is written, when
-     *     the owner is not {@link Owners#SHAPE} or a grant item holds a wildcard or an empty token
-     *     ({@link ActorRow})
+     *     a grant item holds a wildcard or an empty token ({@link ActorRow})
      */
-    public ActorRow grantActor(String owner, String actor, Grant grant) {
-        return write(new ActorRow(ActorRow.Kind.INTERACTIVE, owner, actor, grant.scope(), grant.allowSubscribe(),
+    public ActorRow grantActor(Principal principal, Grant grant) {
+        return write(new ActorRow(ActorRow.Kind.INTERACTIVE, principal, grant.scope(), grant.allowSubscribe(),
                 grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.empty(), ActorTokens.newLifecycleUid(),
                 clock.instant().toString()));
     }
 
-    /** Grants a managed actor with the SHA-256 hex of its actor token and its lifecycle uid. */
-    public ActorRow grantManagedActor(String owner, String actor, Grant grant, String tokenHash, String lifecycleUid) {
-        return write(new ActorRow(ActorRow.Kind.MANAGED, owner, actor, grant.scope(), grant.allowSubscribe(),
-                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.of(tokenHash), lifecycleUid,
+    /**
+     * Grants a managed actor with the SHA-256 hex of its actor token and its lifecycle uid.
+     *
+     * @throws CotalException {@code bad-request} naming the field, before anything is written, when
+     *     a grant item or the token hash is out of grammar ({@link ActorRow})
+     */
+    public ActorRow grantManagedActor(Principal principal, Grant grant, String tokenHash, LifecycleUid lifecycleUid) {
+        return write(new ActorRow(ActorRow.Kind.MANAGED, principal, grant.scope(), grant.allowSubscribe(),
+                grant.allowPublish(), grant.role(), grant.parent(), grant.label(), Optional.ofNullable(tokenHash), lifecycleUid,
                 clock.instant().toString()));
     }
 
     /** Removes the principal's row from whichever directory holds it; absent is fine. */
-    public void revoke(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
-        ActorRow.check(ActorRow.NAME, actor, "actor");
+    public void revoke(Principal principal) {
+        Objects.requireNonNull(principal, "principal");
         if (!stateDirectoryPresent()) {
             return;
         }
@@ -98,25 +105,24 @@ public final class ActorLedger {
                 continue;
             }
             try {
-                Files.deleteIfExists(file(dir, owner, actor));
+                Files.deleteIfExists(file(dir, principal));
             } catch (IOException e) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke " + owner + "." + actor + " (a file-system error"
-                        + " on " + rowName(dir, owner, actor) + ")", e);
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot revoke " + principal + " (a file-system error"
+                        + " on " + rowName(dir, principal) + ")", e);
             }
         }
     }
 
     /** The principal's row from either directory; empty when absent. Corrupt or ambiguous rows throw. */
-    public Optional<ActorRow> find(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
-        ActorRow.check(ActorRow.NAME, actor, "actor");
+    public Optional<ActorRow> find(Principal principal) {
+        Objects.requireNonNull(principal, "principal");
         if (!stateDirectoryPresent()) {
             return Optional.empty();
         }
-        Optional<ActorRow> interactive = read(INTERACTIVE, ActorRow.Kind.INTERACTIVE, owner, actor);
-        Optional<ActorRow> managed = read(MANAGED, ActorRow.Kind.MANAGED, owner, actor);
+        Optional<ActorRow> interactive = read(INTERACTIVE, ActorRow.Kind.INTERACTIVE, principal);
+        Optional<ActorRow> managed = read(MANAGED, ActorRow.Kind.MANAGED, principal);
         if (interactive.isPresent() && managed.isPresent()) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, owner + "." + actor
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, principal
                     + " is in both the interactive and the managed ledger: denied until one is removed");
         }
         return interactive.or(() -> managed);
@@ -128,8 +134,8 @@ public final class ActorLedger {
      * link, in both ledgers) is not current and is left out. The service-endpoint host asks this of
      * an owner proved without an actor (SPEC §13.1).
      */
-    public List<ActorRow> interactiveRows(String owner) {
-        Owners.checkOwner(owner, "owner");
+    public List<ActorRow> interactiveRows(Owner owner) {
+        Objects.requireNonNull(owner, "owner");
         Path dir = stateDir.resolve(INTERACTIVE);
         if (!stateDirectoryPresent() || !PrivateFiles.requirePrivateDirectory(dir, role(INTERACTIVE))) {
             return List.of();
@@ -138,8 +144,8 @@ public final class ActorLedger {
         try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(dir, owner + ".*.json")) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                String actor = name.substring(owner.length() + 1, name.length() - ".json".length());
-                if (ActorRow.NAME.matcher(actor).matches()) {
+                String actor = name.substring(owner.value().length() + 1, name.length() - ".json".length());
+                if (Actor.matches(actor)) {
                     actors.add(actor);
                 }
             }
@@ -150,7 +156,7 @@ public final class ActorLedger {
         List<ActorRow> rows = new java.util.ArrayList<>();
         for (String actor : actors) {
             try {
-                find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.INTERACTIVE).ifPresent(rows::add);
+                find(new Principal(owner, new Actor(actor))).filter(row -> row.kind() == ActorRow.Kind.INTERACTIVE).ifPresent(rows::add);
             } catch (CotalException e) {
                 // not current: find() refuses it, and so does every connect
             }
@@ -166,7 +172,7 @@ public final class ActorLedger {
     public ActorRow authorizeConnect(ConnectAttempt attempt) {
         ActorRow row;
         try {
-            row = find(attempt.owner(), attempt.actor()).orElseThrow(() -> denied(attempt, "is not (or no longer) granted"));
+            row = find(attempt.principal()).orElseThrow(() -> denied(attempt, "is not (or no longer) granted"));
         } catch (CotalException e) {
             if (e.code() == ErrorCode.PERMISSION_DENIED) {
                 throw e;
@@ -178,16 +184,16 @@ public final class ActorLedger {
                 throw denied(attempt, "asks for scope '" + wanted + "' beyond its grant");
             }
         }
-        if (attempt.lifecycleUid() == null || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
+        if (!attempt.lifecycleUid().equals(row.lifecycleUid())) {
             throw denied(attempt, "presents another lifecycle uid than its grant (re-granted or revoked)");
         }
         return row;
     }
 
     /** True iff a row exists for the principal with exactly {@code lifecycleUid}; unreadable rows are not live. */
-    public boolean actorSourceIsLive(String owner, String actor, String lifecycleUid) {
+    public boolean actorSourceIsLive(Principal principal, LifecycleUid lifecycleUid) {
         try {
-            return find(owner, actor).map(row -> row.lifecycleUid().equals(lifecycleUid)).orElse(false);
+            return find(principal).map(row -> row.lifecycleUid().equals(lifecycleUid)).orElse(false);
         } catch (CotalException e) {
             return false;
         }
@@ -195,13 +201,13 @@ public final class ActorLedger {
 
     private ActorRow write(ActorRow row) {
         String other = row.kind() == ActorRow.Kind.INTERACTIVE ? MANAGED : INTERACTIVE;
-        if (Files.exists(file(other, row.owner(), row.actor()))) {
+        if (Files.exists(file(other, row.principal()))) {
             throw new CotalException(ErrorCode.ALREADY_EXISTS, row.principal() + " is already in the "
                     + (other.equals(MANAGED) ? "managed" : "interactive") + " ledger: revoke it there first");
         }
         String dir = row.kind() == ActorRow.Kind.INTERACTIVE ? INTERACTIVE : MANAGED;
-        Path file = file(dir, row.owner(), row.actor());
-        String name = rowName(dir, row.owner(), row.actor());
+        Path file = file(dir, row.principal());
+        String name = rowName(dir, row.principal());
         try { // the private-file calls name paths: the refusals name the row instead
             PrivateFiles.ensureDirectory(stateDir, file.getParent()); // creates what is missing, checks the kind's directory
             stateDirectoryPresent(); // and the state directory with its ancestors up to .cotal
@@ -209,14 +215,15 @@ public final class ActorLedger {
             throw StateFileRefusal.of(e, "the directories of " + name + " cannot be made ready");
         }
         try {
-            PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner(), row.actor(),
-                    row.scope(), row.allowSubscribe(), row.allowPublish(), row.role().orElse(null),
-                    row.parent().orElse(null), row.label().orElse(null), row.tokenHash().orElse(null), row.lifecycleUid(),
+            PrivateFiles.write(file, ClosedJson.write(ClosedJson.cotal(), new Document(1, row.owner().value(),
+                    row.actor().value(), row.scope(), row.allowSubscribe(), row.allowPublish(), row.role().orElse(null),
+                    row.parent().map(Principal::toString).orElse(null), row.label().orElse(null),
+                    row.tokenHash().orElse(null), row.lifecycleUid().value(),
                     row.grantedAt())));
         } catch (CotalException e) {
             throw StateFileRefusal.of(e, name + " cannot be written");
         }
-        if (Files.exists(file(other, row.owner(), row.actor()))) {
+        if (Files.exists(file(other, row.principal()))) {
             try {
                 Files.deleteIfExists(file); // the other ledger gained this principal meanwhile: undo our write
             } catch (IOException ignored) {
@@ -227,12 +234,12 @@ public final class ActorLedger {
         return row;
     }
 
-    private Optional<ActorRow> read(String dir, ActorRow.Kind kind, String owner, String actor) {
+    private Optional<ActorRow> read(String dir, ActorRow.Kind kind, Principal principal) {
         if (!PrivateFiles.requirePrivateDirectory(stateDir.resolve(dir), role(dir))) {
             return Optional.empty();
         }
-        Path file = file(dir, owner, actor);
-        String name = rowName(dir, owner, actor);
+        Path file = file(dir, principal);
+        String name = rowName(dir, principal);
         Optional<byte[]> bytes;
         try {
             bytes = PrivateFiles.readNoFollow(file);
@@ -245,35 +252,35 @@ public final class ActorLedger {
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(rows.parse(dir + "/" + owner + "." + actor, bytes.get(),
-                data -> parse(kind, name, owner, actor, data)));
+        return Optional.of(rows.parse(dir + "/" + principal, bytes.get(), data -> parse(kind, name, principal, data)));
     }
 
     /** The closed parse of one ledger row: a pure function of its bytes, so {@link #rows} may remember it. */
-    private static ActorRow parse(ActorRow.Kind kind, String name, String owner, String actor, byte[] data) {
+    private static ActorRow parse(ActorRow.Kind kind, String name, Principal principal, byte[] data) {
         String what = (kind == ActorRow.Kind.INTERACTIVE ? "interactive" : "managed") + " row";
         try {
             Document doc = ClosedJson.read(ClosedJson.cotal(), data, Document.class, what);
             if (doc.ver() == null || doc.ver() != 1) {
                 throw CotalException.badRequest(what + ".ver", "must be 1");
             }
-            if (!owner.equals(doc.owner()) || !actor.equals(doc.actor())) {
+            if (!principal.owner().value().equals(doc.owner()) || !principal.actor().value().equals(doc.actor())) {
                 throw CotalException.badRequest(what, "names another principal");
             }
-            return new ActorRow(kind, doc.owner(), doc.actor(), doc.scope(), doc.allowSubscribe(),
-                    doc.allowPublish(), Optional.ofNullable(doc.role()), Optional.ofNullable(doc.parent()),
-                    Optional.ofNullable(doc.label()), Optional.ofNullable(doc.tokenHash()), doc.lifecycleUid(),
-                    doc.grantedAt());
+            return new ActorRow(kind, principal, doc.scope(), doc.allowSubscribe(), doc.allowPublish(),
+                    Optional.ofNullable(doc.role()),
+                    Optional.ofNullable(doc.parent()).map(parent -> Principal.parse(parent, "parent")),
+                    Optional.ofNullable(doc.label()), Optional.ofNullable(doc.tokenHash()),
+                    LifecycleUid.of(doc.lifecycleUid(), "lifecycleUid"), doc.grantedAt());
         } catch (CotalException e) {
             throw new CotalException(ErrorCode.DATA_LOSS, name + " is corrupt (" + e.getMessage() + ")", e);
         }
     }
 
-    private Path file(String dir, String owner, String actor) {
-        return stateDir.resolve(dir).resolve(owner + "." + actor + ".json");
+    private Path file(String dir, Principal principal) {
+        return stateDir.resolve(dir).resolve(principal + ".json");
     }
 
     private static CotalException denied(ConnectAttempt attempt, String why) {
-        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.principal() + " " + why);
     }
 }

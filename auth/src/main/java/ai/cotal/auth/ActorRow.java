@@ -1,6 +1,10 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -8,19 +12,17 @@ import java.util.regex.Pattern;
 /**
  * One principal's row in the actor ledger: what it may do (scope, channel grants), its current
  * lifecycle uid, and for managed actors the hash of their actor token. The kind comes from the
- * directory the row lives in, never from a field. The owner (and a parent's owner) has the shape
- * {@link Owners#SHAPE}, the one a bearer can present; every grant item ({@code scope},
+ * directory the row lives in, never from a field. The principal and a parent are
+ * {@link Principal}s, whose owner rule is the one a bearer can present; every grant item ({@code scope},
  * {@code allowSubscribe}, {@code allowPublish}) is 1 to 128 characters of tokens of
  * {@code [A-Za-z0-9_:-]} joined by {@code .}: no wildcard ({@code *}, {@code >}) and no empty
  * token, since an item becomes the last tokens of a broker subject. Anything else is
  * {@code bad-request} naming the field (e.g. {@code allowSubscribe[0]}). Immutable;
  * {@code toString()} omits the token hash.
  */
-public record ActorRow(Kind kind, String owner, String actor, List<String> scope, List<String> allowSubscribe,
-        List<String> allowPublish, Optional<String> role, Optional<String> parent, Optional<String> label,
-        Optional<String> tokenHash, String lifecycleUid, String grantedAt) {
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
-    static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
+public record ActorRow(Kind kind, Principal principal, List<String> scope, List<String> allowSubscribe,
+        List<String> allowPublish, Optional<String> role, Optional<Principal> parent, Optional<String> label,
+        Optional<String> tokenHash, LifecycleUid lifecycleUid, String grantedAt) {
     private static final Pattern TOKEN_HASH = Pattern.compile("[0-9a-f]{64}");
     /** A grant item: literal tokens joined by {@code .}, never a wildcard or an empty token. */
     private static final Pattern ITEM = Pattern.compile("(?=.{1,128}$)[A-Za-z0-9_:-]+(\\.[A-Za-z0-9_:-]+)*");
@@ -29,9 +31,12 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
     public enum Kind { INTERACTIVE, MANAGED }
 
     public ActorRow {
-        Owners.checkOwner(owner, "owner");
-        check(NAME, actor, "actor");
-        check(UID, lifecycleUid, "lifecycleUid");
+        if (principal == null) {
+            throw CotalException.badRequest("principal", "is required");
+        }
+        if (lifecycleUid == null) {
+            throw CotalException.badRequest("lifecycleUid", "is required");
+        }
         scope = items(scope, "scope");
         allowSubscribe = items(allowSubscribe, "allowSubscribe");
         allowPublish = items(allowPublish, "allowPublish");
@@ -46,17 +51,16 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
             throw CotalException.badRequest("tokenHash", "an interactive row has no actor token");
         }
         tokenHash.ifPresent(h -> check(TOKEN_HASH, h, "tokenHash"));
-        parent.ifPresent(p -> {
-            int dot = p.indexOf('.');
-            if (dot < 0 || !Owners.isOwner(p.substring(0, dot)) || !NAME.matcher(p.substring(dot + 1)).matches()) {
-                throw CotalException.badRequest("parent", "must be <owner>.<actor>");
-            }
-        });
     }
 
-    /** {@code <owner>.<actor>}. */
-    public String principal() {
-        return owner + "." + actor;
+    /** The principal's owner. */
+    public Owner owner() {
+        return principal.owner();
+    }
+
+    /** The principal's actor. */
+    public Actor actor() {
+        return principal.actor();
     }
 
     private static List<String> items(List<String> values, String field) {
@@ -81,6 +85,6 @@ public record ActorRow(Kind kind, String owner, String actor, List<String> scope
 
     @Override
     public String toString() {
-        return "ActorRow[" + kind + " " + principal() + " scope=" + scope + " uid=" + lifecycleUid + "]";
+        return "ActorRow[" + kind + " " + principal + " scope=" + scope + " uid=" + lifecycleUid + "]";
     }
 }

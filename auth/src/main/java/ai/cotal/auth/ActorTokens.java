@@ -1,6 +1,7 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -50,9 +51,9 @@ public final class ActorTokens {
     }
 
     /** A fresh lifecycle uid: 20 random bytes as 32 lowercase base32 characters (the form every grant mints). */
-    public static String newLifecycleUid() {
+    public static LifecycleUid newLifecycleUid() {
         byte[] bytes = new byte[20];
         RANDOM.nextBytes(bytes);
-        return NKeyCodec.base32(bytes).toLowerCase(Locale.ROOT);
+        return new LifecycleUid(NKeyCodec.base32(bytes).toLowerCase(Locale.ROOT));
     }
 }

@@ -3,6 +3,10 @@ package ai.cotal.auth;
 import ai.cotal.auth.jose.Ed25519JwsSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.workspace.SecretKeys;
@@ -43,8 +47,9 @@ public final class BearerIssuer {
     public static final String MANAGER_CALLER = "manager-caller";
     /** The view of a caller admitted on a manager's session (SPEC §14.5). */
     public static final String SESSION_CALLER = "session-caller";
-    static final java.util.regex.Pattern MANAGER_INSTANCE = java.util.regex.Pattern.compile("[a-z0-9]{26,32}");
-    static final java.util.regex.Pattern SESSION_GRANT = java.util.regex.Pattern.compile("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}");
+    /** A session grant: {@code <instanceId>.<sessionId>}, both instance ids. */
+    public static final java.util.regex.Pattern SESSION_GRANT = java.util.regex.Pattern.compile(
+            InstanceId.PATTERN.pattern() + "\\." + InstanceId.PATTERN.pattern());
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String space;
@@ -68,12 +73,28 @@ public final class BearerIssuer {
      * What a bearer says. {@code serving} names the instance exactly when {@code view} is
      * {@value EndpointInstance#SERVING_VIEW}, {@code sessionGrant} ({@code <instanceId>.<sessionId>})
      * exactly when it is {@value #SESSION_CALLER}, {@code managerInstanceId} only when it is
-     * {@value #MANAGER_CALLER} ({@code bad-request} naming the field otherwise).
+     * {@value #MANAGER_CALLER} ({@code bad-request} naming the field otherwise). Immutable.
+     *
+     * @param principal the principal it names ({@code sub} is its owner)
+     * @param scope the scope it asks for
+     * @param lifecycleUid the lifecycle uid of the principal's grant
+     * @param credentialId the credential row it may connect with
+     * @param ttl its lifetime, at most {@link #MAX_TTL}
+     * @param parent the principal it is issued under, if any
+     * @param view its view, if any
+     * @param serving the instance it serves, exactly with the serving view
+     * @param managerInstanceId the manager instance a {@code manager-caller} names
+     * @param sessionGrant the session grant of a {@code session-caller}
      */
-    public record Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-            Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving,
-            Optional<String> managerInstanceId, Optional<String> sessionGrant) {
+    public record Request(Principal principal, List<String> scope, LifecycleUid lifecycleUid, CredentialId credentialId,
+            Duration ttl, Optional<Principal> parent, Optional<String> view, Optional<EndpointInstance> serving,
+            Optional<InstanceId> managerInstanceId, Optional<String> sessionGrant) {
+        /** Checks the parts against each other; {@code bad-request} naming the field. */
         public Request {
+            if (principal == null || lifecycleUid == null || credentialId == null) {
+                throw CotalException.badRequest(principal == null ? "principal" : lifecycleUid == null ? "lifecycleUid"
+                        : "credentialId", "is required");
+            }
             if (serving.isPresent() != view.filter(EndpointInstance.SERVING_VIEW::equals).isPresent()) {
                 throw CotalException.badRequest("serving", "names the instance exactly with the view "
                         + EndpointInstance.SERVING_VIEW);
@@ -88,28 +109,24 @@ public final class BearerIssuer {
             if (managerInstanceId.isPresent() && !view.filter(MANAGER_CALLER::equals).isPresent()) {
                 throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
             }
-            if (managerInstanceId.isPresent() && !MANAGER_INSTANCE.matcher(managerInstanceId.get()).matches()) {
-                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
-            }
         }
 
         /** A request that names no manager instance and no session. */
-        public Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-                Duration ttl, Optional<String> parent, Optional<String> view, Optional<EndpointInstance> serving) {
-            this(owner, actor, scope, lifecycleUid, credentialId, ttl, parent, view, serving, Optional.empty(),
-                    Optional.empty());
+        public Request(Principal principal, List<String> scope, LifecycleUid lifecycleUid, CredentialId credentialId,
+                Duration ttl, Optional<Principal> parent, Optional<String> view, Optional<EndpointInstance> serving) {
+            this(principal, scope, lifecycleUid, credentialId, ttl, parent, view, serving, Optional.empty(), Optional.empty());
         }
 
         /** A request that serves no instance. */
-        public Request(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-                Duration ttl, Optional<String> parent, Optional<String> view) {
-            this(owner, actor, scope, lifecycleUid, credentialId, ttl, parent, view, Optional.empty());
+        public Request(Principal principal, List<String> scope, LifecycleUid lifecycleUid, CredentialId credentialId,
+                Duration ttl, Optional<Principal> parent, Optional<String> view) {
+            this(principal, scope, lifecycleUid, credentialId, ttl, parent, view, Optional.empty());
         }
 
         /** A request without parent or view. */
-        public static Request of(String owner, String actor, List<String> scope, String lifecycleUid, String credentialId,
-                Duration ttl) {
-            return new Request(owner, actor, scope, lifecycleUid, credentialId, ttl, Optional.empty(), Optional.empty());
+        public static Request of(Principal principal, List<String> scope, LifecycleUid lifecycleUid,
+                CredentialId credentialId, Duration ttl) {
+            return new Request(principal, scope, lifecycleUid, credentialId, ttl, Optional.empty(), Optional.empty());
         }
     }
 
@@ -182,20 +199,21 @@ public final class BearerIssuer {
         }
         Instant now = clock.instant();
         Map<String, Object> act = new LinkedHashMap<>();
-        act.put("owner", request.owner());
-        act.put("actor", request.actor());
+        String owner = request.principal().owner().value();
+        act.put("owner", owner);
+        act.put("actor", request.principal().actor().value());
         act.put("scope", request.scope());
-        request.parent().ifPresent(p -> act.put("parent", p));
-        act.put("lifecycleUid", request.lifecycleUid());
-        act.put("credentialId", request.credentialId());
+        request.parent().ifPresent(p -> act.put("parent", p.toString()));
+        act.put("lifecycleUid", request.lifecycleUid().value());
+        act.put("credentialId", request.credentialId().value());
         request.view().ifPresent(v -> act.put("view", v));
         request.serving().ifPresent(i -> {
             act.put("endpoint", i.endpoint());
             act.put("instanceId", i.instanceId());
         });
-        request.managerInstanceId().ifPresent(i -> act.put("managerInstanceId", i));
+        request.managerInstanceId().ifPresent(i -> act.put("managerInstanceId", i.value()));
         request.sessionGrant().ifPresent(g -> act.put("sessionGrant", g));
-        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(request.owner()).issuer(issuer).audience(space)
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(owner).issuer(issuer).audience(space)
                 .issueTime(Date.from(now)).notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plus(request.ttl())))
                 .claim("ver", 1).claim("scope", request.scope()).claim("act", act).build();
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.EdDSA).type(JOSEObjectType.JWT).keyID(kid).build(),

@@ -2,6 +2,12 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -28,7 +34,6 @@ import java.util.regex.Pattern;
  */
 public final class BearerVerifier {
     private static final long SKEW = 5;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
     private static final Set<String> ACT_FIELDS = Set.of("owner", "actor", "scope", "parent", "lifecycleUid",
             "credentialId", "view", "endpoint", "instanceId", "managerInstanceId", "sessionGrant");
 
@@ -97,7 +102,7 @@ public final class BearerVerifier {
             throw refused("ver must be 1");
         }
         String owner = claims.getSubject();
-        if (!Owners.isOwner(owner)) {
+        if (!Owner.matches(owner)) {
             throw refused("sub is not a derived owner");
         }
         Map<String, Object> act = claims.getJSONObjectClaim("act");
@@ -108,7 +113,7 @@ public final class BearerVerifier {
             throw refused("act.owner differs from sub");
         }
         String actor = text(act, "actor");
-        if (!NAME.matcher(actor).matches()) {
+        if (!Actor.matches(actor)) {
             throw refused("act.actor is malformed");
         }
         List<String> scope = strings(act.get("scope"), "act.scope");
@@ -116,12 +121,24 @@ public final class BearerVerifier {
         if (topScope != null && !topScope.equals(scope)) {
             throw refused("scope differs from act.scope");
         }
-        Optional<String> parent = Optional.ofNullable((String) act.get("parent"));
+        String lifecycleUid = text(act, "lifecycleUid");
+        if (!LifecycleUid.matches(lifecycleUid)) {
+            throw refused("act.lifecycleUid is malformed");
+        }
+        String credentialId = text(act, "credentialId");
+        if (!CredentialId.matches(credentialId)) {
+            throw refused("act.credentialId is malformed");
+        }
+        Object parent = act.get("parent");
+        if (parent != null && !(parent instanceof String p && Principal.matches(p))) {
+            throw refused("act.parent is malformed");
+        }
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
-        return new BearerClaims(owner, actor, scope, text(act, "lifecycleUid"), text(act, "credentialId"), parent, view,
-                iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER, false,
-                        BearerIssuer.MANAGER_INSTANCE), named(act, view, "sessionGrant", BearerIssuer.SESSION_CALLER, true,
-                        BearerIssuer.SESSION_GRANT));
+        return new BearerClaims(new Principal(new Owner(owner), new Actor(actor)), scope, new LifecycleUid(lifecycleUid),
+                new CredentialId(credentialId), Optional.ofNullable((String) parent).map(p -> Principal.parse(p, "parent")),
+                view, iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER,
+                        false, InstanceId.PATTERN).map(InstanceId::new), named(act, view, "sessionGrant",
+                        BearerIssuer.SESSION_CALLER, true, BearerIssuer.SESSION_GRANT));
     }
 
     /** {@code act.<field>}: only with {@code withView} (and then always when {@code required}), in its grammar. */

@@ -1,5 +1,8 @@
 package ai.cotal.auth;
 
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.util.List;
 
 /**
@@ -24,11 +27,11 @@ public interface ConnectCredentials {
      * Writes a credential row for a granted principal at its current lifecycle uid
      * ({@code mintConnectCredential}); returns its id. Charged to the plane's write budget first.
      */
-    String mint(String owner, String actor, String lifecycleUid);
+    CredentialId mint(Principal principal, LifecycleUid lifecycleUid);
 
     /** Removes a credential row ({@code revokeCredential}): connects naming it are refused from now on. */
-    void revoke(String credentialId);
+    void revoke(CredentialId credentialId);
 
     /** The live credential ids ({@code listCredentials}), read by a sealed scan (the claim is checked before and after). */
-    List<String> list();
+    List<CredentialId> list();
 }

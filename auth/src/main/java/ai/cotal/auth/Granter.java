@@ -1,6 +1,7 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
 import java.util.regex.Pattern;
 
 /**
@@ -20,12 +21,10 @@ public sealed interface Granter {
      * proof names it, acting through none of its actors in particular.
      */
     record Owner(String owner, String actor) implements Granter {
-        private static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
-
         public Owner {
-            Owners.checkOwner(owner, "granter.owner");
-            if (actor != null && !ACTOR.matcher(actor).matches()) {
-                throw CotalException.badRequest("granter.actor", "must match [A-Za-z0-9_]{1,64}");
+            ai.cotal.core.id.Owner.of(owner, "granter.owner");
+            if (actor != null) {
+                Actor.of(actor, "granter.actor");
             }
         }
 

@@ -2,6 +2,8 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -54,8 +56,8 @@ public final class InboxNonce {
 
     /** The principal's tag; {@code owner} and {@code actor} are ledger names ({@code bad-request} otherwise). */
     public static String tag(String owner, String actor) {
-        ActorRow.check(ActorRow.NAME, owner, "owner");
-        ActorRow.check(ActorRow.NAME, actor, "actor");
+        Owner.of(owner, "owner");
+        Actor.of(actor, "actor");
         byte[] digest;
         try {
             digest = MessageDigest.getInstance("SHA-256").digest(("cotal-inbox-v1\0" + owner + "\0" + actor)

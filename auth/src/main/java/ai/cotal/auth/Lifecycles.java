@@ -1,6 +1,9 @@
 package ai.cotal.auth;
 
-import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,8 +20,9 @@ import java.util.Optional;
  * {@link AuthAuthorityPlane#lifecycles()}; the stock service serves the two retirements on its
  * loopback face ({@code POST /interactive-lifecycle/retire}, {@code POST /managed-lifecycle/retire}).
  *
- * <p>Thread-safe. Once the plane fenced or began closing, every method refuses with
- * {@code unavailable}. Bad input is {@code bad-request} naming the field, before anything is read.
+ * <p>An alias is a {@link Principal} and a lifecycle a {@link LifecycleUid}: a value of either type
+ * is in grammar (SPEC §1.1), so no call here refuses its arguments' text. Thread-safe. Once the
+ * plane fenced or began closing, every method refuses with {@code unavailable}.
  */
 public interface Lifecycles {
 
@@ -31,14 +35,14 @@ public interface Lifecycles {
      * @throws ai.cotal.core.CotalException {@code failed-precondition} when the lifecycle is managed,
      *     {@code unavailable} when the barrier could not complete now (retry; the operation stays owed)
      */
-    Retirement retireInteractive(String owner, String actor, String lifecycleUid);
+    Retirement retireInteractive(Principal principal, LifecycleUid lifecycleUid);
 
     /**
      * Retires a managed lifecycle ({@code retireManagedLifecycle}), answered like
      * {@link #retireInteractive}; refused {@code failed-precondition} while the managed grant is
      * still at that uid (revoke or re-grant the actor first).
      */
-    Retirement retireManaged(String owner, String actor, String lifecycleUid);
+    Retirement retireManaged(Principal principal, LifecycleUid lifecycleUid);
 
     /**
      * Makes {@code lifecycleUid} the alias's current lifecycle ({@code activateManagedLifecycle});
@@ -47,51 +51,13 @@ public interface Lifecycles {
      * @throws ai.cotal.core.CotalException {@code failed-precondition} when that lifecycle is retired
      *     or the row is elsewhere, {@code unavailable} while a retirement of the previous one runs
      */
-    Activation activateManaged(String owner, String actor, String lifecycleUid);
+    Activation activateManaged(Principal principal, LifecycleUid lifecycleUid);
 
     /** The alias's head, read from the stream leader; empty when none was written. */
-    Optional<Head> head(String owner, String actor);
+    Optional<Head> head(Principal principal);
 
     /** What the plane's boot crash-resume did when it opened. */
     Resume resumedAtOpen();
-
-    /**
-     * Refuses an alias out of grammar, as every method here does before it reads anything:
-     * {@code bad-request} naming {@code owner} unless it is an owner ({@link Owners#SHAPE}: the
-     * ledger's and the bearer's one shape), or {@code actor} unless it is 1 to 64 of
-     * {@code [A-Za-z0-9_]}.
-     */
-    static void checkAlias(String owner, String actor) {
-        Owners.checkOwner(owner, "owner");
-        checkActor(actor);
-    }
-
-    /**
-     * {@link #checkAlias}, then the lifecycle uid: {@code bad-request} naming {@code lifecycleUid}
-     * unless it is 26 to 32 of {@code [a-z0-9]}. A client (the {@code cotal-auth lifecycle retire}
-     * command) checks its arguments with it before it sends them.
-     */
-    static void checkLifecycle(String owner, String actor, String lifecycleUid) {
-        checkAlias(owner, actor);
-        checkActorLifecycle(actor, lifecycleUid);
-    }
-
-    /**
-     * The actor and lifecycle uid of {@link #checkLifecycle}, for a caller that learns the owner
-     * later (the manager's retire rail takes it from the manager's spec).
-     */
-    static void checkActorLifecycle(String actor, String lifecycleUid) {
-        checkActor(actor);
-        if (lifecycleUid == null || !lifecycleUid.matches("[a-z0-9]{26,32}")) {
-            throw CotalException.badRequest("lifecycleUid", "must be 26 to 32 of [a-z0-9]");
-        }
-    }
-
-    private static void checkActor(String actor) {
-        if (actor == null || !ActorRow.NAME.matcher(actor).matches()) {
-            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
-    }
 
     /** The operation id of an interactive retirement: hex SHA-256 of {@code "interactive-retire:" + uid}, first 26. */
     static String interactiveRetirementOpId(String lifecycleUid) {
@@ -128,11 +94,11 @@ public interface Lifecycles {
      * An alias's head: its current lifecycle, its kind and state, and the retirement that moved it
      * ({@code opId}, present exactly when the state is not {@code ACTIVE}). Immutable.
      */
-    record Head(String owner, String actor, ActorRow.Kind kind, String lifecycleUid, State state, Optional<String> opId,
+    record Head(Principal principal, ActorRow.Kind kind, LifecycleUid lifecycleUid, State state, Optional<String> opId,
             String at) {
+        /** Refuses a missing part ({@code NullPointerException} naming it). */
         public Head {
-            Objects.requireNonNull(owner, "owner");
-            Objects.requireNonNull(actor, "actor");
+            Objects.requireNonNull(principal, "principal");
             Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(lifecycleUid, "lifecycleUid");
             Objects.requireNonNull(state, "state");
@@ -146,10 +112,13 @@ public interface Lifecycles {
      * the broker closed, and whether the broker was swept to its end for the lifecycle's connections
      * ({@code swept}; false: only the connections this plane admitted were known).
      */
-    record Retirement(Outcome outcome, String owner, String actor, String lifecycleUid, Optional<String> opId,
+    record Retirement(Outcome outcome, Principal principal, LifecycleUid lifecycleUid, Optional<String> opId,
             int credentialsRevoked, int connectionsClosed, boolean swept) {
+        /** Refuses a missing part ({@code NullPointerException} naming it). */
         public Retirement {
             Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(principal, "principal");
+            Objects.requireNonNull(lifecycleUid, "lifecycleUid");
             Objects.requireNonNull(opId, "opId");
         }
 
@@ -161,9 +130,9 @@ public interface Lifecycles {
         public java.util.Map<String, Object> wire() {
             java.util.Map<String, Object> answer = new java.util.LinkedHashMap<>();
             answer.put("outcome", outcome.wire());
-            answer.put("owner", owner);
-            answer.put("actor", actor);
-            answer.put("lifecycleUid", lifecycleUid);
+            answer.put("owner", principal.owner().value());
+            answer.put("actor", principal.actor().value());
+            answer.put("lifecycleUid", lifecycleUid.value());
             opId.ifPresent(id -> answer.put("opId", id));
             if (outcome == Outcome.RETIRED) {
                 answer.put("credentialsRevoked", credentialsRevoked);

@@ -3,6 +3,9 @@ package ai.cotal.auth;
 import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.auth.internal.manager.ServingRecords;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
 import java.util.List;
 
 /**
@@ -45,10 +48,10 @@ public final class ManagerRecords {
      * revision is the registration revision the plane opens the gate at.
      */
     public static byte[] spec(String owner, String actor, String instanceId, List<String> clusterDigests) {
-        if (!ai.cotal.auth.Owners.isOwner(owner)) {
+        if (!Owner.matches(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
-        if (actor == null || !ServingDocuments.ACTOR.matcher(actor).matches()) {
+        if (actor == null || !Actor.matches(actor)) {
             throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
         }
         ServingDocuments.requireDigests(clusterDigests, 1, 16, "clusterDigests");
@@ -99,7 +102,7 @@ public final class ManagerRecords {
      */
     public static byte[] session(String instanceId, String sessionId, String owner, String caller, List<String> commands,
             boolean revoked, long expiresAt) {
-        if (!ai.cotal.auth.Owners.isOwner(owner)) {
+        if (!Owner.matches(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
         if (!ServingDocuments.caller(caller)) {
@@ -114,14 +117,14 @@ public final class ManagerRecords {
     }
 
     private static String session(String sessionId) {
-        if (sessionId == null || !ServingDocuments.INSTANCE_ID.matcher(sessionId).matches()) {
+        if (sessionId == null || !InstanceId.matches(sessionId)) {
             throw CotalException.badRequest("sessionId", "must be 26 to 32 of [a-z0-9]");
         }
         return sessionId;
     }
 
     private static String instance(String instanceId) {
-        if (instanceId == null || !ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
+        if (instanceId == null || !InstanceId.matches(instanceId)) {
             throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");
         }
         return instanceId;

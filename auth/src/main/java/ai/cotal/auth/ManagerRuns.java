@@ -1,5 +1,12 @@
 package ai.cotal.auth;
 
+import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
+import ai.cotal.core.id.RunId;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -51,7 +58,7 @@ public interface ManagerRuns {
      *     grammar), {@code permission-denied} (not a candidate, another instance's run, an
      *     unobserved {@code served}), the other refusals of SPEC §14.7
      */
-    Attempt issueOperatorAttempt(Granter.Operator operator, String owner, String instanceId, AttemptRequest request);
+    Attempt issueOperatorAttempt(Granter.Operator operator, Owner owner, InstanceId instanceId, AttemptRequest request);
 
     /** The number of observed served run requests the plane holds now (at most {@value #MAX_OBSERVED}). */
     int observedCount();
@@ -59,19 +66,62 @@ public interface ManagerRuns {
     /** The most observed served run requests the plane keeps (SPEC §14.8). */
     int MAX_OBSERVED = 16_384;
 
-    /** The manager asking: its principal, the instance it serves and the scope it proved. */
-    record Holder(String owner, String actor, String instanceId, List<String> scope) {
+    /**
+     * The manager asking: its principal, the instance it serves and the scope it proved.
+     *
+     * @param principal the manager's principal
+     * @param instanceId the instance it serves
+     * @param scope the scope its bearer proved
+     */
+    record Holder(Principal principal, InstanceId instanceId, List<String> scope) {
+        /** Refuses a missing part with {@code bad-request} naming it. */
         public Holder {
+            if (principal == null || instanceId == null) {
+                throw CotalException.badRequest(principal == null ? "principal" : "instanceId", "is required");
+            }
             scope = List.copyOf(Objects.requireNonNull(scope, "scope"));
+        }
+
+        /** The manager's owner. */
+        public Owner owner() {
+            return principal.owner();
+        }
+
+        /** The manager's actor. */
+        public Actor actor() {
+            return principal.actor();
         }
     }
 
-    /** An admission: the run and the managed actor (at its lifecycle) that runs it. */
-    record AdmissionRequest(String runId, String actor, String lifecycleUid) {
+    /**
+     * An admission: the run and the managed actor (at its lifecycle) that runs it.
+     *
+     * @param runId the run
+     * @param actor the managed actor of the manager's owner that runs it
+     * @param lifecycleUid the actor's lifecycle
+     */
+    record AdmissionRequest(RunId runId, Actor actor, LifecycleUid lifecycleUid) {
+        /** Refuses a missing part with {@code bad-request} naming it. */
+        public AdmissionRequest {
+            if (runId == null || actor == null || lifecycleUid == null) {
+                throw CotalException.badRequest(runId == null ? "runId" : actor == null ? "actor" : "lifecycleUid",
+                        "is required");
+            }
+        }
     }
 
-    /** An admitted run as stored; {@code replayed} when this call wrote nothing. */
-    record Admission(String runId, String owner, String instanceId, String actor, String lifecycleUid,
+    /**
+     * An admitted run as stored; {@code replayed} when this call wrote nothing.
+     *
+     * @param runId the run
+     * @param owner the manager's owner
+     * @param instanceId the manager instance that admitted it
+     * @param actor the managed actor that runs it
+     * @param lifecycleUid the actor's lifecycle
+     * @param admittedAt when (ISO-8601)
+     * @param replayed true when this call wrote nothing
+     */
+    record Admission(RunId runId, Owner owner, InstanceId instanceId, Actor actor, LifecycleUid lifecycleUid,
             String admittedAt, boolean replayed) {
     }
 
@@ -105,9 +155,13 @@ public interface ManagerRuns {
      * with resume and answer; {@code answerId} with answer; {@code served} the subject the caller
      * published (required with answer, optional with resume, absent with start).
      */
-    record AttemptRequest(String runId, String attemptId, Kind kind, String driver, Optional<String> checkpoint,
+    record AttemptRequest(RunId runId, RunId attemptId, Kind kind, String driver, Optional<String> checkpoint,
             Optional<String> answerId, Optional<String> served) {
+        /** Refuses a missing run or attempt id with {@code bad-request} naming it. */
         public AttemptRequest {
+            if (runId == null || attemptId == null) {
+                throw CotalException.badRequest(runId == null ? "runId" : "attemptId", "is required");
+            }
             Objects.requireNonNull(checkpoint, "checkpoint");
             Objects.requireNonNull(answerId, "answerId");
             Objects.requireNonNull(served, "served");
@@ -118,7 +172,7 @@ public interface ManagerRuns {
      * An issued attempt: the driver's user JWT (not a secret: the seed stays with the manager) and
      * its expiry (ISO-8601); {@code replayed} when this call signed and wrote nothing.
      */
-    record Attempt(String runId, String attemptId, Kind kind, String jwt, String expiresAt, boolean replayed) {
+    record Attempt(RunId runId, RunId attemptId, Kind kind, String jwt, String expiresAt, boolean replayed) {
         @Override
         public String toString() {
             return "Attempt[runId=" + runId + ", attemptId=" + attemptId + ", kind=" + kind.wire() + ", expiresAt="

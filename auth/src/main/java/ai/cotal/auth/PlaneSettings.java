@@ -5,7 +5,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -356,7 +356,7 @@ public final class PlaneSettings {
         /** Validates the shared settings, naming the first bad option; the outer {@code build()} calls it first. */
         protected final PlaneSettings buildSettings() {
             NatsConnector.checkServers(servers);
-            SpaceName.check(space, "space");
+            SpaceName.of(space, "space");
             if (stateDir == null) {
                 throw CotalException.badRequest("stateDir", "the space's state directory is required");
             }

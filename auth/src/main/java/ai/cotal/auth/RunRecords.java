@@ -1,8 +1,11 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.internal.json.ClosedJson;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.regex.Pattern;
 
 /**
@@ -12,13 +15,10 @@ import java.util.regex.Pattern;
  * Builders refuse {@code bad-request} naming the field. Stateless.
  */
 public final class RunRecords {
-    /** Run and attempt ids: 26 to 32 of {@code [a-z0-9]}. */
-    public static final Pattern RUN_ID = Pattern.compile("[a-z0-9]{26,32}");
     /** Checkpoint tokens and answer ids: 1 to 64 of {@code [A-Za-z0-9_-]}. */
     public static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     /** Served request ids: 16 to 64 of {@code [A-Za-z0-9_-]}. */
     public static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_-]{16,64}");
-    private static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
 
     /** A run status document. */
     record Status(int v, String runId, String state) {
@@ -37,12 +37,12 @@ public final class RunRecords {
 
     /** {@code svc.manager.<iid>.run.<runId>}: the run's status, in the records store. */
     public static String statusKey(String instanceId, String runId) {
-        return "svc.manager." + check(INSTANCE_ID, instanceId, "instanceId") + ".run." + check(RUN_ID, runId, "runId");
+        return "svc.manager." + check(InstanceId.PATTERN, instanceId, "instanceId") + ".run." + check(RunId.PATTERN, runId, "runId");
     }
 
     /** {@code svc.manager.<iid>.checkpoint.<token>}: a checkpoint, in the records store. */
     public static String checkpointKey(String instanceId, String token) {
-        return "svc.manager." + check(INSTANCE_ID, instanceId, "instanceId") + ".checkpoint."
+        return "svc.manager." + check(InstanceId.PATTERN, instanceId, "instanceId") + ".checkpoint."
                 + check(TOKEN, token, "checkpoint");
     }
 
@@ -51,19 +51,19 @@ public final class RunRecords {
         if (!java.util.List.of("running", "waiting", "completed", "failed").contains(state)) {
             throw CotalException.badRequest("state", "must be running, waiting, completed or failed");
         }
-        return ClosedJson.write(ClosedJson.cotal(), new Status(1, check(RUN_ID, runId, "runId"), state));
+        return ClosedJson.write(ClosedJson.cotal(), new Status(1, check(RunId.PATTERN, runId, "runId"), state));
     }
 
     /** A checkpoint {@code waiting}. */
     public static byte[] waiting(String token, String runId) {
         return ClosedJson.write(ClosedJson.cotal(), new Checkpoint(1, check(TOKEN, token, "checkpoint"),
-                check(RUN_ID, runId, "runId"), "waiting", null));
+                check(RunId.PATTERN, runId, "runId"), "waiting", null));
     }
 
     /** A checkpoint {@code resumed}, settled by {@code answerId} when it is non-null. */
     public static byte[] resumed(String token, String runId, String answerId) {
         return ClosedJson.write(ClosedJson.cotal(), new Checkpoint(1, check(TOKEN, token, "checkpoint"),
-                check(RUN_ID, runId, "runId"), "resumed", answerId == null ? null : check(TOKEN, answerId, "answerId")));
+                check(RunId.PATTERN, runId, "runId"), "resumed", answerId == null ? null : check(TOKEN, answerId, "answerId")));
     }
 
     /**
@@ -75,13 +75,13 @@ public final class RunRecords {
      * §14.8).
      */
     public static String servedSubject(String space, String owner, ManagerRuns.Kind op, String runId, String requestId) {
-        return SpaceName.subjectPrefix(SpaceName.check(space, "space")) + ".svc.manager." + Owners.checkOwner(owner, "owner")
-                + ".run." + op.wire() + "." + check(RUN_ID, runId, "runId") + "." + check(REQUEST_ID, requestId, "requestId");
+        return new SpaceName(SpaceName.of(space, "space").value()).subjectPrefix() + ".svc.manager." + Owner.of(owner, "owner")
+                + ".run." + op.wire() + "." + check(RunId.PATTERN, runId, "runId") + "." + check(REQUEST_ID, requestId, "requestId");
     }
 
     /** The envelope {@code {v, runId, checkpoint?, answerId?}} (null for an absent field). */
     public static byte[] envelope(String runId, String checkpoint, String answerId) {
-        return ClosedJson.write(ClosedJson.cotal(), new Envelope(1, check(RUN_ID, runId, "runId"),
+        return ClosedJson.write(ClosedJson.cotal(), new Envelope(1, check(RunId.PATTERN, runId, "runId"),
                 checkpoint == null ? null : check(TOKEN, checkpoint, "checkpoint"),
                 answerId == null ? null : check(TOKEN, answerId, "answerId")));
     }

@@ -11,7 +11,7 @@ import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.workspace.SecretKeys;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -116,7 +116,7 @@ public final class SpaceProvisioning {
     public static List<String> missing(SecretStore store, String space, Role role) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(role, "role");
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         List<String> missing = new ArrayList<>();
         for (Secret secret : role.needs()) {
             if (store.get(secret.key(space)).isEmpty()) {

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -31,17 +34,20 @@ class ActorLedgerTest {
         return ActorLedger.Grant.of(List.of(scope), List.of("general"), List.of("general"));
     }
 
+    /** The ledger's half of a connect reads no credential row: any id stands in. */
+    private static final CredentialId CREDENTIAL = new CredentialId("abcdefghijklmnopqrstuvwxyz");
+
     private static ConnectAttempt attempt(ActorRow row, String... scope) {
-        return new ConnectAttempt(row.owner(), row.actor(), List.of(scope), row.lifecycleUid(), null);
+        return new ConnectAttempt(row.principal(), List.of(scope), row.lifecycleUid(), CREDENTIAL);
     }
 
     @Test
     void grantsAreWrittenPrivatelyAndEveryRegrantMintsAFreshUid() throws Exception {
-        ActorRow first = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow first = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
-        ActorRow second = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow second = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         assertNotEquals(first.lifecycleUid(), second.lifecycleUid());
         CotalException stale = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(first, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, stale.code());
@@ -50,25 +56,25 @@ class ActorLedgerTest {
 
     @Test
     void revokingAnActorMakesTheNextConnectFail() {
-        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         ledger().authorizeConnect(attempt(row, "chat"));
-        ledger().revoke("u_ownerownerownerownerowners", "laptop");
+        ledger().revoke(Principal.of("u_ownerownerownerownerowners", "laptop"));
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertTrue(e.getMessage().contains("not (or no longer) granted"), e.getMessage());
-        assertFalse(ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
+        assertFalse(ledger().actorSourceIsLive(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
     }
 
     @Test
     void aScopeBeyondTheGrantIsRefused() {
-        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat", "admin")));
         assertTrue(e.getMessage().contains("admin"), e.getMessage());
     }
 
     @Test
     void aCorruptRowDeniesOnlyItsActor() throws Exception {
-        ActorRow good = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
-        ActorRow bad = ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat"));
+        ActorRow good = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
+        ActorRow bad = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "phone"), grant("chat"));
         Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.phone.json"), "{\"ver\":1,\"owner\":\"u_ownerownerownerownerowners\"");
         assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(bad, "chat")));
         ledger().authorizeConnect(attempt(good, "chat"));
@@ -76,22 +82,22 @@ class ActorLedgerTest {
 
     @Test
     void anOwnersCurrentInteractiveRowsAreTheOnesThatRead() throws Exception {
-        assertEquals(List.of(), ledger().interactiveRows("u_ownerownerownerownerowners"), "no directory, no rows");
-        ActorRow laptop = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
-        ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat"));
-        ledger().grantActor("u_ownerownerownerownerowner2", "desk", grant("chat"));
-        ledger().grantManagedActor("u_ownerownerownerownerowners", "agent1", grant("chat"), "b".repeat(64), "c".repeat(26));
+        assertEquals(List.of(), ledger().interactiveRows(new ai.cotal.core.id.Owner("u_ownerownerownerownerowners")), "no directory, no rows");
+        ActorRow laptop = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
+        ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "phone"), grant("chat"));
+        ledger().grantActor(Principal.of("u_ownerownerownerownerowner2", "desk"), grant("chat"));
+        ledger().grantManagedActor(Principal.of("u_ownerownerownerownerowners", "agent1"), grant("chat"), "b".repeat(64), new LifecycleUid("c".repeat(26)));
         Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.phone.json"), "{\"ver\":1,\"owner\":\"u_ownerownerownerownerowners\"");
         Files.writeString(dir.resolve("actors/u_ownerownerownerownerowners.not.an.actor.json"), "{}");
-        assertEquals(List.of(laptop), ledger().interactiveRows("u_ownerownerownerownerowners"),
+        assertEquals(List.of(laptop), ledger().interactiveRows(new ai.cotal.core.id.Owner("u_ownerownerownerownerowners")),
                 "a corrupt row, a managed row, another owner's row and a stray file are not current");
-        ledger().revoke("u_ownerownerownerownerowners", "laptop");
-        assertEquals(List.of(), ledger().interactiveRows("u_ownerownerownerownerowners"));
+        ledger().revoke(Principal.of("u_ownerownerownerownerowners", "laptop"));
+        assertEquals(List.of(), ledger().interactiveRows(new ai.cotal.core.id.Owner("u_ownerownerownerownerowners")));
     }
 
     @Test
     void readsFailClosed() throws Exception {
-        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         String json = Files.readString(file);
         Files.writeString(file, json.replace("\"actor\":\"laptop\"", "\"actor\":\"phone\""));
@@ -108,9 +114,9 @@ class ActorLedgerTest {
 
     @Test
     void theSamePrincipalInBothLedgersIsDenied() throws Exception {
-        ActorRow row = ledger().grantManagedActor("u_ownerownerownerownerowners", "agent1", grant("chat"), "b".repeat(64),
-                "abcdefghijklmnopqrstuvwxyz");
-        assertThrows(CotalException.class, () -> ledger().grantActor("u_ownerownerownerownerowners", "agent1", grant("chat")));
+        ActorRow row = ledger().grantManagedActor(Principal.of("u_ownerownerownerownerowners", "agent1"), grant("chat"), "b".repeat(64),
+                new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
+        assertThrows(CotalException.class, () -> ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "agent1"), grant("chat")));
         Files.createDirectories(dir.resolve("actors"));
         Files.copy(dir.resolve("managed-actors/u_ownerownerownerownerowners.agent1.json"), dir.resolve("actors/u_ownerownerownerownerowners.agent1.json"));
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
@@ -120,22 +126,23 @@ class ActorLedgerTest {
     @Test
     void aMissingDirectoryIsAnEmptyLedgerThatDeniesEveryone() {
         ActorLedger empty = new ActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
-        assertThrows(CotalException.class, () -> empty.authorizeConnect(new ConnectAttempt("u_xxxxxxxxxxxxxxxxxxxxxxxxxx", "y", List.of(),
-                "abcdefghijklmnopqrstuvwxyz", null)));
+        assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class, () -> empty.authorizeConnect(
+                new ConnectAttempt(Principal.of("u_xxxxxxxxxxxxxxxxxxxxxxxxxx", "y"), List.of(),
+                        new LifecycleUid("abcdefghijklmnopqrstuvwxyz"), CREDENTIAL))).code());
     }
 
     @Test
     void aSymlinkedKindDirectoryIsRefusedOnReadByItsRole() throws Exception {
-        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         Path outside = Files.move(dir.resolve("actors"), Files.createDirectory(dir.resolve("elsewhere")).resolve("actors"));
         Files.createSymbolicLink(dir.resolve("actors"), outside);
         CotalException e = assertThrows(CotalException.class, () -> ledger().authorizeConnect(attempt(row, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
         assertEquals("actors directory: a symbolic link is refused", e.getMessage());
         assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class,
-                () -> ledger().find("u_ownerownerownerownerowners", "laptop")).code());
-        assertFalse(ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
-        assertThrows(CotalException.class, () -> ledger().grantActor("u_ownerownerownerownerowners", "phone", grant("chat")),
+                () -> ledger().find(Principal.of("u_ownerownerownerownerowners", "laptop"))).code());
+        assertFalse(ledger().actorSourceIsLive(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
+        assertThrows(CotalException.class, () -> ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "phone"), grant("chat")),
                 "writes refuse it too");
     }
 
@@ -143,7 +150,7 @@ class ActorLedgerTest {
     void openDirectoriesFromDotCotalDownAreNarrowedAndAnotherUsersAreRefused() throws Exception {
         Path stateDir = dir.resolve("root/.cotal/auth/space.616c706861");
         ActorLedger ledger = new ActorLedger(stateDir, Clock.systemUTC());
-        ActorRow row = ledger.grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger.grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         List<Path> chain = List.of(dir.resolve("root/.cotal"), dir.resolve("root/.cotal/auth"), stateDir,
                 stateDir.resolve("actors"));
         for (Path p : chain) {
@@ -168,12 +175,12 @@ class ActorLedgerTest {
                 : "state directory: owned by another user"), e.getMessage());
         assertFalse(e.getMessage().contains("/"), e.getMessage());
         assertEquals(ErrorCode.FAILED_PRECONDITION, assertThrows(CotalException.class,
-                () -> planted.find("u_ownerownerownerownerowners", "laptop")).code());
+                () -> planted.find(Principal.of("u_ownerownerownerownerowners", "laptop"))).code());
     }
 
     @Test
     void anUnreadableRowIsRefusedWithoutAPathOrExceptionText() throws Exception {
-        ActorRow row = ledger().grantActor("u_ownerownerownerownerowners", "laptop", grant("chat"));
+        ActorRow row = ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         Path file = dir.resolve("actors/u_ownerownerownerownerowners.laptop.json");
         Files.delete(file);
         Files.createDirectory(file); // reading a directory fails for root too

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.OctetKeyPair;
@@ -57,8 +60,8 @@ class IdentityPiecesTest {
         InMemorySecretStore store = PlaneFixture.provisioned("alpha");
         BearerIssuer issuer = BearerIssuer.load(store, "alpha", Clock.systemUTC());
         assertEquals(issuer.keyId(), BearerIssuer.load(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
-        String token = issuer.issue(new BearerIssuer.Request("u_ownerownerownerownerowners", "laptop", List.of("chat"), "abcdefghijklmnopqrstuvwxyz",
-                "abcdefghijklmnopqrstuvwxyz", Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
+        String token = issuer.issue(new BearerIssuer.Request(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"),
+                new CredentialId("abcdefghijklmnopqrstuvwxyz"), Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
         SignedJWT jwt = SignedJWT.parse(token);
         assertEquals("EdDSA", jwt.getHeader().getAlgorithm().getName());
         assertEquals(issuer.keyId(), jwt.getHeader().getKeyID());
@@ -72,7 +75,7 @@ class IdentityPiecesTest {
         assertTrue(key.getD() == null, "the JWKS holds public keys only");
         assertEquals(issuer.keyId(), key.computeThumbprint().toString());
         assertTrue(jwt.verify(new Ed25519JwsVerifier(key.getDecodedX())));
-        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request("u_ownerownerownerownerowners", "laptop", List.of(), "x", "y",
+        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(), new LifecycleUid("x"), new CredentialId("y"),
                 Duration.ofSeconds(901), Optional.empty(), Optional.empty())));
     }
 
@@ -105,9 +108,9 @@ class IdentityPiecesTest {
         String token = ActorTokens.newActorToken();
         assertTrue(token.matches("[A-Za-z0-9_-]{43}"), token.length() + " characters");
         assertTrue(!token.equals(ActorTokens.newActorToken()), "fresh every call");
-        String uid = ActorTokens.newLifecycleUid();
-        assertTrue(uid.matches("[a-z2-7]{32}"), uid);
-        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor("u_ownerownerownerownerowners", "agent", ActorLedger.Grant.of(
+        LifecycleUid uid = ActorTokens.newLifecycleUid();
+        assertTrue(uid.value().matches("[a-z2-7]{32}"), uid.value());
+        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor(Principal.of("u_ownerownerownerownerowners", "agent"), ActorLedger.Grant.of(
                 List.of(), List.of(), List.of()), ActorTokens.tokenHash(token), uid);
         assertEquals(Optional.of(ActorTokens.tokenHash(token)), row.tokenHash());
         assertEquals(uid, row.lifecycleUid());

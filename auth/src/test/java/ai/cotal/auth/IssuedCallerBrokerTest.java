@@ -5,6 +5,8 @@ import ai.cotal.auth.callout.AuthCallout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.testbroker.NatsBroker;
@@ -34,8 +36,8 @@ class IssuedCallerBrokerTest {
     Path stateDir;
 
     private String bearer(AuthAuthorityPlane plane, ActorRow row, String credential, List<String> scope) {
-        return plane.bearers().issue(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", scope, row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(CalloutFixture.OWNER, "laptop"), scope, row.lifecycleUid(),
+                new CredentialId(credential), Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
     }
 
     private static long messages(Connection admin, String stream) throws Exception {
@@ -48,10 +50,10 @@ class IssuedCallerBrokerTest {
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
-            ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
-            String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
-            String chatOnly = bearer(plane, row, credential, List.of("chat"));
+            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+            String chatOnly = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "caller-000001");
             String token = IssuedAuthority.acceptedToken(nonce);
             try (CalloutFixture.Client client = f.connect(nats, chatOnly, nonce)) {
@@ -70,13 +72,13 @@ class IssuedCallerBrokerTest {
             assertEquals(evidence, messages(admin, "KV_cotal_issued_alpha"), "no new evidence: the generation is confirmed");
             assertEquals(generation, plane.issuedCallers().resolve(token).ref().generation());
 
-            String wider = bearer(plane, row, credential, List.of("chat", "ops"));
+            String wider = bearer(plane, row, credential.value(), List.of("chat", "ops"));
             f.refused(nats, wider, nonce);
             try (CalloutFixture.Client fresh = f.connect(nats, wider, CalloutFixture.nonce("laptop", "caller-000002"))) {
                 assertEquals(Connection.Status.CONNECTED, fresh.connection().getStatus());
             }
             assertEquals(2, messages(admin, "KV_cotal_accepted_alpha"));
-            plane.ledger().revoke(CalloutFixture.OWNER, "laptop");
+            plane.ledger().revoke(Principal.of(CalloutFixture.OWNER, "laptop"));
             assertEquals(ai.cotal.core.ErrorCode.PERMISSION_DENIED, org.junit.jupiter.api.Assertions.assertThrows(
                     ai.cotal.core.CotalException.class, () -> plane.issuedCallers().resolve(token)).code(),
                     "issued resolution answers the actor-ledger source from the plane's ledger");
@@ -90,10 +92,10 @@ class IssuedCallerBrokerTest {
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
-            ActorRow row = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String credential = plane.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
-            String caller = bearer(plane, row, credential, List.of("chat"));
+            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+            String caller = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "revoked-000001");
             try (CalloutFixture.Client first = f.connect(nats, caller, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, first.connection().getStatus());

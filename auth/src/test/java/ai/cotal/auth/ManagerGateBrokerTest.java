@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ManagerAuthority.Verdict;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -47,7 +48,7 @@ class ManagerGateBrokerTest {
     void theVerdictFollowsTheGateTheSpecAndTheStatus(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 assertEquals(Verdict.NO_GATE, managers.verdict(OWNER, IID));
@@ -99,7 +100,7 @@ class ManagerGateBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class, () -> plane.managers()
                     .registrarCredential(OWNER, "mgr", IID, java.time.Duration.ofMinutes(1))).code(), "not granted");
-            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager one = TestManager.candidate(plane, nats, OWNER, "mgr", IID);
                  TestManager two = TestManager.candidate(plane, nats, OWNER, "mgr", "mgr0000000000000000000000002")) {
                 refused(ErrorCode.FAILED_PRECONDITION, "manager-caller: " + OWNER
@@ -119,9 +120,9 @@ class ManagerGateBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             for (String owner : List.of(OWNER, OTHER)) {
-                plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             }
-            plane.ledger().grantActor(OWNER, "other", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "other"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 manager.spec(List.of(manager.managerCluster()));
@@ -142,7 +143,7 @@ class ManagerGateBrokerTest {
     void registeredManagerClusterRefusesWhatDoesNotVerify(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 refused(ErrorCode.FAILED_PRECONDITION, "found no manager service spec at the gate's registration revision",

@@ -11,6 +11,11 @@ import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
 import ai.cotal.core.jwt.NatsJwt;
@@ -64,25 +69,25 @@ class ManagerRunsBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
                 RunParty p = RunParty.of(plane, nats, cf)) {
             ManagerRuns runs = plane.managerRuns();
-            ManagerRuns.Holder spawnOnly = new ManagerRuns.Holder(RunParty.OWNER, "mgr", RunParty.IID, List.of("spawn",
+            ManagerRuns.Holder spawnOnly = new ManagerRuns.Holder(Principal.of(RunParty.OWNER, "mgr"), new InstanceId(RunParty.IID), List.of("spawn",
                     "admin"));
             refused(ErrorCode.PERMISSION_DENIED, "manager run admission needs scope \"supervise\"; spawn/admin do not imply it",
-                    () -> runs.admit(spawnOnly, new ManagerRuns.AdmissionRequest(RUN, "worker", p.workerUid)));
+                    () -> runs.admit(spawnOnly, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("worker"), new LifecycleUid(p.workerUid))));
             refused(ErrorCode.FAILED_PRECONDITION, "the managed actor " + RunParty.OWNER + ".mgr is not live at lifecycle "
-                    + p.workerUid, () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "mgr", p.workerUid)));
+                    + p.workerUid, () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("mgr"), new LifecycleUid(p.workerUid))));
             ManagerRuns.Admission first = p.admit(RUN);
             assertFalse(first.replayed());
             ManagerRuns.Admission again = p.admit(RUN);
             assertTrue(again.replayed(), "the same terms replay");
             assertEquals(first.admittedAt(), again.admittedAt());
-            plane.ledger().grantActor(RunParty.OWNER, "other", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String otherUid = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(RunParty.OWNER, "worker2", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            plane.ledger().grantActor(Principal.of(RunParty.OWNER, "other"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            LifecycleUid otherUid = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(Principal.of(RunParty.OWNER, "worker2"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), otherUid);
             refused(ErrorCode.ALREADY_EXISTS, "run " + RUN + " is admitted with other terms",
-                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "worker2", otherUid)));
-            refused(ErrorCode.BAD_REQUEST, "runId: must match [a-z0-9]{26,32}",
-                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest("RUN", "worker", p.workerUid)));
+                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("worker2"), otherUid)));
+            refused(ErrorCode.BAD_REQUEST, "runId: must be 26 to 32 of [a-z0-9]",
+                    () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(new RunId("RUN"), new Actor("worker"), new LifecycleUid(p.workerUid))));
         }
     }
 
@@ -96,7 +101,7 @@ class ManagerRunsBrokerTest {
             refused(ErrorCode.FAILED_PRECONDITION, "run " + RUN + " has no admission",
                     () -> runs.issueAttempt(p.holder, RunParty.start(RUN, attemptId(1), driver)));
             p.admit(RUN);
-            ManagerRuns.Holder noSupervise = new ManagerRuns.Holder(RunParty.OWNER, "mgr", RunParty.IID, List.of("spawn",
+            ManagerRuns.Holder noSupervise = new ManagerRuns.Holder(Principal.of(RunParty.OWNER, "mgr"), new InstanceId(RunParty.IID), List.of("spawn",
                     "admin"));
             refused(ErrorCode.PERMISSION_DENIED, "manager run attempt needs scope \"supervise\"; spawn/admin do not imply it",
                     () -> runs.issueAttempt(noSupervise, RunParty.start(RUN, attemptId(1), driver)));
@@ -219,7 +224,7 @@ class ManagerRunsBrokerTest {
                 String asked = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, token);
                 tablet.connection().publish(asked, RunRecords.envelope(RUN, "cp1", null));
                 tablet.connection().flush(Duration.ofSeconds(5));
-                plane.ledger().revoke(RunParty.OWNER, "tablet");
+                plane.ledger().revoke(Principal.of(RunParty.OWNER, "tablet"));
                 ManagerRuns.AttemptRequest again = p.resume(RUN, attemptId(2), "cp1", Optional.of(asked));
                 CotalException e = refused(ErrorCode.PERMISSION_DENIED, null,
                         () -> plane.managerRuns().issueAttempt(p.holder, again));
@@ -274,9 +279,9 @@ class ManagerRunsBrokerTest {
             ManagerRuns runs = plane.managerRuns();
             p.admit(RUN);
             p.waiting(RUN, "cp1");
-            plane.ledger().grantActor(otherOwner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(otherOwner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
             try (TestManager other = TestManager.candidate(plane, nats, otherOwner, "mgr", otherIid, RunParty.RUN_COMMANDS)) {
-                ManagerRuns.Holder foreign = new ManagerRuns.Holder(otherOwner, "mgr", otherIid, List.of("supervise"));
+                ManagerRuns.Holder foreign = new ManagerRuns.Holder(Principal.of(otherOwner, "mgr"), new InstanceId(otherIid), List.of("supervise"));
                 String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
                 refused(ErrorCode.PERMISSION_DENIED, "the forward asks for more than the observed request (owner)",
                         () -> runs.issueAttempt(foreign, p.resume(RUN, attemptId(1), "cp1", Optional.of(subject))));
@@ -289,7 +294,7 @@ class ManagerRunsBrokerTest {
                 assertEquals(issued.jwt(), replay.jwt());
 
                 String again = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);
-                ManagerRuns.AttemptRequest reused = new ManagerRuns.AttemptRequest(RUN, attemptId(3), Kind.RESUME,
+                ManagerRuns.AttemptRequest reused = new ManagerRuns.AttemptRequest(new RunId(RUN), new RunId(attemptId(3)), Kind.RESUME,
                         first.driver(), Optional.of("cp1"), Optional.empty(), Optional.of(again));
                 CotalException e = assertThrows(CotalException.class, () -> runs.issueAttempt(p.holder, reused));
                 assertEquals(ErrorCode.ALREADY_EXISTS, e.code(), e.getMessage());

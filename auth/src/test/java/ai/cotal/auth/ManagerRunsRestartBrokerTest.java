@@ -9,6 +9,9 @@ import ai.cotal.auth.ManagerRuns.Attempt;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -56,7 +59,7 @@ class ManagerRunsRestartBrokerTest {
         try (AuthAuthorityPlane second = AuthAuthorityPlane.open(f.options(nats, stateDir)
                 .livenessOracle(PlaneFixture.operatorSaysGone()).build())) {
             ManagerRuns runs = second.managerRuns();
-            ManagerRuns.Admission again = runs.admit(p.holder, new ManagerRuns.AdmissionRequest(RUN, "worker", p.workerUid));
+            ManagerRuns.Admission again = runs.admit(p.holder, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("worker"), new LifecycleUid(p.workerUid)));
             assertTrue(again.replayed());
             assertEquals(admitted.admittedAt(), again.admittedAt());
             Attempt earlyAgain = runs.issueAttempt(p.holder, RunParty.start(RUN, "att00000000000000000000000", before));

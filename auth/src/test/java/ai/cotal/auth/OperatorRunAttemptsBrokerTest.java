@@ -13,6 +13,9 @@ import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -64,7 +67,7 @@ class OperatorRunAttemptsBrokerTest {
     }
 
     private static AttemptRequest answer(String attemptId, String checkpoint, String answerId, Optional<String> served) {
-        return new AttemptRequest(RUN, attemptId, Kind.ANSWER, Identity.create().id(), Optional.of(checkpoint),
+        return new AttemptRequest(new RunId(RUN), new RunId(attemptId), Kind.ANSWER, Identity.create().id(), Optional.of(checkpoint),
                 Optional.of(answerId), served);
     }
 
@@ -82,20 +85,20 @@ class OperatorRunAttemptsBrokerTest {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             Identity driver = Identity.create();
-            AttemptRequest resume = new AttemptRequest(RUN, attemptId(1), Kind.RESUME, driver.id(), Optional.of("cp1"),
+            AttemptRequest resume = new AttemptRequest(new RunId(RUN), new RunId(attemptId(1)), Kind.RESUME, driver.id(), Optional.of("cp1"),
                     Optional.empty(), Optional.empty());
-            Attempt issued = runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, resume);
+            Attempt issued = runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), resume);
             assertFalse(issued.replayed());
             JsonNode row = row(admin, attemptId(1));
             assertEquals("ops@example.org", row.path("operator").asText(), row.toString());
             assertTrue(row.path("issued").isMissingNode(), "the operator's own word records no issuance: " + row);
 
-            Attempt again = runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, resume);
+            Attempt again = runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), resume);
             assertTrue(again.replayed());
             assertEquals(issued.jwt(), again.jwt(), "a replay answers the stored credential");
             String otherTerms = "attempt " + attemptId(1) + " of run " + RUN + " was issued with other terms";
             refused(ErrorCode.ALREADY_EXISTS, otherTerms, () -> runs.issueOperatorAttempt(new Granter.Operator("someone"),
-                    RunParty.OWNER, RunParty.IID, resume));
+                    new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), resume));
             refused(ErrorCode.ALREADY_EXISTS, otherTerms, () -> runs.issueAttempt(p.holder, resume));
 
             BlockingQueue<String> violations = new LinkedBlockingQueue<>();
@@ -125,7 +128,7 @@ class OperatorRunAttemptsBrokerTest {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             AttemptRequest own = answer(attemptId(1), "cp1", "ans1", Optional.empty());
-            assertFalse(runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, own).replayed());
+            assertFalse(runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), own).replayed());
             IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
             assertTrue(issued.accepted(IssuedAuthority.acceptedToken(own.driver())).isEmpty(),
                     "the operator's own answer opens no window");
@@ -133,12 +136,12 @@ class OperatorRunAttemptsBrokerTest {
             p.waiting(RUN, "cp2");
             String subject = p.publishAndServe(Kind.ANSWER, RUN, "cp2", "ans2");
             AttemptRequest relayed = answer(attemptId(2), "cp2", "ans2", Optional.of(subject));
-            assertFalse(runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, relayed).replayed());
+            assertFalse(runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), relayed).replayed());
             assertTrue(issued.accepted(IssuedAuthority.acceptedToken(relayed.driver())).isPresent(),
                     "a relayed caller request is recorded as an issuance");
             assertEquals(subject, row(admin, attemptId(2)).path("served").asText());
             refused(ErrorCode.PERMISSION_DENIED, "the plane observed no caller publish of " + subject
-                    + " it has not issued for", () -> runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID,
+                    + " it has not issued for", () -> runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID),
                             answer(attemptId(3), "cp2", "ans2", Optional.of(subject))));
         }
     }
@@ -152,22 +155,22 @@ class OperatorRunAttemptsBrokerTest {
             p.admit(RUN);
             p.waiting(RUN, "cp1");
             refused(ErrorCode.BAD_REQUEST, "kind: an operator drives resume and answer only", () ->
-                    runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, RunParty.start(RUN, attemptId(1),
+                    runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), RunParty.start(RUN, attemptId(1),
                             Identity.create().id())));
-            refused(ErrorCode.BAD_REQUEST, "instanceId: must match [a-z0-9]{26,32}", () -> runs.issueOperatorAttempt(OPS,
-                    RunParty.OWNER, "NOT-AN-INSTANCE", p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
+            refused(ErrorCode.BAD_REQUEST, "instanceId: must be 26 to 32 of [a-z0-9]", () -> runs.issueOperatorAttempt(OPS,
+                    new Owner(RunParty.OWNER), new InstanceId("NOT-AN-INSTANCE"), p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
             refused(ErrorCode.FAILED_PRECONDITION, "checkpoint cp9 of run " + RUN + " is not waiting", () ->
-                    runs.issueOperatorAttempt(OPS, RunParty.OWNER, RunParty.IID, p.resume(RUN, attemptId(1), "cp9",
+                    runs.issueOperatorAttempt(OPS, new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), p.resume(RUN, attemptId(1), "cp9",
                             Optional.empty())));
             String other = "u_zyxwvutsrqponmlkjihgfedcba";
-            CotalException otherOwner = assertThrows(CotalException.class, () -> runs.issueOperatorAttempt(OPS, other,
-                    RunParty.IID, p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
+            CotalException otherOwner = assertThrows(CotalException.class, () -> runs.issueOperatorAttempt(OPS, new Owner(other),
+                    new InstanceId(RunParty.IID), p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
             assertEquals(ErrorCode.PERMISSION_DENIED, otherOwner.code(), otherOwner.getMessage());
             assertTrue(otherOwner.getMessage().contains("not a candidate (other-owner)"), otherOwner.getMessage());
 
             plane.managers().freezeGate(RunParty.IID);
             CotalException frozen = assertThrows(CotalException.class, () -> runs.issueOperatorAttempt(OPS,
-                    RunParty.OWNER, RunParty.IID, p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
+                    new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
             assertEquals(ErrorCode.PERMISSION_DENIED, frozen.code(), frozen.getMessage());
             assertTrue(frozen.getMessage().contains("not a candidate (frozen)"), frozen.getMessage());
         }

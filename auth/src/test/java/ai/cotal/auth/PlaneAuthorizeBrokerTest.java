@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -29,25 +32,25 @@ class PlaneAuthorizeBrokerTest {
     void connectsNeedAGrantAndALiveCredentialRow(NatsBrokers brokers) {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor("u_ownerownerownerownerowners", "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid());
-            ConnectAttempt attempt = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of("chat"), row.lifecycleUid(), credential);
+            CredentialId credential = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid());
+            ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), row.lifecycleUid(), credential);
             assertEquals(row.lifecycleUid(), plane.credentials().authorize(attempt).lifecycleUid());
             assertEquals(List.of(credential), plane.credentials().list());
-            assertTrue(plane.ledger().actorSourceIsLive("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
+            assertTrue(plane.ledger().actorSourceIsLive(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
 
             plane.credentials().revoke(credential);
             CotalException revoked = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
             assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code());
             assertEquals(List.of(), plane.credentials().list());
 
-            String fresh = plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid());
-            plane.credentials().authorize(new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of("chat"), row.lifecycleUid(), fresh));
-            plane.ledger().revoke("u_ownerownerownerownerowners", "laptop");
-            assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("u_ownerownerownerownerowners", "laptop",
+            CredentialId fresh = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid());
+            plane.credentials().authorize(new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), row.lifecycleUid(), fresh));
+            plane.ledger().revoke(Principal.of("u_ownerownerownerownerowners", "laptop"));
+            assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"),
                     List.of("chat"), row.lifecycleUid(), fresh)));
-            assertThrows(CotalException.class, () -> plane.credentials().mint("u_ownerownerownerownerowners", "laptop", row.lifecycleUid()));
+            assertThrows(CotalException.class, () -> plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
             assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
         }
     }
@@ -60,16 +63,16 @@ class PlaneAuthorizeBrokerTest {
     void aMintAfterTheHeadMovedIsRefusedAndWritesNoRow(NatsBrokers brokers) {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), ActorLedger.Grant.of(List.of(), List.of(),
                     List.of()));
-            plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // activates: the plane saw it active
-            plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // written under that head
+            plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // activates: the plane saw it active
+            plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // written under that head
             assertEquals(2, plane.credentials().list().size());
-            assertEquals(2, plane.lifecycles().retireInteractive("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid())
+            assertEquals(2, plane.lifecycles().retireInteractive(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), new LifecycleUid(row.lifecycleUid().value()))
                     .credentialsRevoked());
 
             CotalException refused = assertThrows(CotalException.class,
-                    () -> plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()));
+                    () -> plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
             assertEquals(List.of(), plane.credentials().list(), "no row at the retired lifecycle");
         }
@@ -81,10 +84,10 @@ class PlaneAuthorizeBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              io.nats.client.Connection admin = f.admin(nats)) {
-            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), ActorLedger.Grant.of(List.of(), List.of(),
                     List.of()));
-            String credential = plane.credentials().mint("u_abcdefghijklmnopqrstuvwxyz", "laptop", row.lifecycleUid()); // writes the head
-            ConnectAttempt attempt = new ConnectAttempt("u_abcdefghijklmnopqrstuvwxyz", "laptop", List.of(), row.lifecycleUid(), credential);
+            CredentialId credential = plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // writes the head
+            ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), List.of(), row.lifecycleUid(), credential);
             plane.credentials().authorize(attempt);
 
             admin.keyValue("cotal_auth_alpha").purge("lifecycle.head.u_abcdefghijklmnopqrstuvwxyz.laptop");

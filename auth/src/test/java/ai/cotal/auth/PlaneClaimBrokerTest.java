@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -68,7 +71,7 @@ class PlaneClaimBrokerTest {
         CotalException unavailable = assertThrows(CotalException.class, () -> plane.bearers().jwks());
         assertEquals(ErrorCode.UNAVAILABLE, unavailable.code());
         assertTrue(unavailable.getMessage().contains("retry shortly"), unavailable.getMessage());
-        assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt("o", "a", List.of(), "x", "y")));
+        assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt(Principal.of("o", "a"), List.of(), new LifecycleUid("x"), new CredentialId("y"))));
 
         refused(PlaneClaimRefusal.Reason.UNKNOWN, () -> AuthAuthorityPlane.open(f.options(nats, stateDir)
                 .livenessOracle(LivenessOracle.Answer::unknown).build()));

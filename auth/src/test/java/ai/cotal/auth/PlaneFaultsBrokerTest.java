@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.secrets.SecretStore;
@@ -89,9 +91,9 @@ class PlaneFaultsBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir)
                 .livenessOracle(PlaneFixture.operatorSaysGone()).serviceEndpoints(true).build())) {
             assertEquals(2, plane.claim().generation(), "the next plane reclaimed the space");
-            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            assertEquals(row, plane.ledger().find("u_abcdefghijklmnopqrstuvwxyz", "laptop").orElseThrow(),
+            assertEquals(row, plane.ledger().find(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop")).orElseThrow(),
                     "the reclaimed plane writes and reads its ledger");
         }
     }
@@ -105,10 +107,10 @@ class PlaneFaultsBrokerTest {
         String bearer;
         AuthAuthorityPlane first = f.open(nats, stateDir);
         TestManager.forOwner(first, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
-        ActorRow row = first.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+        ActorRow row = first.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                 ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        String credential = first.credentials().mint(CalloutFixture.OWNER, "laptop", row.lifecycleUid());
-        bearer = first.bearers().issue(new BearerIssuer.Request(CalloutFixture.OWNER, "laptop", List.of("chat"),
+        CredentialId credential = first.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+        bearer = first.bearers().issue(new BearerIssuer.Request(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
                 row.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
         AtomicBoolean killed = new AtomicBoolean();
         CalloutAuthority killingAfterTheRow = new CalloutAuthority() {

@@ -12,6 +12,7 @@ import ai.cotal.auth.service.CalloutReplica;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.testbroker.ClusterMember;
@@ -117,7 +118,7 @@ class PlaneNodeLossBrokerTest {
             try (AuthAuthorityPlane second = AuthAuthorityPlane.open(f.plane.options(other, stateDir)
                     .storeReplicas(StoreReplicas.of(3)).livenessOracle(quick).build())) {
                 assertEquals(2, second.claim().generation(), "reclaimed on the restart proof");
-                assertTrue(second.ledger().find(CalloutFixture.OWNER, "laptop").isPresent(), "the ledger row is the"
+                assertTrue(second.ledger().find(Principal.of(CalloutFixture.OWNER, "laptop")).isPresent(), "the ledger row is the"
                         + " state directory's, untouched by the broker");
             }
         }

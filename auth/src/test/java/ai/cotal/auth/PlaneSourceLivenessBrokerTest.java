@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
@@ -84,7 +85,7 @@ class PlaneSourceLivenessBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              Connection admin = f.admin(nats)) {
             IssuedAuthority writer = IssuedAuthority.bind(admin, "alpha", source -> true, f.clock);
-            ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String onLedger = issue(writer, new Source("alpha", "cotal_actors_alpha", "actor." + OWNER + ".laptop."
                     + row.lifecycleUid()));
@@ -106,7 +107,7 @@ class PlaneSourceLivenessBrokerTest {
             assertEquals(ErrorCode.FAILED_PRECONDITION, shape.code(), "core's check refuses the actor-ledger bucket");
             assertTrue(shape.getMessage().contains("is an actor-ledger row"), shape.getMessage());
 
-            plane.ledger().revoke(OWNER, "laptop");
+            plane.ledger().revoke(Principal.of(OWNER, "laptop"));
             assertEquals(ErrorCode.PERMISSION_DENIED, refused(plane, onLedger).code(), "a revoked row is not live");
         }
     }

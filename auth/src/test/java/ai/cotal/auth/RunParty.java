@@ -4,6 +4,12 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
@@ -59,12 +65,12 @@ public final class RunParty implements AutoCloseable {
         this.plane = plane;
         this.owner = owner;
         this.iid = iid;
-        plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
-        this.workerUid = ActorTokens.newLifecycleUid();
-        plane.ledger().grantManagedActor(owner, "worker", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
-                ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
+        plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+        this.workerUid = ActorTokens.newLifecycleUid().value();
+        plane.ledger().grantManagedActor(Principal.of(owner, "worker"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+                ActorTokens.tokenHash(ActorTokens.newActorToken()), new LifecycleUid(workerUid));
         this.manager = TestManager.candidate(plane, nats, owner, "mgr", iid, commands);
-        this.holder = new ManagerRuns.Holder(owner, "mgr", iid, List.of("supervise"));
+        this.holder = new ManagerRuns.Holder(Principal.of(owner, "mgr"), new InstanceId(iid), List.of("supervise"));
         this.callout = cf.responder(nats, plane);
         String nonce = InboxNonce.of(owner, "laptop", "runcaller-" + iid);
         this.callerToken = IssuedAuthority.acceptedToken(nonce);
@@ -87,11 +93,11 @@ public final class RunParty implements AutoCloseable {
      * here) with the three run scopes.
      */
     public String callerBearer(String actor) {
-        ActorRow row = plane.ledger().grantActor(owner, actor, ActorLedger.Grant.of(List.of("chat", "run-start",
+        ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), ActorLedger.Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
-        String credential = plane.credentials().mint(owner, actor, row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(owner, actor, RUN_COMMANDS, row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(iid),
+        CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(new InstanceId(iid)),
                 Optional.empty()));
     }
 
@@ -114,7 +120,7 @@ public final class RunParty implements AutoCloseable {
 
     /** Admits {@code runId} for the worker. */
     public ManagerRuns.Admission admit(String runId) {
-        return plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(runId, "worker", workerUid));
+        return plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(new RunId(runId), new Actor("worker"), new LifecycleUid(workerUid)));
     }
 
     /** The manager writes a waiting checkpoint {@code token} of {@code runId}. */
@@ -163,20 +169,20 @@ public final class RunParty implements AutoCloseable {
 
     /** A resume attempt, served when {@code served} is present. */
     public ManagerRuns.AttemptRequest resume(String runId, String attemptId, String checkpoint, Optional<String> served) {
-        return new ManagerRuns.AttemptRequest(runId, attemptId, ManagerRuns.Kind.RESUME, Identity.create().id(),
+        return new ManagerRuns.AttemptRequest(new RunId(runId), new RunId(attemptId), ManagerRuns.Kind.RESUME, Identity.create().id(),
                 Optional.of(checkpoint), Optional.empty(), served);
     }
 
     /** A served answer attempt. */
     public ManagerRuns.AttemptRequest answer(String runId, String attemptId, String checkpoint, String answerId,
             String served) {
-        return new ManagerRuns.AttemptRequest(runId, attemptId, ManagerRuns.Kind.ANSWER, Identity.create().id(),
+        return new ManagerRuns.AttemptRequest(new RunId(runId), new RunId(attemptId), ManagerRuns.Kind.ANSWER, Identity.create().id(),
                 Optional.of(checkpoint), Optional.of(answerId), Optional.of(served));
     }
 
     /** A start attempt for {@code driver}. */
     public static ManagerRuns.AttemptRequest start(String runId, String attemptId, String driver) {
-        return new ManagerRuns.AttemptRequest(runId, attemptId, ManagerRuns.Kind.START, driver, Optional.empty(),
+        return new ManagerRuns.AttemptRequest(new RunId(runId), new RunId(attemptId), ManagerRuns.Kind.START, driver, Optional.empty(),
                 Optional.empty(), Optional.empty());
     }
 

@@ -13,6 +13,9 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
@@ -106,12 +109,12 @@ class ServedRunRequestsBrokerTest {
             assertNotNull(foreign, "the broker refuses a resume under another caller's accepted token");
             assertTrue(foreign.contains(anothersToken), foreign);
 
-            ActorRow chatOnly = plane.ledger().grantActor(RunParty.OWNER, "phone", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow chatOnly = plane.ledger().grantActor(Principal.of(RunParty.OWNER, "phone"), ActorLedger.Grant.of(List.of("chat"),
                     List.of(), List.of()));
-            String credential = plane.credentials().mint(RunParty.OWNER, "phone", chatOnly.lifecycleUid());
-            String bearer = plane.bearers().issue(new BearerIssuer.Request(RunParty.OWNER, "phone", List.of("chat"),
+            CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "phone"), chatOnly.lifecycleUid());
+            String bearer = plane.bearers().issue(new BearerIssuer.Request(Principal.of(RunParty.OWNER, "phone"), List.of("chat"),
                     chatOnly.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(),
-                    Optional.of("manager-caller"), Optional.empty(), Optional.of(RunParty.IID), Optional.empty()));
+                    Optional.of("manager-caller"), Optional.empty(), Optional.of(new InstanceId(RunParty.IID)), Optional.empty()));
             try (CalloutFixture.Client phone = cf.connect(nats, bearer, CalloutFixture.nonce("phone", "chatonly-0001"))) {
                 String resume = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, "norunscope000001");
                 phone.connection().publish(resume, RunRecords.envelope(RUN, "cp1", null));

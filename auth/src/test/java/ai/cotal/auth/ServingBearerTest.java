@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +23,7 @@ class ServingBearerTest {
     private final EndpointInstance weather = new EndpointInstance("weather", "0123456789abcdefghijklmnop");
 
     private BearerIssuer.Request request(Optional<String> view, Optional<EndpointInstance> serving) {
-        return new BearerIssuer.Request("u_abcdefghijklmnopqrstuvwxyz", "weathersvc", List.of("chat"), UID, UID,
+        return new BearerIssuer.Request(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "weathersvc"), List.of("chat"), new LifecycleUid(UID), new CredentialId(UID),
                 Duration.ofMinutes(5), Optional.empty(), view, serving);
     }
 

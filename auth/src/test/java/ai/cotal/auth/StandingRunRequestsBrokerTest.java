@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -54,7 +55,7 @@ class StandingRunRequestsBrokerTest {
         NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
                 RunParty p = RunParty.declaring(plane, nats, cf, List.of("run-start", "run-resume"))) {
-            plane.ledger().grantActor(OTHER_OWNER, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OTHER_OWNER, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
             try (TestManager other = TestManager.candidate(plane, nats, OTHER_OWNER, "mgr", OTHER_IID,
                     RunParty.RUN_COMMANDS)) {
                 p.admit(RUN);

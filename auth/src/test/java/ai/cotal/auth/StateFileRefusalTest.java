@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -44,26 +46,26 @@ class StateFileRefusalTest {
         Path state = Files.createDirectory(root.resolve("state"));
         Path elsewhere = Files.createDirectory(root.resolve("elsewhere"));
         Files.createSymbolicLink(state.resolve("actors"), elsewhere);
-        CotalException link = refused(() -> ledger(state).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
+        CotalException link = refused(() -> ledger(state).grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), GRANT));
         assertEquals(ErrorCode.FAILED_PRECONDITION, link.code());
         assertEquals("the directories of the interactive ledger row of u_abcdefghijklmnopqrstuvwxyz.laptop cannot be made ready: a symbolic"
                 + " link or a file where a private directory belongs", link.getMessage());
 
         Files.delete(state.resolve("actors"));
         Files.writeString(state.resolve("actors"), "a file where the directory belongs");
-        refused(() -> ledger(state).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
+        refused(() -> ledger(state).grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), GRANT));
 
         Files.delete(state.resolve("actors"));
         Files.createDirectories(state.resolve("managed-actors/u_abcdefghijklmnopqrstuvwxyz.agent1.json/occupied")); // root cannot replace it either
-        CotalException write = refused(() -> ledger(state).grantManagedActor("u_abcdefghijklmnopqrstuvwxyz", "agent1", GRANT, "ab".repeat(32),
-                "abcdefghijklmnopqrstuvwxyz"));
+        CotalException write = refused(() -> ledger(state).grantManagedActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "agent1"), GRANT, "ab".repeat(32),
+                new LifecycleUid("abcdefghijklmnopqrstuvwxyz")));
         assertEquals(ErrorCode.UNAVAILABLE, write.code());
         assertTrue(write.getMessage().startsWith("the managed ledger row of u_abcdefghijklmnopqrstuvwxyz.agent1 cannot be written: a file-system"
                 + " error"), write.getMessage());
 
         Path file = Files.writeString(root.resolve("plain-file"), "not a directory");
-        refused(() -> ledger(file).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
-        refused(() -> ledger(file.resolve("below")).grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop", GRANT));
+        refused(() -> ledger(file).grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), GRANT));
+        refused(() -> ledger(file.resolve("below")).grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), GRANT));
     }
 
     @Test

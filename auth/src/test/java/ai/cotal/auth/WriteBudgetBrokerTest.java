@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.stores.StoreSpecs;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -46,12 +48,12 @@ class WriteBudgetBrokerTest {
     }
 
     private static ActorRow grant(AuthAuthorityPlane plane, String actor) {
-        return plane.ledger().grantActor(CalloutFixture.OWNER, actor, ActorLedger.Grant.of(List.of("chat"), List.of(),
+        return plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, actor), ActorLedger.Grant.of(List.of("chat"), List.of(),
                 List.of()));
     }
 
     private static String mint(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+        return plane.credentials().mint(row.principal(), row.lifecycleUid()).value();
     }
 
     @Test
@@ -85,8 +87,8 @@ class WriteBudgetBrokerTest {
     }
 
     private static String managerBearer(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
-                mint(plane, row), Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
+                new CredentialId(mint(plane, row)), Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
     }
 
     @Test
@@ -150,7 +152,7 @@ class WriteBudgetBrokerTest {
                 StreamState state = state(admin, AUTH);
                 assertTrue(state.getByteCount() < bound, "refused before the broker's bound: " + state.getByteCount());
                 assertTrue(state.getByteCount() >= bound * StoreSpecs.HIGH_WATER, "refused above the high-water mark");
-                plane.credentials().revoke(last); // an unbudgeted write still finds room
+                plane.credentials().revoke(new CredentialId(last)); // an unbudgeted write still finds room
                 assertEquals(ErrorCode.RESOURCE_EXHAUSTED, assertThrows(CotalException.class, () -> mint(plane, laptop))
                         .code(), "budgeted writes stay refused while the store is above the mark");
             }

@@ -2,6 +2,8 @@ package ai.cotal.cli;
 
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostJson;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -74,7 +76,8 @@ final class LifecycleCommand {
         String actor = flags.get("--actor");
         String uid = flags.get("--lifecycle-uid");
         try {
-            Lifecycles.checkLifecycle(owner, actor, uid);
+            Principal.of(owner, actor);
+            LifecycleUid.of(uid, "lifecycleUid");
         } catch (CotalException e) {
             err.println(NAME + ": " + e.code().wire() + ": " + e.getMessage() + "; nothing was sent");
             return 2;

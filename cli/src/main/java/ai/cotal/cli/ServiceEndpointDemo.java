@@ -15,6 +15,7 @@ import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
@@ -105,8 +106,8 @@ final class ServiceEndpointDemo {
                         .meterSink(MicrometerSink.of(meters)).build())) {
                     String owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
-                    service.plane().ledger().grantActor(owner, "laptop", none);
-                    service.plane().ledger().grantActor(owner, "phone", none);
+                    service.plane().ledger().grantActor(Principal.of(owner, "laptop"), none);
+                    service.plane().ledger().grantActor(Principal.of(owner, "phone"), none);
                     out.println("auth service ready at " + service.loopbackUrl() + "; " + (oidc == null ? "alice"
                             : "the token's subject") + " is owner " + owner);
                     drive(service, stateDir, signIn.call(), owner);

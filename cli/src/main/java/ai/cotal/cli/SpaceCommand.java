@@ -17,7 +17,7 @@ import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.stores.SpaceTeardown;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -71,7 +71,7 @@ final class SpaceCommand {
                         Set.of("--root", "--space", "--server", "--from"));
                 default -> throw new IllegalArgumentException("unknown space command " + verb);
             };
-            flags.optional("--space").ifPresent(space -> SpaceName.check(space, "space"));
+            flags.optional("--space").ifPresent(space -> SpaceName.of(space, "space").value());
             if (flags.optional("--delivery-class").isPresent() && flags.optional("--server").isEmpty()) {
                 throw new IllegalArgumentException("--delivery-class needs --server: the class is written when the space"
                         + " is provisioned");

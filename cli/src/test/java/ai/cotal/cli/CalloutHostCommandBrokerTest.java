@@ -12,6 +12,7 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -92,10 +93,10 @@ class CalloutHostCommandBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                 .stateDir(root.resolve(".cotal/auth-host").resolve(SecretKeys.spaceSegment("alpha"))).secretStore(alpha.secrets)
                 .signer(alpha.auth.strip()).clock(clock).build())) {
-            ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
-            bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"), row.lifecycleUid(),
-                    plane.credentials().mint(OWNER, "laptop", row.lifecycleUid()), Duration.ofMinutes(5)));
+            bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
+                    plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()), Duration.ofMinutes(5)));
         }
         Path manifest = Files.writeString(root.resolve("replicas.json"), "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"}]}");
         Path applied = root.resolve("replicas.json.applied");

@@ -14,6 +14,8 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -83,27 +85,27 @@ class LifecycleCommandBrokerTest {
 
     @Test
     void usageMistakesAndArgumentsOutOfGrammarExitTwoBeforeAnythingIsSent() {
-        String uid = ActorTokens.newLifecycleUid();
+        LifecycleUid uid = ActorTokens.newLifecycleUid();
         String state = root.resolve("no-service").toString();
         for (String[] args : new String[][] {
             {}, {"revive"}, {"retire", "--space", "alpha", "--state", state, "--owner", OWNER, "--actor", "a",
-                "--lifecycle-uid", uid}, // no kind
+                "--lifecycle-uid", uid.value()}, // no kind
             {"retire", "--interactive", "--managed", "--space", "alpha", "--state", state, "--owner", OWNER, "--actor", "a",
-                "--lifecycle-uid", uid},
+                "--lifecycle-uid", uid.value()},
             {"retire", "--interactive", "--space", "alpha", "--space", "beta", "--state", state, "--owner", OWNER,
-                "--actor", "a", "--lifecycle-uid", uid},
+                "--actor", "a", "--lifecycle-uid", uid.value()},
             {"retire", "--interactive", "--bogus", "x"}, {"retire", "--interactive", "--owner"}}) {
             assertEquals(2, run(args), String.join(" ", args));
             assertTrue(err().contains("usage: cotal-auth lifecycle retire"), String.join(" ", args) + ": " + err());
         }
-        assertEquals(2, retire("--interactive", "alpha", Path.of(state), "a.b", uid));
+        assertEquals(2, retire("--interactive", "alpha", Path.of(state), "a.b", uid.value()));
         assertTrue(err().contains("bad-request: actor: must be 1 to 64 of [A-Za-z0-9_]; nothing was sent"), err());
         assertEquals(2, run("retire", "--managed", "--space", "alpha", "--state", state, "--owner", "Mallory!",
-                "--actor", "a", "--lifecycle-uid", uid));
+                "--actor", "a", "--lifecycle-uid", uid.value()));
         assertTrue(err().contains("bad-request: owner:"), err());
         assertEquals(2, retire("--managed", "alpha", Path.of(state), "a", "NOT-A-UID"));
         assertTrue(err().contains("bad-request: lifecycleUid: must be 26 to 32 of [a-z0-9]"), err());
-        assertEquals(1, retire("--interactive", "alpha", Path.of(state), "a", uid), "valid, but no service runs there");
+        assertEquals(1, retire("--interactive", "alpha", Path.of(state), "a", uid.value()), "valid, but no service runs there");
         assertTrue(err().contains("the service is not running"), err());
     }
 
@@ -115,16 +117,16 @@ class LifecycleCommandBrokerTest {
         try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
                 .stateDir(state).secretStore(alpha.secrets).clock(clock).build())) {
             AuthAuthorityPlane plane = service.plane();
-            ActorRow laptop = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
-            String uid = laptop.lifecycleUid();
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"), uid,
-                    plane.credentials().mint(OWNER, "laptop", uid), Duration.ofMinutes(5))); // the mint activates uid
+            LifecycleUid uid = laptop.lifecycleUid();
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), uid,
+                    plane.credentials().mint(Principal.of(OWNER, "laptop"), uid), Duration.ofMinutes(5))); // the mint activates uid
 
-            assertEquals(1, retire("--interactive", "beta", state, "laptop", uid), "asked as another space's service");
+            assertEquals(1, retire("--interactive", "beta", state, "laptop", uid.value()), "asked as another space's service");
             assertTrue(err().contains("is not the auth service of space \"beta\"") && err().contains("nothing was sent"),
                     err());
-            assertEquals(Lifecycles.State.ACTIVE, plane.lifecycles().head(OWNER, "laptop").orElseThrow().state());
+            assertEquals(Lifecycles.State.ACTIVE, plane.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow().state());
 
             CompletableFuture<Void> closed = new CompletableFuture<>();
             try (Connection client = connect(nats, alpha.callout, bearer, (conn, type) -> {
@@ -133,35 +135,35 @@ class LifecycleCommandBrokerTest {
                 }
             })) {
                 assertEquals(Connection.Status.CONNECTED, client.getStatus());
-                assertEquals(0, retire("--interactive", "alpha", state, "laptop", uid), err());
+                assertEquals(0, retire("--interactive", "alpha", state, "laptop", uid.value()), err());
                 JsonNode retired = answer();
                 assertEquals("retired", retired.path("outcome").asText(), retired.toString());
-                assertEquals(Lifecycles.interactiveRetirementOpId(uid), retired.path("opId").asText());
+                assertEquals(Lifecycles.interactiveRetirementOpId(uid.value()), retired.path("opId").asText());
                 assertEquals(1, retired.path("connectionsClosed").asInt(), retired.toString());
                 closed.get(10, TimeUnit.SECONDS); // the broker kicked the lifecycle's connection
             }
             Exception refused = assertThrows(Exception.class, () -> connect(nats, alpha.callout, bearer, (conn, type) -> { }));
             assertTrue(String.valueOf(refused.getMessage()).contains("Authorization Violation"), refused.toString());
 
-            assertEquals(0, retire("--interactive", "alpha", state, "laptop", uid), err());
+            assertEquals(0, retire("--interactive", "alpha", state, "laptop", uid.value()), err());
             assertEquals("alreadyRetired", answer().path("outcome").asText());
-            assertEquals(1, retire("--interactive", "alpha", state, "nobody", ActorTokens.newLifecycleUid()));
+            assertEquals(1, retire("--interactive", "alpha", state, "nobody", ActorTokens.newLifecycleUid().value()));
             assertEquals("notStarted", answer().path("outcome").asText(), "printed, and exit 1: nothing was retired");
 
-            String first = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(OWNER, "agent", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            LifecycleUid first = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
-            plane.lifecycles().activateManaged(OWNER, "agent", first);
-            assertEquals(1, retire("--managed", "alpha", state, "agent", first));
+            plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), first);
+            assertEquals(1, retire("--managed", "alpha", state, "agent", first.value()));
             assertTrue(err().contains("refused 409") && err().contains("still at lifecycle"), err());
-            String successor = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(OWNER, "agent", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            LifecycleUid successor = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), successor);
-            assertEquals(0, retire("--managed", "alpha", state, "agent", first), err());
+            assertEquals(0, retire("--managed", "alpha", state, "agent", first.value()), err());
             assertEquals("retired", answer().path("outcome").asText());
-            assertEquals(Lifecycles.managedRetirementOpId(first), answer().path("opId").asText());
-            plane.lifecycles().activateManaged(OWNER, "agent", successor);
-            assertEquals(1, retire("--managed", "alpha", state, "agent", ActorTokens.newLifecycleUid()));
+            assertEquals(Lifecycles.managedRetirementOpId(first.value()), answer().path("opId").asText());
+            plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), successor);
+            assertEquals(1, retire("--managed", "alpha", state, "agent", ActorTokens.newLifecycleUid().value()));
             assertEquals("conflict", answer().path("outcome").asText(), "the successor is live");
         }
     }

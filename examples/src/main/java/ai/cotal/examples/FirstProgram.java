@@ -12,6 +12,8 @@ import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -38,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * connects through the callout and is refused by the broker on a subject it was not granted, then
  * the credential revoked and the client's next connect refused.
  *
- * <p>Size (measured by ExampleSizeTest): 63 lines (no blanks, comments or imports), 17 distinct
+ * <p>Size (measured by ExampleSizeTest): 64 lines (no blanks, comments or imports), 19 distinct
  * SDK types. Before one-door provisioning: 163 lines, 30 types.
  */
 public final class FirstProgram {
@@ -83,10 +85,11 @@ public final class FirstProgram {
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(url).callout(callout)
                 .plane(plane.calloutAuthority()).signer(auth.strip()).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            ActorRow row = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            Principal laptop = Principal.of(owner, "laptop");
+            ActorRow row = plane.ledger().grantActor(laptop, ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of("general")));
-            String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "laptop", List.of("chat"),
+            CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(5)));
             String nonce = InboxNonce.forPrincipal(owner, "laptop");
             CompletableFuture<String> refusal = new CompletableFuture<>();

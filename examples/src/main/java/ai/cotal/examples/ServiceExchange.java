@@ -6,6 +6,7 @@ import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -29,7 +30,7 @@ import java.util.regex.Pattern;
  * service opens the space's plane itself), an agent granted with an actor token, and the token
  * exchanged over HTTP on the service's loopback face for a bearer the plane verifies.
  *
- * <p>Size (measured by ExampleSizeTest): 37 lines (no blanks, comments or imports), 13 distinct
+ * <p>Size (measured by ExampleSizeTest): 37 lines (no blanks, comments or imports), 14 distinct
  * SDK types.
  */
 public final class ServiceExchange {
@@ -56,7 +57,7 @@ public final class ServiceExchange {
                 .stateDir(dir.resolve("state")).secretStore(store).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             String actorToken = ActorTokens.newActorToken();
-            service.plane().ledger().grantManagedActor(owner, "agent1", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            service.plane().ledger().grantManagedActor(Principal.of(owner, "agent1"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of("general")), ActorTokens.tokenHash(actorToken), ActorTokens.newLifecycleUid());
             Matcher capability = Pattern.compile("\"capability\":\"([^\"]+)\"")
                     .matcher(Files.readString(dir.resolve("state").resolve(TokenExchange.DISCOVERY_FILE)));

@@ -3,7 +3,7 @@ package ai.cotal.signer;
 import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.Permission;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -28,7 +28,7 @@ final class Catalogue {
 
     /** The shapes of {@code space}, in catalogue order. */
     static Catalogue of(String space) {
-        String p = SpaceName.subjectPrefix(space);
+        String p = new SpaceName(space).subjectPrefix();
         String accepted = StoreNames.bucket("accepted", space);
         String auth = StoreNames.bucket("auth", space);
         String records = StoreNames.bucket("records", space);

@@ -8,7 +8,7 @@ import ai.cotal.core.jwt.NatsClaim;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +38,7 @@ final class PolicyCheck {
     PolicyCheck(SignerPolicy policy, String signingKey) {
         this.policy = policy;
         this.signingKey = signingKey;
-        this.prefix = SpaceName.subjectPrefix(policy.space());
+        this.prefix = new SpaceName(policy.space()).subjectPrefix();
         this.catalogue = Catalogue.of(policy.space());
     }
 

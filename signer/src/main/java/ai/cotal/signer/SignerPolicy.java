@@ -4,7 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.KeyType;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -83,7 +83,7 @@ public final class SignerPolicy {
 
     /** The stock policy of {@code space}: every profile of the catalogue with the plane's own bound. */
     public static SignerPolicy stock(String space, String account) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         checkAccount(account);
         Map<SignerProfile, Bound> bounds = new EnumMap<>(SignerProfile.class);
         for (SignerProfile profile : SignerProfile.values()) {
@@ -119,7 +119,7 @@ public final class SignerPolicy {
         if (file.space() == null) {
             throw CotalException.badRequest("space", "missing");
         }
-        SpaceName.check(file.space(), "space");
+        SpaceName.of(file.space(), "space");
         checkAccount(file.account());
         if (file.profiles() == null || file.profiles().isEmpty()) {
             throw CotalException.badRequest("profiles", "must name at least one profile");

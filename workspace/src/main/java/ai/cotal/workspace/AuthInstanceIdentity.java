@@ -4,7 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.secrets.SecretStore;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -82,7 +82,7 @@ public record AuthInstanceIdentity(String instanceId, String serveIdentity) {
 
     /** The stored identity of {@code space}'s auth instance, if any; {@code data-loss} when malformed. */
     public static Optional<AuthInstanceIdentity> load(SecretStore store, String space) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         String key = SecretKeys.authInstanceKey(space);
         Optional<byte[]> bytes = store.get(key);
         if (bytes.isEmpty()) {

@@ -13,7 +13,7 @@ import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.ResponsePermission;
 import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.internal.kv.StoreNames;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +41,7 @@ final class CallerPermissions {
 
     static UserClaim of(CalloutOptions options, ActorRow row, BearerClaims bearer, String nonce, EndpointAccess access) {
         String space = options.plane().space();
-        String p = SpaceName.subjectPrefix(space);
+        String p = new SpaceName(space).subjectPrefix();
         List<String> tags = List.of("owner:" + row.owner(), "actor:" + row.actor(), "principal:" + row.principal());
         String account = options.signer().accountPublicKey();
         if (access.serving().isPresent()) {
@@ -63,7 +63,7 @@ final class CallerPermissions {
         }
         options.plane().authorizeManagerCaller(bearer); // only while the owner has a candidate manager (SPEC §14.4)
         boolean issued = row.kind() == ActorRow.Kind.INTERACTIVE;
-        List<String> calls = managerCalls(p, row.owner(), bearer.scope(), issued
+        List<String> calls = managerCalls(p, row.owner().value(), bearer.scope(), issued
                 ? java.util.Optional.of(IssuedAuthority.acceptedToken(nonce)) : java.util.Optional.empty());
         if (!issued) { // a managed row: the plain mint, nothing recorded
             return UserClaim.of(calls.isEmpty() ? Permission.none() : Permission.allow(calls),
@@ -111,7 +111,7 @@ final class CallerPermissions {
      */
     static UserClaim session(CalloutOptions options, ActorRow row, ai.cotal.auth.ManagerAuthority.Session session,
             String nonce) {
-        String p = SpaceName.subjectPrefix(options.plane().space());
+        String p = new SpaceName(options.plane().space()).subjectPrefix();
         List<String> pub = new ArrayList<>();
         session.commands().forEach(command -> pub.add(p + ".svc.manager." + session.owner() + "." + command));
         return UserClaim.of(Permission.allow(pub), Permission.allow(List.of(InboxNonce.inboxPrefix(nonce) + ".>")),

@@ -164,7 +164,7 @@ final class CalloutHandler {
             throw CotalException.badRequest("name", "the connection name must be the inbox nonce (8 to 120 of"
                     + " [A-Za-z0-9_-]); connect with inboxPrefix _INBOX_<nonce>");
         }
-        if (!InboxNonce.belongsTo(nonce, row.owner(), row.actor())) {
+        if (!InboxNonce.belongsTo(nonce, row.owner().value(), row.actor().value())) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
                     + " derive it with InboxNonce.forPrincipal(owner, actor)");
         }
@@ -201,8 +201,8 @@ final class CalloutHandler {
      * retirement finds the connection by it (SPEC §13.16).
      */
     static String userName(ActorRow row, EndpointAccess access) {
-        StringBuilder name = new StringBuilder(row.owner()).append('-').append(row.actor())
-                .append(' ').append(LiveConnection.lifecycleKey(row.lifecycleUid()));
+        StringBuilder name = new StringBuilder(row.owner().value()).append('-').append(row.actor().value())
+                .append(' ').append(LiveConnection.lifecycleKey(row.lifecycleUid().value()));
         access.keys().forEach(key -> name.append(' ').append(key));
         return name.toString();
     }

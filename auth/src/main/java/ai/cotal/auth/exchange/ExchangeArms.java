@@ -8,6 +8,10 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Principal;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.jwk.Curve;
@@ -62,10 +66,10 @@ final class ExchangeArms {
             if (managerInstanceId != null && !MANAGER_CALLER.equals(view)) {
                 throw CotalException.badRequest("managerInstanceId", "goes with the view " + MANAGER_CALLER + " only");
             }
-            if (managerInstanceId != null && !managerInstanceId.matches("[a-z0-9]{26,32}")) {
-                throw CotalException.badRequest("managerInstanceId", "must be 26 to 32 of [a-z0-9]");
+            if (managerInstanceId != null) {
+                InstanceId.of(managerInstanceId, "managerInstanceId");
             }
-            if (sessionGrant != null && !sessionGrant.matches("[a-z0-9]{26,32}\\.[a-z0-9]{26,32}")) {
+            if (sessionGrant != null && !BearerIssuer.SESSION_GRANT.matcher(sessionGrant).matches()) {
                 throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
             }
             if (!EndpointInstance.SERVING_VIEW.equals(view)) {
@@ -109,10 +113,10 @@ final class ExchangeArms {
         JWTClaimsSet idp = verifyIdp(request.idpToken());
         String owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
         String actor = request.actor();
-        if (actor == null || !actor.matches("[A-Za-z0-9_]{1,64}")) {
+        if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
-        ActorRow row = plane.ledger().find(owner, actor).orElseThrow(() -> refused("actor " + actor + " is not granted"));
+        ActorRow row = plane.ledger().find(Principal.of(owner, actor)).orElseThrow(() -> refused("actor " + actor + " is not granted"));
         if (row.kind() != ActorRow.Kind.INTERACTIVE) {
             throw refused("actor " + actor + " is a managed agent: use its actor token");
         }
@@ -129,7 +133,7 @@ final class ExchangeArms {
         Optional<ActorRow> found;
         try {
             found = request.owner() == null || request.actor() == null ? Optional.empty()
-                    : plane.ledger().find(request.owner(), request.actor());
+                    : plane.ledger().find(Principal.of(request.owner(), request.actor()));
         } catch (CotalException e) {
             found = Optional.empty();
         }
@@ -146,11 +150,11 @@ final class ExchangeArms {
 
     private Response issue(ActorRow row, Duration ttl, Request request) {
         Optional<EndpointInstance> serving = request.serving();
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        String token = plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), row.scope(),
-                row.lifecycleUid(), credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
-                Optional.ofNullable(request.managerInstanceId()), Optional.ofNullable(request.sessionGrant())));
-        return new Response(token, row.owner(), clock.instant().getEpochSecond() + ttl.toSeconds());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        String token = plane.bearers().issue(new BearerIssuer.Request(row.principal(), row.scope(), row.lifecycleUid(),
+                credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
+                Optional.ofNullable(request.managerInstanceId()).map(InstanceId::new), Optional.ofNullable(request.sessionGrant())));
+        return new Response(token, row.owner().value(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 
     private JWTClaimsSet verifyIdp(String token, IdpPin pin) {

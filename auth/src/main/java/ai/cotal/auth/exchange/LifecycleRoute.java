@@ -2,6 +2,8 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.util.Map;
 
@@ -29,9 +31,10 @@ final class LifecycleRoute {
         require(request.owner(), "owner");
         require(request.actor(), "actor");
         require(request.lifecycleUid(), "lifecycleUid");
-        Lifecycles.Retirement result = managed
-                ? lifecycles.retireManaged(request.owner(), request.actor(), request.lifecycleUid())
-                : lifecycles.retireInteractive(request.owner(), request.actor(), request.lifecycleUid());
+        Principal principal = Principal.of(request.owner(), request.actor());
+        LifecycleUid uid = LifecycleUid.of(request.lifecycleUid(), "lifecycleUid");
+        Lifecycles.Retirement result = managed ? lifecycles.retireManaged(principal, uid)
+                : lifecycles.retireInteractive(principal, uid);
         return result.wire();
     }
 

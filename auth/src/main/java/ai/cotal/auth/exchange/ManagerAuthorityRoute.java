@@ -58,7 +58,7 @@ final class ManagerAuthorityRoute {
         }
         BearerClaims bearer = plane.bearers().verify(request.bearer());
         plane.credentials().authorize(bearer.attempt()); // ledger row, credential row, lifecycle head (SPEC §13.14)
-        ManagerAuthority.ServiceAuthority issued = plane.managers().issueServiceAuthority(bearer.owner(), bearer.actor(),
+        ManagerAuthority.ServiceAuthority issued = plane.managers().issueServiceAuthority(bearer.owner().value(), bearer.actor().value(),
                 request.instanceId(), request.userPublicKey(), renewing);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("jwt", issued.jwt());

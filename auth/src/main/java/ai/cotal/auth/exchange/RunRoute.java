@@ -5,6 +5,11 @@ import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,13 +58,14 @@ final class RunRoute {
             AdmissionFields r = require(parsed.request(), "request");
             ManagerRuns.Holder holder = holder(plane, parsed.bearer(), r.instanceId());
             ManagerRuns.Admission a = plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(
-                    require(r.runId(), "runId"), require(r.actor(), "actor"), require(r.lifecycleUid(), "lifecycleUid")));
+                    RunId.of(require(r.runId(), "runId"), "runId"), Actor.of(require(r.actor(), "actor"), "actor"),
+                    LifecycleUid.of(require(r.lifecycleUid(), "lifecycleUid"), "lifecycleUid")));
             Map<String, Object> answer = new LinkedHashMap<>();
-            answer.put("runId", a.runId());
-            answer.put("owner", a.owner());
-            answer.put("instanceId", a.instanceId());
-            answer.put("actor", a.actor());
-            answer.put("lifecycleUid", a.lifecycleUid());
+            answer.put("runId", a.runId().value());
+            answer.put("owner", a.owner().value());
+            answer.put("instanceId", a.instanceId().value());
+            answer.put("actor", a.actor().value());
+            answer.put("lifecycleUid", a.lifecycleUid().value());
             answer.put("admittedAt", a.admittedAt());
             answer.put("replayed", a.replayed());
             return answer;
@@ -69,7 +75,7 @@ final class RunRoute {
         ManagerRuns.Kind kind = kind(r.kind());
         ManagerRuns.Holder holder = holder(plane, parsed.bearer(), r.instanceId());
         return answer(plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(
-                require(r.runId(), "runId"), require(r.attemptId(), "attemptId"), kind, require(r.driver(), "driver"),
+                RunId.of(require(r.runId(), "runId"), "runId"), RunId.of(require(r.attemptId(), "attemptId"), "attemptId"), kind, require(r.driver(), "driver"),
                 Optional.ofNullable(r.checkpoint()), Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served()))));
     }
 
@@ -78,8 +84,9 @@ final class RunRoute {
         OperatorBody r = ClosedJson.read(ClosedJson.cotal(), body, OperatorBody.class, "body");
         ManagerRuns.Kind kind = kind(r.kind());
         return answer(plane.managerRuns().issueOperatorAttempt(new Granter.Operator(require(r.auditId(), "auditId")),
-                require(r.owner(), "owner"), require(r.instanceId(), "instanceId"), new ManagerRuns.AttemptRequest(
-                        require(r.runId(), "runId"), require(r.attemptId(), "attemptId"), kind,
+                Owner.of(require(r.owner(), "owner"), "owner"), InstanceId.of(require(r.instanceId(), "instanceId"),
+                        "instanceId"), new ManagerRuns.AttemptRequest(RunId.of(require(r.runId(), "runId"), "runId"),
+                        RunId.of(require(r.attemptId(), "attemptId"), "attemptId"), kind,
                         require(r.driver(), "driver"), Optional.ofNullable(r.checkpoint()),
                         Optional.ofNullable(r.answerId()), Optional.ofNullable(r.served()))));
     }
@@ -91,8 +98,8 @@ final class RunRoute {
 
     private static Map<String, Object> answer(ManagerRuns.Attempt a) {
         Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("runId", a.runId());
-        answer.put("attemptId", a.attemptId());
+        answer.put("runId", a.runId().value());
+        answer.put("attemptId", a.attemptId().value());
         answer.put("kind", a.kind().wire());
         answer.put("jwt", a.jwt());
         answer.put("expiresAt", a.expiresAt());
@@ -103,7 +110,8 @@ final class RunRoute {
     private static ManagerRuns.Holder holder(AuthAuthorityPlane plane, String bearer, String instanceId) {
         BearerClaims claims = plane.bearers().verify(require(bearer, "bearer"));
         plane.credentials().authorize(claims.attempt());
-        return new ManagerRuns.Holder(claims.owner(), claims.actor(), require(instanceId, "instanceId"), claims.scope());
+        return new ManagerRuns.Holder(claims.principal(), InstanceId.of(require(instanceId, "instanceId"), "instanceId"),
+                claims.scope());
     }
 
     private static <T> T require(T value, String field) {

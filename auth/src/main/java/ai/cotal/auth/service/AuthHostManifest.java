@@ -3,7 +3,7 @@ package ai.cotal.auth.service;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -136,7 +136,7 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
             if (e == null) {
                 throw CotalException.badRequest(field, "must be an object");
             }
-            SpaceName.check(e.space(), field + ".space");
+            SpaceName.of(e.space(), field + ".space");
             if (!seen.add(e.space())) {
                 throw CotalException.badRequest(field + ".space", "lists '" + e.space() + "' twice");
             }

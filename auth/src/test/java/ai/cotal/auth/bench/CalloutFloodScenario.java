@@ -9,6 +9,8 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.micrometer.MicrometerSink;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -55,10 +57,10 @@ public final class CalloutFloodScenario {
                      .signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                      .plane(plane.calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
-            ActorRow row = plane.ledger().grantActor(OWNER, "victim", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            String credential = plane.credentials().mint(OWNER, "victim", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "victim", List.of("chat"),
+            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "victim"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             Runnable victim = () -> {

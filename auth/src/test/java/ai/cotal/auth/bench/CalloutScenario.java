@@ -14,6 +14,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -62,10 +64,10 @@ public final class CalloutScenario {
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                      .plane(plane.calloutAuthority()).signer(auth.strip()).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"), List.of("general"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"), List.of("general"),
                     List.of("general")));
-            String credential = plane.credentials().mint(owner, "bench", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"), row.lifecycleUid(),
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();
@@ -112,10 +114,10 @@ public final class CalloutScenario {
                     }
                     try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.build());
                          AuthCallout responder = AuthCallout.start(responderOptions.plane(plane.calloutAuthority()).build())) {
-                        ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"),
+                        ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
                                 List.of("general"), List.of("general")));
-                        String credential = plane.credentials().mint(owner, "bench", row.lifecycleUid());
-                        String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"),
+                        CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+                        String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
                                 row.lifecycleUid(), credential, Duration.ofMinutes(15)));
                         AtomicLong nonces = new AtomicLong();
                         Concurrent.Result result = Concurrent.run(THREADS, perThread, (t, i) -> {

@@ -15,6 +15,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.CalloutAuth;
@@ -91,10 +93,10 @@ public final class ClusterCalloutScenario {
                         .plane(plane.calloutAuthority()).signer(auth.strip()).build()));
             }
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            String credential = plane.credentials().mint(owner, "bench", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"),
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();

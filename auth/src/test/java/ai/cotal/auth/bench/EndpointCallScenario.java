@@ -17,6 +17,8 @@ import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -25,7 +27,7 @@ import ai.cotal.core.jwt.UserClaim;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -232,10 +234,10 @@ public final class EndpointCallScenario {
          * instance only.
          */
         Map<Admission, EndpointInstance> approved() {
-            plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantManagedActor(OWNER, "benchsvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "benchsvc"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                     ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
-            plane.ledger().grantActor(OWNER, "caller", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "caller"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             Granter owner = new Granter.Owner(OWNER, "laptop");
             Map<Admission, EndpointInstance> instances = new LinkedHashMap<>();
@@ -262,7 +264,7 @@ public final class EndpointCallScenario {
 
         /** The server and 8 callers of {@code admission}, the server already answering. */
         Endpoint open(Admission admission, EndpointInstance instance) throws Exception {
-            String stem = instance.subjectStem(SpaceName.subjectPrefix("alpha"));
+            String stem = instance.subjectStem(new SpaceName("alpha").subjectPrefix());
             int callers = Arrays.stream(THREADS).max().orElseThrow();
             List<Connection> opened = new ArrayList<>();
             try {
@@ -342,9 +344,9 @@ public final class EndpointCallScenario {
 
         /** A plain bearer of the granted caller: its connect gets the grant's subject. */
         private String callerBearer() {
-            ActorRow row = plane.ledger().find(OWNER, "caller").orElseThrow();
-            String credential = plane.credentials().mint(OWNER, "caller", row.lifecycleUid());
-            return plane.bearers().issue(BearerIssuer.Request.of(OWNER, "caller", List.of("chat"), row.lifecycleUid(),
+            ActorRow row = plane.ledger().find(Principal.of(OWNER, "caller")).orElseThrow();
+            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "caller"), row.lifecycleUid());
+            return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "caller"), List.of("chat"), row.lifecycleUid(),
                     credential, BearerIssuer.MAX_TTL));
         }
     }

@@ -11,6 +11,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.servicehost.HostRequest;
@@ -73,7 +74,7 @@ public final class EndpointScenario {
                      .serviceEndpoints(true)).build());
              EndpointIo io = new EndpointIo(plane, auth.strip(), nats.url())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "bench");
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             Options staticConnect = new Options.Builder().server(nats.url()).noReconnect()

@@ -9,6 +9,9 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.OidcTestProvider;
 import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -58,9 +61,9 @@ public final class ExchangeScenario {
                      .clock(clock)).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .build())) {
-            ActorRow row = plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(),
                     List.of()), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
-                            .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+                            .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
             String capability = new ObjectMapper().readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
                     .path("capability").asText();
             HttpRequest health = HttpRequest.newBuilder(URI.create(exchange.loopbackUrl() + "/health")).GET().build();
@@ -69,8 +72,8 @@ public final class ExchangeScenario {
                     .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"" + OWNER + "\",\"actor\":\"agent1\","
                             + "\"actorToken\":\"agent-secret\"}")).build();
             Runnable inProcess = () -> {
-                String credential = plane.credentials().mint(OWNER, "agent1", row.lifecycleUid());
-                plane.bearers().issue(new BearerIssuer.Request(OWNER, "agent1", row.scope(), row.lifecycleUid(), credential,
+                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "agent1"), row.lifecycleUid());
+                plane.bearers().issue(new BearerIssuer.Request(Principal.of(OWNER, "agent1"), row.scope(), row.lifecycleUid(), credential,
                         Duration.ofMinutes(5), row.parent(), Optional.empty()));
             };
             for (int i = 0; i < Math.max(500, calls); i++) { // warm-up of all three paths
@@ -127,7 +130,7 @@ public final class ExchangeScenario {
 
     private static long[] humanArm(int calls, HttpClient http, AuthAuthorityPlane plane, IdpPin pin, String idpToken,
             String capability, String url) {
-        plane.ledger().grantActor(plane.deriveOwner(pin.issuer(), "alice"), "laptop", ActorLedger.Grant.of(List.of(),
+        plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice"), "laptop"), ActorLedger.Grant.of(List.of(),
                 List.of(), List.of()));
         HttpRequest post = HttpRequest.newBuilder(URI.create(url + "/exchange")).header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + capability).POST(HttpRequest.BodyPublishers.ofString(

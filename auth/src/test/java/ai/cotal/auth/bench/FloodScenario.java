@@ -15,6 +15,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.trust.CalloutAuth;
@@ -215,10 +217,10 @@ public final class FloodScenario {
     private static String setUp(AuthService service, String owner) throws Exception {
         ActorLedger ledger = service.plane().ledger();
         ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
-        ledger.grantManagedActor(owner, "agent", grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
-        ActorRow laptop = ledger.grantActor(owner, "laptop", grant);
-        String credential = service.plane().credentials().mint(owner, "laptop", laptop.lifecycleUid());
-        return service.plane().bearers().issue(new BearerIssuer.Request(owner, "laptop", List.of("chat"),
+        ledger.grantManagedActor(Principal.of(owner, "agent"), grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
+        ActorRow laptop = ledger.grantActor(Principal.of(owner, "laptop"), grant);
+        CredentialId credential = service.plane().credentials().mint(Principal.of(owner, "laptop"), laptop.lifecycleUid());
+        return service.plane().bearers().issue(new BearerIssuer.Request(Principal.of(owner, "laptop"), List.of("chat"),
                 laptop.lifecycleUid(), credential, Duration.ofMinutes(14), Optional.empty(), Optional.of("manager-caller")));
     }
 

@@ -10,6 +10,8 @@ import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -66,10 +68,10 @@ public final class LoadScenario {
                      .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
                      .writeBudgets(BenchSpace.UNBUDGETED).build())) {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
-            service.plane().ledger().grantActor(OWNER, "laptop", grant);
+            service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), grant);
             String secret = "load-agent-secret";
-            service.plane().ledger().grantManagedActor(OWNER, "agent", grant, ai.cotal.auth.ActorTokens.tokenHash(secret),
-                    "loadagentuid000000000000000");
+            service.plane().ledger().grantManagedActor(Principal.of(OWNER, "agent"), grant, ai.cotal.auth.ActorTokens.tokenHash(secret),
+                    new LifecycleUid("loadagentuid000000000000000"));
             String capability = new ObjectMapper().readTree(stateDir.resolve(TokenExchange.DISCOVERY_FILE).toFile())
                     .path("capability").asText();
             HttpClient http = HttpClient.newHttpClient();

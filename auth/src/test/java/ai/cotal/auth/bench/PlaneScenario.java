@@ -10,6 +10,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -72,15 +74,15 @@ public final class PlaneScenario {
             }
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options);
                  Connection reader = NatsConnector.builder().server(nats.url()).creds(plain).label("floor").build().connect()) {
-                ActorRow row = plane.ledger().grantActor(OWNER, "bench", ActorLedger.Grant.of(List.of("chat"), List.of(),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "bench"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                         List.of()));
-                String credential = plane.credentials().mint(OWNER, "bench", row.lifecycleUid());
-                ConnectAttempt attempt = new ConnectAttempt(OWNER, "bench", List.of("chat"), row.lifecycleUid(), credential);
+                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "bench"), row.lifecycleUid());
+                ConnectAttempt attempt = new ConnectAttempt(Principal.of(OWNER, "bench"), List.of("chat"), row.lifecycleUid(), credential);
                 try (Connection admin = NatsConnector.builder().server(nats.url()).creds(adminCreds(auth)).label("admin")
                         .build().connect()) {
                     KeyValue kv = admin.keyValue("cotal_auth_alpha");
-                    Runnable floor = () -> read(kv, credential);
-                    Runnable pair = twoReadsAtOnce(admin, credential);
+                    Runnable floor = () -> read(kv, credential.value());
+                    Runnable pair = twoReadsAtOnce(admin, credential.value());
                     Runnable check = () -> plane.credentials().authorize(attempt);
                     for (int i = 0; i < WARM_UP; i++) { // until the JIT has compiled all three paths
                         floor.run();

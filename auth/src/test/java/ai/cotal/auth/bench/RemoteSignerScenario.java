@@ -9,6 +9,7 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.keys.AccountSigner;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
@@ -86,10 +87,10 @@ public final class RemoteSignerScenario {
                  AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                          .plane(plane.calloutAuthority()).signer(switched).build())) {
                 String owner = "u_abcdefghijklmnopqrstuvwxyz";
-                ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(owner, "bench", row.lifecycleUid()),
+                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()),
                         Duration.ofMinutes(15)));
                 AtomicLong nonces = new AtomicLong();
                 Concurrent.Task connect = (t, i) -> {

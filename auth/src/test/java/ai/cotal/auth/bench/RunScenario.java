@@ -13,6 +13,11 @@ import ai.cotal.auth.internal.run.ObservedRunRequests;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
@@ -66,15 +71,15 @@ public final class RunScenario {
                 Connection manager = connect(nats, auth, "bench-manager");
                 Connection responder = connect(nats, auth, "bench-responder")) {
             String owner = RunParty.OWNER;
-            plane.ledger().grantActor(owner, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
-            String uid = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(owner, "worker", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+            plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            LifecycleUid uid = ActorTokens.newLifecycleUid();
+            plane.ledger().grantManagedActor(Principal.of(owner, "worker"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
             try (TestManager registrar = TestManager.candidate(plane, nats, owner, "mgr", RunParty.IID,
                     RunParty.RUN_COMMANDS)) {
-                ManagerRuns.Holder holder = new ManagerRuns.Holder(owner, "mgr", RunParty.IID, List.of("supervise"));
+                ManagerRuns.Holder holder = new ManagerRuns.Holder(Principal.of(owner, "mgr"), new InstanceId(RunParty.IID), List.of("supervise"));
                 String token = issuedCaller(plane, caller, owner);
-                plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(RUN, "worker", uid));
+                plane.managerRuns().admit(holder, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("worker"), uid));
                 registrar.put(RunRecords.checkpointKey(RunParty.IID, "cp1"), RunRecords.waiting("cp1", RUN));
                 Subscription served = manager.subscribe("cotal.alpha.svc.manager." + owner + ".run.>");
                 Dispatcher echo = responder.createDispatcher(m -> responder.publish(m.getReplyTo(), m.getData()));
@@ -97,8 +102,8 @@ public final class RunScenario {
                         start = System.nanoTime();
                         caller.publish(subject, body);
                         Message seen = served.nextMessage(Duration.ofSeconds(5));
-                        plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(RUN,
-                                String.format("att%023d", seq), Kind.RESUME, Identity.create().id(), Optional.of("cp1"),
+                        plane.managerRuns().issueAttempt(holder, new ManagerRuns.AttemptRequest(new RunId(RUN),
+                                new RunId(String.format("att%023d", seq)), Kind.RESUME, Identity.create().id(), Optional.of("cp1"),
                                 Optional.empty(), Optional.of(seen.getSubject())));
                         long resumeNanos = System.nanoTime() - start;
                         if (pass == 1) {
@@ -151,8 +156,8 @@ public final class RunScenario {
      * its served resumes; answers its accepted token.
      */
     private static String issuedCaller(AuthAuthorityPlane plane, Connection admin, String owner) {
-        String uid = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("run-resume"), List.of(),
-                List.of())).lifecycleUid();
+        String uid = plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("run-resume"), List.of(),
+                List.of())).lifecycleUid().value();
         String token = IssuedAuthority.acceptedToken("bench-caller-" + uid);
         IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
         IssuedRef ref = new IssuedRef("alpha", owner, "laptop", uid, IssuedAuthority.newGeneration());

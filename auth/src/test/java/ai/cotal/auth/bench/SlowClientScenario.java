@@ -11,6 +11,8 @@ import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -65,10 +67,10 @@ public final class SlowClientScenario {
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            ActorRow row = plane.ledger().grantActor(owner, "bench", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            String credential = plane.credentials().mint(owner, "bench", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "bench", List.of("chat"),
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> connect = i -> {

@@ -11,6 +11,8 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -51,9 +53,9 @@ public final class CalloutFixture {
 
     /** Grants {@code actor}, mints its credential row and a bearer of {@code ttl}. */
     public String bearer(AuthAuthorityPlane authority, String actor, List<String> publish, List<String> subscribe, Duration ttl) {
-        ActorRow row = authority.ledger().grantActor(OWNER, actor, ActorLedger.Grant.of(List.of("chat"), subscribe, publish));
-        String credential = authority.credentials().mint(OWNER, actor, row.lifecycleUid());
-        return authority.bearers().issue(BearerIssuer.Request.of(OWNER, actor, List.of("chat"), row.lifecycleUid(),
+        ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), ActorLedger.Grant.of(List.of("chat"), subscribe, publish));
+        CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
+        return authority.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));
     }
 

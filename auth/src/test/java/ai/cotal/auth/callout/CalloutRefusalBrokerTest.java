@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.AccountLimits;
 import ai.cotal.core.jwt.AuthorizationRequestClaim;
@@ -57,7 +60,7 @@ class CalloutRefusalBrokerTest {
         long mark = nats.log().mark();
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             String revoked = f.bearer(plane, "revoked", List.of(), List.of(), Duration.ofMinutes(5));
-            plane.ledger().revoke(CalloutFixture.OWNER, "revoked");
+            plane.ledger().revoke(Principal.of(CalloutFixture.OWNER, "revoked"));
             Exception e = f.refused(nats, revoked, CalloutFixture.nonce("revoked", "revoked-0001"));
             // nats-server 2.15 tells the client "Authorization Violation" only; the reason travels in the signed,
             // sealed error answer, which the broker logs (asserted below).
@@ -69,8 +72,8 @@ class CalloutRefusalBrokerTest {
             f.refused(nats, shortLived, CalloutFixture.nonce("expiring", "expired-0001"));
 
             BearerIssuer foreignIssuer = BearerIssuer.load(PlaneFixture.provisioned("beta"), "beta", f.plane.clock);
-            String foreign = foreignIssuer.issue(BearerIssuer.Request.of(CalloutFixture.OWNER, "laptop", List.of("chat"),
-                    "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyz", Duration.ofMinutes(5)));
+            String foreign = foreignIssuer.issue(BearerIssuer.Request.of(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
+                    new LifecycleUid("abcdefghijklmnopqrstuvwxyz"), new CredentialId("abcdefghijklmnopqrstuvwxyz"), Duration.ofMinutes(5)));
             f.refused(nats, foreign, CalloutFixture.nonce("laptop", "foreign-0001"));
         }
         String log = String.join("\n", nats.log().tail(200));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.callout.EndpointConnectsFixture.Watched;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -55,7 +55,7 @@ class EndpointConnectsBrokerTest {
     }
 
     private static String stem(EndpointInstance instance) {
-        return instance.subjectStem(SpaceName.subjectPrefix("alpha"));
+        return instance.subjectStem(new SpaceName("alpha").subjectPrefix());
     }
 
     @Test

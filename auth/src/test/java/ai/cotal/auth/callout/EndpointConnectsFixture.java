@@ -13,6 +13,8 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBroker;
@@ -59,8 +61,8 @@ final class EndpointConnectsFixture implements AutoCloseable {
         this.stateDir = stateDir;
         nats = brokers.start(f::config);
         openPlane();
-        plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        plane.ledger().grantManagedActor(OWNER, "weathersvc", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor(Principal.of(OWNER, "weathersvc"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                 ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
     }
 
@@ -150,14 +152,14 @@ final class EndpointConnectsFixture implements AutoCloseable {
     /** A plain bearer of the owner's {@code actor}, granted now (an interactive row). */
     String callerBearer(String actor) {
         ActorRow row = row(actor);
-        String credential = plane.credentials().mint(OWNER, actor, row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(OWNER, actor, List.of("chat"), row.lifecycleUid(), credential,
+        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), Optional.empty(), Optional.empty()));
     }
 
     /** The owner's interactive row of {@code actor}, granted when absent. */
     ActorRow row(String actor) {
-        return plane.ledger().find(OWNER, actor).orElseGet(() -> plane.ledger().grantActor(OWNER, actor,
+        return plane.ledger().find(Principal.of(OWNER, actor)).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, actor),
                 ActorLedger.Grant.of(List.of("chat"), List.of(), List.of())));
     }
 

@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -50,10 +52,10 @@ class InboxNonceBrokerTest {
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
             String victim = f.bearer(plane, "laptop", List.of("general"), List.of(), Duration.ofMinutes(5));
-            ActorRow row = plane.ledger().grantActor(OTHER_OWNER, "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of(OTHER_OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String attacker = plane.bearers().issue(BearerIssuer.Request.of(OTHER_OWNER, "laptop", List.of("chat"),
-                    row.lifecycleUid(), plane.credentials().mint(OTHER_OWNER, "laptop", row.lifecycleUid()),
+            String attacker = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
+                    row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(5)));
             String victimNonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
             String subject = "cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general";
@@ -103,8 +105,9 @@ class InboxNonceBrokerTest {
         assertFalse(InboxNonce.belongsTo(InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)) + "x",
                 CalloutFixture.OWNER, "laptop"), "at most 120 characters");
         assertEquals(120, InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)).length());
-        // owner "a_b" + actor "c" and owner "a" + actor "b_c" have different tags (the separator is NUL).
-        assertFalse(InboxNonce.tag("a_b", "c").equals(InboxNonce.tag("a", "b_c")));
+        // two principals have different tags, and only owners (u_ and 26 of [a-z2-7]) get one
+        assertFalse(InboxNonce.tag(CalloutFixture.OWNER, "b_c").equals(InboxNonce.tag(OTHER_OWNER, "b_c")));
+        assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class, () -> InboxNonce.tag("a_b", "c")).code());
         CotalException bad = assertThrows(CotalException.class, () -> InboxNonce.of(CalloutFixture.OWNER, "laptop", "a.b>c*d"));
         assertEquals(ErrorCode.BAD_REQUEST, bad.code());
         assertTrue(bad.getMessage().startsWith("random:"), bad.getMessage());
@@ -141,9 +144,9 @@ class InboxNonceBrokerTest {
 
     /** A manager-caller bearer for {@code owner}'s "laptop". */
     private static String caller(AuthAuthorityPlane plane, String owner) {
-        ActorRow row = plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(owner, "laptop", List.of("chat"), row.lifecycleUid(), credential,
+        ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, "laptop"), List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
     }
 }

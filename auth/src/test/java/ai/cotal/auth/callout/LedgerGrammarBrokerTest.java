@@ -8,11 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.Lifecycles;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -22,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -65,14 +71,14 @@ class LedgerGrammarBrokerTest {
             for (String bad : List.of(">", "*", "general.>", "general.*", "a..b", ".general", "general.", "")) {
                 for (int i = 0; i < lists.size(); i++) {
                     ActorLedger.Grant grant = lists.get(i).apply(List.of("general", bad));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(CalloutFixture.OWNER, "laptop", grant));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(CalloutFixture.OWNER, "agent",
-                            grant, "0".repeat(64), UID));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), grant));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(Principal.of(CalloutFixture.OWNER, "agent"),
+                            grant, "0".repeat(64), new LifecycleUid(UID)));
                 }
             }
             assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),
                     "no row (no ledger directory) was written");
-            ledger.grantActor(CalloutFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+            ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general", "team.ops", "run-start", "a:b"), List.of()));
         }
     }
@@ -100,34 +106,49 @@ class LedgerGrammarBrokerTest {
         }
     }
 
+    /**
+     * One owner rule (SPEC §1.1): a principal the ledger accepts is issued a credential and a
+     * bearer, presented by a jnats client through the auth callout and admitted; an owner outside
+     * the rule is refused {@code bad-request} naming {@code owner} at the ledger's door (the
+     * {@link Principal} its every call takes), before anything is written.
+     */
     @Test
-    void anOwnerNoBearerCanPresentIsRefusedByTheLedgerAndTheLifecyclesAlike(NatsBrokers brokers) throws Exception {
+    void aPrincipalTheLedgerAcceptsIsIssuedPresentedAndAdmittedAndAnOwnerOutsideTheRuleIsRefusedBeforeAnyWrite(
+            NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of());
             for (String owner : List.of("alice", "u_owner", "U_ABCDEFGHIJKLMNOPQRSTUVWXYZ", "u_abcdefghijklmnopqrstuvwxy1",
-                    "u_abcdefghijklmnopqrstuvwxyza")) {
-                assertBadRequest("owner", () -> plane.ledger().grantActor(owner, "laptop", grant));
-                assertBadRequest("owner", () -> plane.ledger().find(owner, "laptop"));
-                assertBadRequest("owner", () -> plane.lifecycles().retireInteractive(owner, "laptop", UID));
-                assertBadRequest("owner", () -> plane.lifecycles().head(owner, "laptop"));
-                assertBadRequest("owner", () -> Lifecycles.checkLifecycle(owner, "laptop", UID));
-                assertBadRequest("parent", () -> plane.ledger().grantActor(CalloutFixture.OWNER, "child",
-                        new ActorLedger.Grant(List.of(), List.of(), List.of(), java.util.Optional.empty(),
-                                java.util.Optional.of(owner + ".laptop"), java.util.Optional.empty())));
+                    "u_abcdefghijklmnopqrstuvwxyza", "u_abcdefghijklmnopqrstuvwxy.")) {
+                assertFalse(Owner.matches(owner), owner);
+                assertBadRequest("owner", () -> plane.ledger().grantActor(Principal.of(owner, "laptop"), grant));
+                assertBadRequest("owner", () -> plane.ledger().grantManagedActor(new Principal(new Owner(owner),
+                        new Actor("agent")), grant, "0".repeat(64), new LifecycleUid(UID)));
+                assertBadRequest("parent", () -> plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "child"),
+                        new ActorLedger.Grant(List.of(), List.of(), List.of(), Optional.empty(),
+                                Optional.of(Principal.parse(owner + ".laptop", "parent")), Optional.empty())));
             }
-            assertFalse(Files.exists(stateDir.resolve("actors")), "no row was written");
-            // the owner a proof derives passes all three: the ledger, the lifecycles and the bearer at connect
-            String owner = plane.deriveOwner("https://idp.example", "alice");
-            ActorRow row = plane.ledger().grantActor(owner, "laptop", grant);
-            assertTrue(plane.lifecycles().head(owner, "laptop").isEmpty() || plane.lifecycles().head(owner, "laptop")
-                    .get().lifecycleUid().equals(row.lifecycleUid()));
-            String credential = plane.credentials().mint(owner, "laptop", row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(owner, "laptop", List.of("chat"),
-                    row.lifecycleUid(), credential, Duration.ofMinutes(5)));
-            assertEquals(owner, plane.bearers().verify(bearer).owner());
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(owner, "laptop"))) {
-                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
+            assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),
+                    "no ledger row (no ledger directory) was written");
+            assertEquals(List.of(), plane.credentials().list(), "no credential row was written");
+
+            Principal laptop = Principal.of(plane.deriveOwner("https://idp.example", "alice"), "laptop");
+            ActorRow row = plane.ledger().grantActor(laptop, grant);
+            assertEquals(laptop, row.principal());
+            assertEquals(Optional.of(row), plane.ledger().find(laptop));
+            CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid());
+            assertEquals(List.of(credential), plane.credentials().list());
+            assertEquals(row.lifecycleUid(), plane.lifecycles().head(laptop).orElseThrow().lifecycleUid(),
+                    "the mint made the grant's lifecycle the alias's head");
+            String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"), row.lifecycleUid(),
+                    credential, Duration.ofMinutes(5)));
+            BearerClaims claims = plane.bearers().verify(bearer);
+            assertEquals(laptop, claims.principal());
+            assertEquals(row.lifecycleUid(), claims.lifecycleUid());
+            assertEquals(credential, claims.credentialId());
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(laptop.owner().value(),
+                    laptop.actor().value()))) {
+                assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the callout admitted it");
             }
         }
     }

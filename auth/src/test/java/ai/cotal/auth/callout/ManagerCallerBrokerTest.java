@@ -11,6 +11,10 @@ import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.TestManager;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -39,8 +43,8 @@ class ManagerCallerBrokerTest {
     Path stateDir;
 
     private static String caller(AuthAuthorityPlane plane, ActorRow row) {
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
     }
 
@@ -53,9 +57,9 @@ class ManagerCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         long mark = nats.log().mark();
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             String bearer = caller(plane, laptop);
 
             Exception none = f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000001"));
@@ -86,9 +90,9 @@ class ManagerCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            ActorRow agent = plane.ledger().grantManagedActor(CalloutFixture.OWNER, "worker",
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()), "0".repeat(64), "workerlifecycle00000000001");
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
+                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
             String bearer = caller(plane, agent);
             f.refused(nats, bearer, CalloutFixture.nonce("worker", "plain-000001"));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
@@ -117,12 +121,12 @@ class ManagerCallerBrokerTest {
     void aManagedRowPublishesRunStartsButNoResume(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             List<String> runs = List.of("run-start", "run-resume");
-            ActorRow agent = plane.ledger().grantManagedActor(CalloutFixture.OWNER, "worker",
-                    ActorLedger.Grant.of(runs, List.of(), List.of()), "0".repeat(64), "workerlifecycle00000000001");
-            String credential = plane.credentials().mint(agent.owner(), agent.actor(), agent.lifecycleUid());
-            String bearer = plane.bearers().issue(new BearerIssuer.Request(agent.owner(), agent.actor(), runs,
+            ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
+                    ActorLedger.Grant.of(runs, List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
+            CredentialId credential = plane.credentials().mint(agent.principal(), agent.lifecycleUid());
+            String bearer = plane.bearers().issue(new BearerIssuer.Request(agent.principal(), runs,
                     agent.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String nonce = CalloutFixture.nonce("worker", "plainrun-000001");
@@ -146,9 +150,9 @@ class ManagerCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         String second = "mgr0000000000000000000000002";
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager one = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID);
                  TestManager two = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", second)) {
                 long mark = nats.log().mark();
@@ -169,9 +173,9 @@ class ManagerCallerBrokerTest {
     }
 
     private static String named(AuthAuthorityPlane plane, ActorRow row, String instanceId) {
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(),
-                Optional.of(instanceId), Optional.empty()));
+                Optional.of(new InstanceId(instanceId)), Optional.empty()));
     }
 }

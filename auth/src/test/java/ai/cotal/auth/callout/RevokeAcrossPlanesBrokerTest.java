@@ -10,7 +10,7 @@ import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.ScannerKick;
 import ai.cotal.auth.callout.EndpointConnectsFixture.Watched;
 import ai.cotal.core.creds.Creds;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -50,7 +50,7 @@ class RevokeAcrossPlanesBrokerTest {
     }
 
     private static String stem(EndpointInstance instance) {
-        return instance.subjectStem(SpaceName.subjectPrefix("alpha"));
+        return instance.subjectStem(new SpaceName("alpha").subjectPrefix());
     }
 
     /** The service answers every request on its instance with the subject it came on. */

@@ -9,6 +9,8 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.ManagerRecords;
 import ai.cotal.auth.TestManager;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -42,8 +44,8 @@ class SessionCallerBrokerTest {
     Path stateDir;
 
     private static String sessionCaller(AuthAuthorityPlane plane, ActorRow row, String sessionId) {
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), Optional.empty(), Optional.of(BearerIssuer.SESSION_CALLER),
                 Optional.empty(), Optional.empty(), Optional.of(ManagerRecords.sessionGrant(IID, sessionId))));
     }
@@ -56,9 +58,9 @@ class SessionCallerBrokerTest {
     void aSessionCallerConnectsOnlyOnAValidSessionOfACandidateManager(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String bearer = sessionCaller(plane, laptop, SID);
                 long mark = nats.log().mark();
@@ -101,9 +103,9 @@ class SessionCallerBrokerTest {
     void aRevokedExpiredForeignOrOtherOwnersSessionIsRefused(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorRow laptop = plane.ledger().grantActor(CalloutFixture.OWNER, "laptop",
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(CalloutFixture.OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String bearer = sessionCaller(plane, laptop, SID);
                 long exp = plane.bearers().verify(bearer).expiresAt() + 600;

@@ -7,6 +7,7 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -58,9 +59,9 @@ class ExchangeBudgetBrokerTest {
             String flooder = ActorTokens.newActorToken();
             String other = ActorTokens.newActorToken();
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of(), List.of(), List.of());
-            plane.ledger().grantManagedActor(OWNER, "agent1", grant, ActorTokens.tokenHash(flooder),
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), grant, ActorTokens.tokenHash(flooder),
                     ActorTokens.newLifecycleUid());
-            plane.ledger().grantManagedActor(OWNER, "agent2", grant, ActorTokens.tokenHash(other),
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent2"), grant, ActorTokens.tokenHash(other),
                     ActorTokens.newLifecycleUid());
             assertEquals(200, exchange(exchange, "agent1", flooder).statusCode());
             assertEquals(200, exchange(exchange, "agent1", flooder).statusCode());

@@ -8,6 +8,8 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -64,9 +66,9 @@ class ExchangeThrottleBrokerTest {
         plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
         idp = new TestIdp();
         IdpPin.pin(stateDir, idp.url());
-        plane.ledger().grantManagedActor(AGENT_OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
-                        .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+                        .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }
 
     @AfterEach

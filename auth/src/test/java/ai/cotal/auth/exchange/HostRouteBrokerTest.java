@@ -12,6 +12,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -87,8 +88,8 @@ class HostRouteBrokerTest {
              io.nats.client.Connection admin = f.admin(nats)) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
-            plane.ledger().grantActor(plane.deriveOwner(pin.issuer(), "ops@example.test"), "desk",
+            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "ops@example.test"), "desk"),
                     ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
@@ -251,7 +252,7 @@ class HostRouteBrokerTest {
                      .endpointWritesPerPrincipalPerMinute(1).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 String url = exchange.publicUrl().orElseThrow();

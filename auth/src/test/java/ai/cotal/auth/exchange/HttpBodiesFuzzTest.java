@@ -16,6 +16,8 @@ import ai.cotal.auth.fuzz.Fuzz;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -102,10 +104,10 @@ class HttpBodiesFuzzTest {
                              1_000_000)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantManagedActor(AGENT_OWNER, "agent1", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                     HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
-                            .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+                            .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .refusalsPerMinute(ExchangeOptions.MAX_REFUSALS_PER_MINUTE).build())) {
                 String capability = JSON.readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
@@ -133,17 +135,17 @@ class HttpBodiesFuzzTest {
                                 + "\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\"}}");
                 // the laptop's lifecycle is active (the exchange minted at it): the seed retires it, its replays
                 // answer alreadyRetired, a mutated uid notStarted or conflict (SPEC §14.1)
-                String uid = plane.ledger().find(owner, "laptop").orElseThrow().lifecycleUid();
+                LifecycleUid uid = plane.ledger().find(Principal.of(owner, "laptop")).orElseThrow().lifecycleUid();
                 fuzz("http-retire", route(url + "/interactive-lifecycle/retire", capability),
                         "{\"owner\":\"" + owner + "\",\"actor\":\"laptop\",\"lifecycleUid\":\"" + uid + "\"}",
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");
                 // agent2's first lifecycle was activated and its grant moved on (SPEC §14.1: a managed retire needs
                 // that): the seed retires it, its replays answer alreadyRetired
-                String first = ActorTokens.newLifecycleUid();
-                plane.ledger().grantManagedActor(AGENT_OWNER, "agent2", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                LifecycleUid first = ActorTokens.newLifecycleUid();
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
-                plane.lifecycles().activateManaged(AGENT_OWNER, "agent2", first);
-                plane.ledger().grantManagedActor(AGENT_OWNER, "agent2", ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                plane.lifecycles().activateManaged(Principal.of(AGENT_OWNER, "agent2"), first);
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), ActorTokens.newLifecycleUid());
                 fuzz("http-retire-managed", route(url + "/managed-lifecycle/retire", capability),
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent2\",\"lifecycleUid\":\"" + first + "\"}",
@@ -151,16 +153,16 @@ class HttpBodiesFuzzTest {
 
                 // a candidate manager that declares the run commands, its managed worker and its supervise bearer
                 // (SPEC §14.7): the seeds admit a run and issue its start; their replays answer the stored rows
-                plane.ledger().grantActor(AGENT_OWNER, "mgr", ActorLedger.Grant.of(List.of("supervise"), List.of(),
+                plane.ledger().grantActor(Principal.of(AGENT_OWNER, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(),
                         List.of()));
-                String workerUid = ActorTokens.newLifecycleUid();
-                plane.ledger().grantManagedActor(AGENT_OWNER, "worker", ActorLedger.Grant.of(List.of(), List.of(),
+                LifecycleUid workerUid = ActorTokens.newLifecycleUid();
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "worker"), ActorLedger.Grant.of(List.of(), List.of(),
                         List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
                 try (TestManager manager = TestManager.candidate(plane, nats, AGENT_OWNER, "mgr", RunParty.IID,
                         RunParty.RUN_COMMANDS)) {
-                    String mgrUid = plane.ledger().find(AGENT_OWNER, "mgr").orElseThrow().lifecycleUid();
-                    String bearer = plane.bearers().issue(BearerIssuer.Request.of(AGENT_OWNER, "mgr",
-                            List.of("supervise"), mgrUid, plane.credentials().mint(AGENT_OWNER, "mgr", mgrUid),
+                    LifecycleUid mgrUid = plane.ledger().find(Principal.of(AGENT_OWNER, "mgr")).orElseThrow().lifecycleUid();
+                    String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(AGENT_OWNER, "mgr"),
+                            List.of("supervise"), mgrUid, plane.credentials().mint(Principal.of(AGENT_OWNER, "mgr"), mgrUid),
                             Duration.ofMinutes(5)));
                     String run = "run00000000000000000000001";
                     fuzz("http-run-admission", route(url + RunRoute.ADMISSION, capability),

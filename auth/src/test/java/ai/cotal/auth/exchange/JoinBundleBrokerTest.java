@@ -18,6 +18,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -85,7 +86,7 @@ class JoinBundleBrokerTest {
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             String publicUrl = service.publicUrl().orElseThrow();
             assertFalse(publicUrl.endsWith(":0"), "the bound port, not the asked-for 0: " + publicUrl);
 

@@ -12,6 +12,8 @@ import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -70,8 +72,8 @@ class ManagerServiceAuthorityBrokerTest {
     }
 
     private static String bearer(AuthAuthorityPlane plane, ActorRow row) {
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(BearerIssuer.Request.of(row.owner(), row.actor(), row.scope(), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        return plane.bearers().issue(BearerIssuer.Request.of(row.principal(), row.scope(), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }
 
@@ -90,7 +92,7 @@ class ManagerServiceAuthorityBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
-            ActorRow mgr = plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String publicUrl = exchange.publicUrl().orElseThrow();
             String loopback = exchange.loopbackUrl();
@@ -168,7 +170,7 @@ class ManagerServiceAuthorityBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
-            ActorRow mgr = plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String publicUrl = exchange.publicUrl().orElseThrow();
             Identity identity = Identity.create();

@@ -20,6 +20,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -88,7 +89,7 @@ class OidcServiceBrokerTest {
             assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start");
             assertTrue(Files.readString(stateDir.resolve("idp.json")).contains("\"kind\":\"oidc\""));
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             for (String idpToken : List.of(idp.rs256("alice"), idp.es256("alice"))) {
                 HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
                         + "/exchange")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(

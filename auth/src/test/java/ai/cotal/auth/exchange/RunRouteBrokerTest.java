@@ -9,6 +9,9 @@ import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -61,9 +64,9 @@ class RunRouteBrokerTest {
     }
 
     private static String bearer(AuthAuthorityPlane plane, List<String> scope) {
-        String uid = plane.ledger().find(RunParty.OWNER, "mgr").orElseThrow().lifecycleUid();
-        String credential = plane.credentials().mint(RunParty.OWNER, "mgr", uid);
-        return plane.bearers().issue(BearerIssuer.Request.of(RunParty.OWNER, "mgr", scope, uid, credential,
+        LifecycleUid uid = plane.ledger().find(Principal.of(RunParty.OWNER, "mgr")).orElseThrow().lifecycleUid();
+        CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "mgr"), uid);
+        return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(RunParty.OWNER, "mgr"), scope, uid, credential,
                 Duration.ofMinutes(5)));
     }
 

@@ -12,6 +12,8 @@ import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -79,9 +81,9 @@ class SlowClientBrokerTest {
         responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                 .plane(plane.calloutAuthority())
                 .signer(new SpaceAuth(f.broker, f.space).strip()).build());
-        plane.ledger().grantManagedActor(OWNER, "agent1", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
-                        .getBytes(StandardCharsets.UTF_8))), "abcdefghijklmnopqrstuvwxyz");
+                        .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }
 
     @AfterEach
@@ -274,8 +276,8 @@ class SlowClientBrokerTest {
 
             // the other face and the callout answer
             goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(OWNER, "agent1", "slowcap1"));
-            plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            assertTrue(plane.ledger().find(OWNER, "laptop").isPresent(), "the plane answers");
+            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            assertTrue(plane.ledger().find(Principal.of(OWNER, "laptop")).isPresent(), "the plane answers");
             assertEquals(6, exchange.publicConnections(), "the excess was not taken in: the face holds its cap");
 
             raw.get(0).close(); // slots free: the face accepts again

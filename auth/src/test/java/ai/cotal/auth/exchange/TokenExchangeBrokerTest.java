@@ -17,6 +17,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
@@ -76,9 +78,9 @@ class TokenExchangeBrokerTest {
         idp = new TestIdp();
         IdpPin pin = IdpPin.pin(stateDir, idp.url());
         owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        plane.ledger().grantManagedActor("u_abcdefghijklmnopqrstuvwxyz", "agent1", ActorLedger.Grant.of(List.of(), List.of(),
-                List.of()), ActorTokens.tokenHash("agent-secret"), "abcdefghijklmnopqrstuvwxyz");
+        plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "agent1"), ActorLedger.Grant.of(List.of(), List.of(),
+                List.of()), ActorTokens.tokenHash("agent-secret"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }
 
     @AfterEach
@@ -125,7 +127,7 @@ class TokenExchangeBrokerTest {
             assertEquals(200, human.statusCode(), human.body());
             assertEquals(owner, json(human).path("owner").asText());
             var claims = plane.bearers().verify(json(human).path("token").asText());
-            assertEquals("laptop", claims.actor());
+            assertEquals("laptop", claims.actor().value());
             assertTrue(claims.expiresAt() - claims.issuedAt() <= 120);
             plane.credentials().authorize(claims.attempt());
 

@@ -9,6 +9,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.UserClaim;
@@ -120,13 +121,13 @@ class ParserFuzzTest {
     @Test
     void filesReadFromDisk() throws Exception {
         ActorLedger ledger = new ActorLedger(dir, CLOCK);
-        ledger.grantActor("u_" + "a".repeat(26), "laptop", ActorLedger.Grant.of(List.of("chat"), List.of("general"),
+        ledger.grantActor(Principal.of("u_" + "a".repeat(26), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of("general"),
                 List.of()));
         Path row = dir.resolve("actors").resolve("u_" + "a".repeat(26) + ".laptop.json");
         byte[] rowSeed = Files.readAllBytes(row);
         expectClean(Fuzz.run("ledger-row", List.of(rowSeed), input -> {
             PrivateFiles.write(row, input);
-            ledger.find("u_" + "a".repeat(26), "laptop");
+            ledger.find(Principal.of("u_" + "a".repeat(26), "laptop"));
         }));
 
         IdpPin.pin(dir, "https://idp.example");

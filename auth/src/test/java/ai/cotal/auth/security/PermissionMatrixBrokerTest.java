@@ -10,6 +10,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -191,7 +192,7 @@ class PermissionMatrixBrokerTest {
                 Identity.fromSeed(effectUser.seed())));
         expected.put("effect connection", except(s, "endpoint-scoped-key"));
         try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "mgr", ai.cotal.auth.ActorLedger.Grant.of(
+            plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), ai.cotal.auth.ActorLedger.Grant.of(
                     List.of("chat"), List.of(), List.of()));
             creds.put("manager registrar", plane.managers().registrarCredential("u_abcdefghijklmnopqrstuvwxyz", "mgr", IID,
                     Duration.ofMinutes(5)));

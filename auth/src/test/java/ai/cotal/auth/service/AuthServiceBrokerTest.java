@@ -21,6 +21,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -196,7 +197,7 @@ class AuthServiceBrokerTest {
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "laptop");
             ServiceEndpointHost kept = service.serviceEndpoints().orElseThrow();
             ServiceEndpointHost planes = service.plane().serviceEndpoints().orElseThrow();
@@ -230,7 +231,7 @@ class AuthServiceBrokerTest {
             store.delete(SecretKeys.ownerSecretKey("alpha")); // a store emptied under a running service
             assertEquals(owner, service.plane().deriveOwner(pin.issuer(), "alice"), "the owner secret was loaded once");
             assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
-            service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "laptop");
             ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
             HostResult pending = host.admit(granter, new HostRequest.Register(

@@ -23,6 +23,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.CalloutAuth;
@@ -96,10 +98,10 @@ class CalloutHostBrokerTest {
 
     /** A bearer of the space's laptop actor (its ledger row granted on first use), with the view given. */
     private static String bearer(AuthAuthorityPlane plane, Optional<String> view) {
-        ActorRow row = plane.ledger().find(OWNER, "laptop").orElseGet(() -> plane.ledger().grantActor(OWNER, "laptop",
+        ActorRow row = plane.ledger().find(Principal.of(OWNER, "laptop")).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, "laptop"),
                 ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of())));
-        String credential = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), Optional.empty(), view,
                 view.map(v -> new EndpointInstance("weather", "a".repeat(26)))));
     }

@@ -20,6 +20,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.CalloutAuth;
@@ -85,10 +87,10 @@ class CalloutReplicaBrokerTest {
         String bearer;
         String nonce = ai.cotal.auth.InboxNonce.forPrincipal("u_abcdefghijklmnopqrstuvwxyz", "laptop");
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
-            ActorRow row = a.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+            ActorRow row = a.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
-            String credential = a.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
-            bearer = a.bearers().issue(BearerIssuer.Request.of(row.owner(), row.actor(), List.of("chat"), row.lifecycleUid(),
+            CredentialId credential = a.credentials().mint(row.principal(), row.lifecycleUid());
+            bearer = a.bearers().issue(BearerIssuer.Request.of(row.principal(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }
         plane(nats, beta, true).close(); // the first open with service endpoints opens beta's admission for good

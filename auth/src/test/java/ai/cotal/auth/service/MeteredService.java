@@ -20,6 +20,8 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -116,8 +118,8 @@ final class MeteredService {
      */
     void drive(NatsBroker nats, AuthService service, Path stateDir) throws Exception {
         var plane = service.plane();
-        plane.ledger().grantManagedActor(OWNER, AGENT, ActorLedger.Grant.of(List.of(), List.of(), List.of()),
-                ActorTokens.tokenHash(AGENT_SECRET), IID);
+        plane.ledger().grantManagedActor(Principal.of(OWNER, AGENT), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                ActorTokens.tokenHash(AGENT_SECRET), new LifecycleUid(IID));
         handled.addAll(List.of(OWNER, AGENT, AGENT_SECRET, IID));
         String capability = capability(stateDir);
         String agent = "{\"owner\":\"" + OWNER + "\",\"actor\":\"" + AGENT + "\",\"actorToken\":\"" + AGENT_SECRET + "\"}";
@@ -129,7 +131,7 @@ final class MeteredService {
         assertEquals(400, exchange(service, stateDir, "{}", capability).statusCode());
         String bearer = JSON.readTree(first.body()).path("token").asText();
         handled.add(bearer);
-        handled.add(plane.bearers().verify(bearer).credentialId());
+        handled.add(plane.bearers().verify(bearer).credentialId().value());
 
         String nonce = InboxNonce.forPrincipal(OWNER, AGENT);
         handled.add(nonce);
@@ -142,7 +144,7 @@ final class MeteredService {
 
         IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
         String owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
         handled.addAll(List.of(owner, "laptop"));
         Granter granter = new Granter.Owner(owner, "laptop");
         ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();

@@ -5,6 +5,8 @@ import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Nats;
 import java.nio.file.Files;
@@ -33,9 +35,9 @@ public final class NoMicrometerMain {
             var stateDir = Files.createTempDirectory("no-micrometer");
             try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
                     .stateDir(stateDir).secretStore(f.store).serviceEndpoints(ServiceEndpoints.normal()).build())) {
-                service.plane().ledger().grantManagedActor(MeteredService.OWNER, MeteredService.AGENT,
+                service.plane().ledger().grantManagedActor(Principal.of(MeteredService.OWNER, MeteredService.AGENT),
                         ActorLedger.Grant.of(List.of(), List.of(), List.of()), ActorTokens.tokenHash(MeteredService.AGENT_SECRET),
-                        "abcdefghijklmnopqrstuvwxyz");
+                        new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
                 String capability = new com.fasterxml.jackson.databind.ObjectMapper().readTree(stateDir.resolve(
                         ai.cotal.auth.exchange.TokenExchange.DISCOVERY_FILE).toFile()).path("capability").asText();
                 var answer = f.exchange(service, stateDir, "{\"owner\":\"" + MeteredService.OWNER + "\",\"actor\":\""

@@ -10,6 +10,7 @@ import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.keys.InMemoryAccountSigner;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceAccountAuth;
@@ -60,7 +61,7 @@ class RemoteSignerHostBrokerTest {
              AuthHost host = AuthHost.start(options(nats, space, manifest))) {
             AuthService lane = host.lanes().get("alpha");
             assertEquals(AuthService.State.READY, lane.state());
-            lane.plane().ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+            lane.plane().ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the host's store");
             String signingKey = space.auth.space().signing().publicKey();

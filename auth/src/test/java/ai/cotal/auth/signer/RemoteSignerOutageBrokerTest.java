@@ -14,6 +14,7 @@ import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.signer.SignerPolicy;
@@ -75,10 +76,10 @@ class RemoteSignerOutageBrokerTest {
         AtomicLong refused = new AtomicLong();
         Thread traffic = null;
         try (AuthService service = AuthService.start(options)) {
-            ActorRow row = service.plane().ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            String bearer = service.plane().bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"),
-                    row.lifecycleUid(), service.plane().credentials().mint(OWNER, "laptop", row.lifecycleUid()),
+            String bearer = service.plane().bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+                    row.lifecycleUid(), service.plane().credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(10)));
             traffic = new Thread(() -> {
                 while (!stop.get()) {

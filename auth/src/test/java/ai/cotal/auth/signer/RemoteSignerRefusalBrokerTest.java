@@ -14,6 +14,7 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
@@ -99,17 +100,17 @@ class RemoteSignerRefusalBrokerTest {
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
                          .plane(plane.calloutAuthority()).signer(remote).build())) {
                 // a profile outside the policy, asked for through the plane's own API
-                plane.ledger().grantActor(OWNER, "mgr", ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
                 refused(ErrorCode.PERMISSION_DENIED, "profile: manager-registrar is not in this signer's policy",
                         () -> plane.managers().registrarCredential(OWNER, "mgr", "abcdefghijklmnopqrstuvwxyz",
                                 Duration.ofMinutes(1)));
                 audited(space, "profile: manager-registrar is not in this signer's policy");
 
                 // a lifetime over the bound: a 5-minute bearer asks the callout for a 5-minute member
-                ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(OWNER, "laptop", row.lifecycleUid()),
+                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofMinutes(5)));
                 long mark = nats.log().mark();
                 assertThrows(Exception.class, () -> RemoteSignerServiceBrokerTest.connect(nats, space, bearer,
@@ -154,10 +155,10 @@ class RemoteSignerRefusalBrokerTest {
                     .standingTtl(Duration.ofSeconds(30)).build());
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
                          .plane(plane.calloutAuthority()).signer(remote).build())) {
-                ActorRow row = plane.ledger().grantActor(OWNER, "laptop", ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(OWNER, "laptop", row.lifecycleUid()),
+                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofSeconds(50)));
                 String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
                 for (int i = 0; i < 3; i++) {

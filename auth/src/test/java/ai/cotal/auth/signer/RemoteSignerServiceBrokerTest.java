@@ -18,6 +18,7 @@ import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.keys.InMemoryAccountSigner;
 import ai.cotal.core.keys.NKeyPair;
 import ai.cotal.core.trust.SpaceAccountAuth;
@@ -87,7 +88,7 @@ class RemoteSignerServiceBrokerTest {
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
             try (AuthService service = AuthService.start(options)) {
                 String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-                service.plane().ledger().grantActor(owner, "laptop", ActorLedger.Grant.of(List.of("chat"),
+                service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
                 Granter granter = new Granter.Owner(owner, "laptop");

@@ -1,6 +1,8 @@
 package ai.cotal.core.creds;
 
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,10 +18,10 @@ import java.util.regex.Pattern;
  * inbox id and the clock. Immutable and thread-safe.
  */
 public final class MintOptions {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
+    /** An owner tag or actor of a minted user: the actor grammar (the ledger's owner rule binds bearers, not these). */
+    private static final Pattern NAME = Actor.PATTERN;
     private static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern CONN_ID = Pattern.compile("[A-Za-z0-9_-]{8,120}");
-    private static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     private static final Pattern PIN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     /** The default owner of a static credential. */
     public static final String DEFAULT_OWNER = "local";
@@ -202,7 +204,7 @@ public final class MintOptions {
                 check(NAME, actor, "actor", "letters, digits and _ (1 to 64)");
             }
             if (lifecycleUid != null) {
-                check(UID, lifecycleUid, "lifecycleUid", "26 to 32 lowercase letters and digits");
+                check(LifecycleUid.PATTERN, lifecycleUid, "lifecycleUid", "26 to 32 lowercase letters and digits");
             }
             if (pin != null) {
                 check(PIN, pin, "pin", "1 to 64 letters, digits, _ and -");

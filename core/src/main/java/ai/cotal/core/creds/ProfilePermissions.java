@@ -4,7 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.CredentialProfile.Grants;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.internal.kv.StoreNames;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +25,7 @@ final class ProfilePermissions {
     record Scope(String space, String connId, String owner, String actor, String lifecycleUid,
             List<String> allowPublish, List<String> allowSubscribe, String observedAccount, String pin, String endpoint) {
         String prefix() {
-            return SpaceName.subjectPrefix(space);
+            return new SpaceName(space).subjectPrefix();
         }
 
         String inbox() {

@@ -1,7 +1,10 @@
 package ai.cotal.core.issued;
 
 import ai.cotal.core.CotalException;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.SpaceName;
 import java.util.regex.Pattern;
 
 /**
@@ -10,15 +13,13 @@ import java.util.regex.Pattern;
  * {@code <owner>.<actor>.<uid>.<generation>} is a valid KV key.
  */
 public record IssuedRef(String space, String owner, String actor, String uid, String generation) {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
-    private static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     private static final Pattern GENERATION = Pattern.compile("[0-9a-f]{32}");
 
     public IssuedRef {
-        SpaceName.check(space, "ref.space");
-        check(NAME, owner, "ref.owner");
-        check(NAME, actor, "ref.actor");
-        check(UID, uid, "ref.uid");
+        SpaceName.of(space, "ref.space");
+        check(Owner.PATTERN, owner, "ref.owner");
+        check(Actor.PATTERN, actor, "ref.actor");
+        check(LifecycleUid.PATTERN, uid, "ref.uid");
         check(GENERATION, generation, "ref.generation");
     }
 

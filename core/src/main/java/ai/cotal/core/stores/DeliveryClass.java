@@ -4,7 +4,7 @@ import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
@@ -58,7 +58,7 @@ public enum DeliveryClass {
      * and nothing is written: the space's class is unknown and is never inferred again.
      */
     public static boolean ensureDefault(Connection connection, String space, DeliveryClass deliveryClass) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         if (deliveryClass == null) {
             throw CotalException.badRequest("deliveryClass", "must be live or durable");
         }

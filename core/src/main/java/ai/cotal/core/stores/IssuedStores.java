@@ -2,7 +2,7 @@ package ai.cotal.core.stores;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -77,7 +77,7 @@ public final class IssuedStores {
 
     /** {@link #recreate} with a step run between the backups and their checks (tests only). */
     static Recreation recreate(Connection connection, String space, Path backupDir, Runnable afterBackup) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         if (Files.exists(backupDir, LinkOption.NOFOLLOW_LINKS)) {
             throw new IssuedStoreRecreateRefusal("backupDir " + backupDir + " exists: give a new directory");
         }

@@ -4,7 +4,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.kv.StoreNames;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import java.io.IOException;
@@ -56,7 +56,7 @@ public final class SpaceBackup {
      *     space has no stream
      */
     public static Backup backup(Connection connection, String space, Path dir) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw new CotalException(ErrorCode.ALREADY_EXISTS, "dir: " + dir + " exists; give a new directory");
         }
@@ -101,7 +101,7 @@ public final class SpaceBackup {
      *     naming the streams that exist (nothing restored)
      */
     public static List<String> restore(Connection connection, String space, Path dir) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         Path manifestFile = dir.resolve(MANIFEST);
         Manifest manifest;
         try {

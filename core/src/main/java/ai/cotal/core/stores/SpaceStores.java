@@ -3,7 +3,7 @@ package ai.cotal.core.stores;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.LeaderGet;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.internal.kv.StreamInfos;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -59,7 +59,7 @@ public final class SpaceStores {
      * with the edit that fixes it, and left as it is.
      */
     public static List<String> setup(Connection connection, String space, StoreReplicas replicas) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         int count = checkedReplicas(connection, replicas);
         JetStreamManagement jsm = management(connection);
         List<String> names = new ArrayList<>(ensure(connection, jsm, StoreSpecs.authority(space, count), false, space));
@@ -77,7 +77,7 @@ public final class SpaceStores {
 
     /** {@link #setupAuthority(Connection, String)} with every authority store at {@code replicas} replicas. */
     public static List<String> setupAuthority(Connection connection, String space, StoreReplicas replicas) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         int count = checkedReplicas(connection, replicas);
         return ensure(connection, management(connection), StoreSpecs.authority(space, count), false, space);
     }
@@ -89,7 +89,7 @@ public final class SpaceStores {
      * is not touched. Returns the streams it changed. The broker moves the data to the new peers.
      */
     public static List<String> changeReplicas(Connection connection, String space, StoreReplicas replicas) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         int count = checkedReplicas(connection, replicas);
         JetStreamManagement jsm = management(connection);
         List<String> changed = new ArrayList<>();

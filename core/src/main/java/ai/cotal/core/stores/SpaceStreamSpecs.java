@@ -1,7 +1,7 @@
 package ai.cotal.core.stores;
 
 import ai.cotal.core.internal.kv.StoreNames;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
@@ -112,7 +112,7 @@ public final class SpaceStreamSpecs {
     }
 
     private static StreamConfiguration.Builder message(String space, String prefix, String plane, long maxBytes) {
-        return base(StoreNames.stream(prefix, space), maxBytes).subjects(SpaceName.subjectPrefix(space) + "." + plane + ".>")
+        return base(StoreNames.stream(prefix, space), maxBytes).subjects(new SpaceName(space).subjectPrefix() + "." + plane + ".>")
                 .discardPolicy(DiscardPolicy.Old).maxMessagesPerSubject(-1);
     }
 

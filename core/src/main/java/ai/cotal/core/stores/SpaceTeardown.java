@@ -14,7 +14,7 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.ClaimVerifier;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -183,7 +183,7 @@ public final class SpaceTeardown {
      * deleted; those deleted before stay deleted and a replay goes on from there.
      */
     public static List<String> deleteStreams(Connection connection, String space) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         JetStreamManagement jsm = SpaceStores.management(connection);
         List<String> deleted = new ArrayList<>();
         for (String stream : StoreNames.allStreams(space)) {

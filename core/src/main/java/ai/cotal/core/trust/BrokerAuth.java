@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.AccountLimits;

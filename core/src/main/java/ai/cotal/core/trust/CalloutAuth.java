@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
@@ -35,7 +36,7 @@ public record CalloutAuth(String space, NKeyPair account, NKeyPair signing, Stri
     public static final String REQUEST_SUBJECT = "$SYS.REQ.USER.AUTH";
 
     public CalloutAuth {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         Objects.requireNonNull(account, "account");
         Objects.requireNonNull(signing, "signing");
         Objects.requireNonNull(jwt, "jwt");
@@ -46,7 +47,7 @@ public record CalloutAuth(String space, NKeyPair account, NKeyPair signing, Stri
 
     /** A new callout account for {@code space}, signed by {@code broker}'s operator, placing users in {@code dataAccount}. */
     public static CalloutAuth create(String space, BrokerAuth broker, String dataAccount, Clock clock) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         if (!NKeyCodec.isPublic(dataAccount, KeyType.ACCOUNT)) {
             throw CotalException.badRequest("dataAccount", "must be an account public key");
         }

@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.AccountLimits;
@@ -21,7 +22,7 @@ import java.util.Objects;
  */
 public record SpaceAccountAuth(String space, NKeyPair account, NKeyPair signing, String jwt) {
     public SpaceAccountAuth {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         Objects.requireNonNull(account, "account");
         Objects.requireNonNull(signing, "signing");
         Objects.requireNonNull(jwt, "jwt");
@@ -35,7 +36,7 @@ public record SpaceAccountAuth(String space, NKeyPair account, NKeyPair signing,
 
     /** A new data account for {@code space}, signed by {@code broker}'s operator. */
     public static SpaceAccountAuth create(BrokerAuth broker, String space, Clock clock) {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         NKeyPair account = NKeyPair.create(KeyType.ACCOUNT);
         NKeyPair signing = NKeyPair.create(KeyType.ACCOUNT);
         return new SpaceAccountAuth(space, account, signing, issue(broker, space, account, signing,

@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.AccountSigner;
@@ -14,7 +15,7 @@ import java.util.Objects;
  */
 public record SpaceSigner(String space, String accountPublicKey, AccountSigner signing) {
     public SpaceSigner {
-        SpaceName.check(space, "space");
+        SpaceName.of(space, "space");
         Objects.requireNonNull(signing, "signing");
         if (!NKeyCodec.isPublic(signing.publicKey(), KeyType.ACCOUNT)) {
             throw CotalException.badRequest("signing", "must be an account signing key");

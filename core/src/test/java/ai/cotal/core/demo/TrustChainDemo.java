@@ -10,7 +10,7 @@ import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.trust.BrokerAuth;
 import ai.cotal.core.trust.SpaceAccountAuth;
 import ai.cotal.core.trust.SpaceAuth;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
@@ -51,7 +51,7 @@ public final class TrustChainDemo {
                 try (Connection nc = Nats.connect(options(nats, provisioner).build())) {
                     String stream = "CHAT_" + SpaceName.token(space.space());
                     nc.jetStreamManagement().addStream(StreamConfiguration.builder().name(stream)
-                            .subjects(SpaceName.subjectPrefix(space.space()) + ".chat.>").build());
+                            .subjects(new SpaceName(space.space()).subjectPrefix() + ".chat.>").build());
                     step("provisioner of '" + space.space() + "' created stream " + stream);
                 }
             }

@@ -72,7 +72,7 @@ class IssuedAuthorityBrokerTest {
     }
 
     private IssuedRef ref() {
-        return new IssuedRef("alpha", "o1", "a1", "abcdefghijklmnopqrstuvwxyz", IssuedAuthority.newGeneration());
+        return new IssuedRef("alpha", "u_abcdefghijklmnopqrstuvwxyz", "a1", "abcdefghijklmnopqrstuvwxyz", IssuedAuthority.newGeneration());
     }
 
     private IssuedAuthority bind(SourceLiveness liveness) {

@@ -72,12 +72,4 @@ class BrokerAuthTest {
         assertEquals(space.signing().publicKey(), signer.signing().publicKey());
         assertFalse(signer.toString().contains(space.signing().seed()));
     }
-
-    @Test
-    void spaceNamesAreCheckedAndTokenized() {
-        assertEquals("Beta_space", SpaceName.token("Beta space"));
-        assertEquals("_", SpaceName.token("  "));
-        assertThrows(CotalException.class, () -> SpaceName.check("", "space"));
-        assertThrows(CotalException.class, () -> SpaceName.check("a\u0000b", "space"));
-    }
 }

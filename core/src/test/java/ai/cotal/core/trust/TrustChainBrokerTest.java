@@ -1,5 +1,6 @@
 package ai.cotal.core.trust;
 
+import ai.cotal.core.id.SpaceName;
 import static ai.cotal.core.BrokerClients.config;
 import static ai.cotal.core.BrokerClients.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,7 +57,7 @@ class TrustChainBrokerTest {
             String stream = "CHAT_" + SpaceName.token(space.space());
             try (Client client = connect(nats, mint(space, CredentialProfile.PROVISIONER, MintOptions.defaults()))) {
                 StreamInfo info = client.connection().jetStreamManagement().addStream(StreamConfiguration.builder()
-                        .name(stream).subjects(SpaceName.subjectPrefix(space.space()) + ".chat.>").build());
+                        .name(stream).subjects(new SpaceName(space.space()).subjectPrefix() + ".chat.>").build());
                 assertEquals(stream, info.getConfiguration().getName());
             }
         }

@@ -3,6 +3,7 @@ package ai.cotal.auth.internal.endpoint;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.internal.endpoint.Plan.Tag;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult.Status;
 import ai.cotal.servicehost.Views;
@@ -84,7 +85,7 @@ final class PolicyPlans {
         Rows.Approval appr = s.row(apprSeen.key(), Rows.Approval.class);
         Discovery.Seen asgSeen = Planner.live(s, Rows.asg(prop.owner(), e, i));
         Rows.Assignment asg = s.row(asgSeen.key(), Rows.Assignment.class);
-        Optional<ActorRow> grantee = ledger.find(r.grantee().owner(), r.grantee().actor());
+        Optional<ActorRow> grantee = ledger.find(Principal.of(r.grantee().owner(), r.grantee().actor()));
         String problem = appr == null || asg == null || asg.state() != AssignmentState.ACTIVE || gate.state() != GateState.OPEN
                 ? "the instance is not approved and active"
                 : !appr.callerCeiling().containsAll(r.capabilities()) ? "the capabilities exceed the approval's caller ceiling"

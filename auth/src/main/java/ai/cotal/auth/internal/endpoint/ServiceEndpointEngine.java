@@ -6,6 +6,7 @@ import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -186,9 +187,9 @@ public final class ServiceEndpointEngine implements AutoCloseable {
     private boolean currentInteractive(Granter.Owner o) {
         try {
             if (o.actor() == null) {
-                return !wiring.ledger().interactiveRows(o.owner()).isEmpty();
+                return !wiring.ledger().interactiveRows(new ai.cotal.core.id.Owner(o.owner())).isEmpty();
             }
-            Optional<ActorRow> row = wiring.ledger().find(o.owner(), o.actor());
+            Optional<ActorRow> row = wiring.ledger().find(Principal.of(o.owner(), o.actor()));
             return row.isPresent() && row.get().kind() == ActorRow.Kind.INTERACTIVE;
         } catch (CotalException e) {
             return false;

@@ -8,6 +8,10 @@ import ai.cotal.auth.internal.flow.FairQueue;
 import ai.cotal.auth.internal.flow.FairWorkers;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
@@ -152,7 +156,8 @@ public final class AdminListener implements AutoCloseable {
             throw CotalException.badRequest("v", "must be 1; the body is {v: 1, actor, lifecycleUid}");
         }
         // the owner is the spec's (grammatical when present): the rest is checked now
-        Lifecycles.checkActorLifecycle(request.actor(), request.lifecycleUid());
+        Actor actor = Actor.of(request.actor(), "actor");
+        LifecycleUid uid = LifecycleUid.of(request.lifecycleUid(), "lifecycleUid");
         refuseIfUnavailable.run();
         // no spec: no owner, and the verdict answers no-gate, frozen or no-spec before it compares one
         String owner = records.managerSpec(instanceId).map(spec -> spec.value().owner()).orElse(null);
@@ -162,7 +167,7 @@ public final class AdminListener implements AutoCloseable {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + instanceId
                     + " is not a candidate (" + verdict.wire() + ")");
         }
-        Lifecycles.Retirement result = lifecycles.retireManaged(owner, request.actor(), request.lifecycleUid());
+        Lifecycles.Retirement result = lifecycles.retireManaged(new Principal(Owner.of(owner, "owner"), actor), uid);
         return result.wire();
     }
 

@@ -9,6 +9,10 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -246,7 +250,7 @@ public final class ManagerGates implements ManagerAuthority {
         List<String> candidates = new ArrayList<>();
         for (Map.Entry<String, byte[]> row : w.scan().apply(GATE_PREFIX).entrySet()) {
             String instanceId = row.getKey().substring(GATE_PREFIX.length());
-            if (!ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
+            if (!InstanceId.matches(instanceId)) {
                 throw ServingDocuments.corrupt(row.getKey(), "not a manager gate key");
             }
             ServingGate gate = ServingDocuments.parseGate(ENDPOINT, instanceId, row.getValue(), 0);
@@ -283,26 +287,26 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     void requireGranted(String owner, String actor) {
-        if (w.ledger().find(owner, actor).isEmpty()) {
+        if (w.ledger().find(Principal.of(owner, actor)).isEmpty()) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor + " is not granted");
         }
     }
 
     static void checkOwner(String owner) {
-        if (!ai.cotal.auth.Owners.isOwner(owner)) {
+        if (!Owner.matches(owner)) {
             throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
         }
     }
 
     static void checkPrincipal(String owner, String actor) {
         checkOwner(owner);
-        if (actor == null || !ServingDocuments.ACTOR.matcher(actor).matches()) {
+        if (actor == null || !Actor.matches(actor)) {
             throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
         }
     }
 
     static void checkInstance(String instanceId) {
-        if (instanceId == null || !ServingDocuments.INSTANCE_ID.matcher(instanceId).matches()) {
+        if (instanceId == null || !InstanceId.matches(instanceId)) {
             throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");
         }
     }

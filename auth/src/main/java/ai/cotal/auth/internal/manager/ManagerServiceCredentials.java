@@ -12,7 +12,7 @@ import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.ResponsePermission;
 import ai.cotal.core.jwt.UserClaim;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,7 +99,7 @@ final class ManagerServiceCredentials {
      */
     private UserClaim permissions(String owner, String actor, String instanceId, String userPublicKey,
             List<String> commands) {
-        String p = SpaceName.subjectPrefix(w.space());
+        String p = new SpaceName(w.space()).subjectPrefix();
         List<String> sub = new ArrayList<>();
         commands.forEach(command -> sub.add(p + ".svc.manager." + owner + "." + command));
         for (ManagerRuns.Kind op : ManagerRuns.Kind.values()) { // its callers' requests of each run op it registered

@@ -25,11 +25,10 @@ final class ManagerSessions {
 
     ManagerAuthority.Session verify(String callerOwner, String callerActor, String grant) {
         ManagerGates.checkPrincipal(callerOwner, callerActor);
-        int dot = grant == null ? -1 : grant.indexOf('.');
-        if (dot < 0 || !ServingDocuments.INSTANCE_ID.matcher(grant.substring(0, dot)).matches()
-                || !ServingDocuments.INSTANCE_ID.matcher(grant.substring(dot + 1)).matches()) {
+        if (grant == null || !ai.cotal.auth.BearerIssuer.SESSION_GRANT.matcher(grant).matches()) {
             throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
         }
+        int dot = grant.indexOf('.');
         String instanceId = grant.substring(0, dot);
         String sessionId = grant.substring(dot + 1);
         w.refuseIfUnavailable().run();

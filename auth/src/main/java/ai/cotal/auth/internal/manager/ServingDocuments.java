@@ -3,6 +3,9 @@ package ai.cotal.auth.internal.manager;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -19,8 +22,6 @@ import java.util.regex.Pattern;
  * that breaks a rule is refused with the key it was read from. Stateless.
  */
 public final class ServingDocuments {
-    public static final Pattern INSTANCE_ID = Pattern.compile("[a-z0-9]{26,32}");
-    public static final Pattern ACTOR = Pattern.compile("[A-Za-z0-9_]{1,64}");
     public static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
     public static final Pattern SERVE_IDENTITY = ai.cotal.workspace.AuthInstanceIdentity.SERVE_IDENTITY;
     private static final Pattern URN = Pattern.compile("[a-z0-9.-]{1,128}");
@@ -113,8 +114,8 @@ public final class ServingDocuments {
         String key = "svc.manager." + instanceId + ".spec";
         ManagerSpec d = read(data, ManagerSpec.class, key);
         if (d.v() == null || d.v() != 1 || !"manager".equals(d.endpoint()) || !instanceId.equals(d.instanceId())
-                || !ai.cotal.auth.Owners.isOwner(d.owner()) || d.actor() == null
-                || !ACTOR.matcher(d.actor()).matches() || !digests(d.clusterDigests(), 1, 16)) {
+                || !Owner.matches(d.owner()) || d.actor() == null
+                || !Actor.matches(d.actor()) || !digests(d.clusterDigests(), 1, 16)) {
             throw corrupt(key, "version, endpoint, instance, owner, actor or clusterDigests");
         }
         return d;
@@ -136,18 +137,16 @@ public final class ServingDocuments {
         String key = "svc.manager." + instanceId + ".session." + sessionId;
         Session d = read(data, Session.class, key);
         if (d.v() == null || d.v() != 1 || !sessionId.equals(d.sessionId()) || !instanceId.equals(d.instanceId())
-                || !ai.cotal.auth.Owners.isOwner(d.owner()) || !caller(d.caller()) || !names(d.commands())
+                || !Owner.matches(d.owner()) || !caller(d.caller()) || !names(d.commands())
                 || !("active".equals(d.state()) || "revoked".equals(d.state())) || !counter(d.expiresAt())) {
             throw corrupt(key, "version, sessionId, instance, owner, caller, commands, state or expiresAt");
         }
         return d;
     }
 
-    /** A session's caller: {@code <owner>.<actor>}, the owner {@code u_[a-z2-7]{26}}. */
+    /** A session's caller: a {@link Principal} {@code <owner>.<actor>}. */
     public static boolean caller(String principal) {
-        int dot = principal == null ? -1 : principal.indexOf('.');
-        return dot > 0 && ai.cotal.auth.Owners.isOwner(principal.substring(0, dot))
-                && ACTOR.matcher(principal.substring(dot + 1)).matches();
+        return Principal.matches(principal);
     }
 
     /** Checks a session's commands, refusing {@code bad-request} naming {@code commands}. */
@@ -203,8 +202,8 @@ public final class ServingDocuments {
 
     static boolean principal(String principal) {
         int dot = principal == null ? -1 : principal.indexOf('.');
-        return dot > 0 && ACTOR.matcher(principal.substring(0, dot)).matches()
-                && ACTOR.matcher(principal.substring(dot + 1)).matches();
+        return dot > 0 && Actor.matches(principal.substring(0, dot))
+                && Actor.matches(principal.substring(dot + 1));
     }
 
     private static boolean digests(List<String> digests, int min, int max) {

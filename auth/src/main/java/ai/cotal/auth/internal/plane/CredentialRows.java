@@ -4,6 +4,7 @@ import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.internal.kv.RowStore;
@@ -34,12 +35,8 @@ public final class CredentialRows {
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }
 
-    /** An owner or actor name (the grammar of {@link ai.cotal.auth.Lifecycles#checkAlias}). */
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_]{1,64}");
     /** The last parse of each credential row: a bearer names its row at every connect and reconnect. */
     private static final ai.cotal.core.internal.json.ParseMemo<Row> ROWS = new ai.cotal.core.internal.json.ParseMemo<>(4096);
-    /** A credential id: 26 lowercase base32 characters. */
-    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[a-z2-7]{26}");
 
     private final String space;
     /** How long one credential-row read waits for its answer (healthy reads take about a millisecond). */
@@ -200,35 +197,25 @@ public final class CredentialRows {
      * The connect check (SPEC §13.14): the ledger row allows it, its lifecycle is not retired
      * (§14.1), then its credential row is live. The two leader reads are sent first, together,
      * and travel while the ledger row is read; each is judged in that order, so a refusal is the
-     * one the checks in turn give. Nothing is sent for a name or id the grammar refuses.
+     * one the checks in turn give. The attempt's identifiers are typed, so every read is in grammar.
      */
     public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
-        RowStore.PendingRead head = validAlias(attempt)
-                ? readerRows.sendLast(LifecycleRows.headKey(attempt.owner(), attempt.actor())) : null;
-        RowStore.PendingRead credential = head != null && validId(attempt.credentialId())
-                ? readerRows.sendLast("cred." + attempt.credentialId()) : null;
+        RowStore.PendingRead head = readerRows.sendLast(LifecycleRows.headKey(attempt.principal().owner().value(),
+                attempt.principal().actor().value()));
+        RowStore.PendingRead credential = readerRows.sendLast("cred." + attempt.credentialId().value());
         ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt); // refuses a name outside the grammar
         requireLifecycleOpen(attempt, head);
         requireLive(attempt, credential);
         return row;
     }
 
-    private static boolean validAlias(ConnectAttempt attempt) {
-        return validAlias(attempt.owner(), attempt.actor());
-    }
-
-    /** True when owner and actor are in the alias grammar (a read may be sent for them). */
-    static boolean validAlias(String owner, String actor) {
-        return owner != null && actor != null && NAME.matcher(owner).matches() && NAME.matcher(actor).matches();
-    }
-
     private static boolean validId(String id) {
-        return id != null && ID.matcher(id).matches();
+        return CredentialId.matches(id);
     }
 
     /** The head of the attempt's alias, when it is at the attempt's uid, must be {@code active}. */
     private void requireLifecycleOpen(ConnectAttempt attempt, RowStore.PendingRead read) {
-        String key = LifecycleRows.headKey(attempt.owner(), attempt.actor());
+        String key = LifecycleRows.headKey(attempt.principal().owner().value(), attempt.principal().actor().value());
         java.util.Optional<RowStore.Row> entry;
         try {
             // a marker where the head belongs is data-loss (§14.1)
@@ -238,13 +225,13 @@ public final class CredentialRows {
                 throw new CotalException(ErrorCode.DATA_LOSS, "the lifecycle record " + key
                         + " is corrupt (a delete or purge marker stands where a row belongs)", e);
             }
-            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read the lifecycle head of " + attempt.owner() + "."
-                    + attempt.actor() + "; retry shortly", e);
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read the lifecycle head of " + attempt.principal()
+                    + "; retry shortly", e);
         }
         if (entry.isEmpty()) {
             return;
         }
-        ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.owner(), attempt.actor(), entry.get().data());
+        ai.cotal.auth.Lifecycles.Head head = LifecycleRows.parseHead(attempt.principal().owner().value(), attempt.principal().actor().value(), entry.get().data());
         if (head.lifecycleUid().equals(attempt.lifecycleUid()) && head.state() != ai.cotal.auth.Lifecycles.State.ACTIVE) {
             throw denied(attempt, "presents lifecycle " + head.lifecycleUid() + ", which was retired");
         }
@@ -288,10 +275,7 @@ public final class CredentialRows {
     }
 
     private void requireLive(ConnectAttempt attempt, RowStore.PendingRead read) {
-        String id = attempt.credentialId();
-        if (!validId(id)) {
-            throw denied(attempt, "names no valid credential");
-        }
+        String id = attempt.credentialId().value();
         java.util.Optional<RowStore.Row> entry = read(id, read);
         if (entry.isEmpty()) {
             throw denied(attempt, "names a credential that was revoked, expired or never issued");
@@ -303,8 +287,8 @@ public final class CredentialRows {
         } catch (CotalException e) {
             throw denied(attempt, "names a corrupt credential row");
         }
-        if (row.version() == null || row.version() != 1 || !attempt.owner().equals(row.owner())
-                || !attempt.actor().equals(row.actor()) || !attempt.lifecycleUid().equals(row.lifecycleUid())) {
+        if (row.version() == null || row.version() != 1 || !attempt.principal().owner().value().equals(row.owner())
+                || !attempt.principal().actor().value().equals(row.actor()) || !attempt.lifecycleUid().value().equals(row.lifecycleUid())) {
             throw denied(attempt, "names a credential of another principal or lifecycle");
         }
     }
@@ -316,7 +300,7 @@ public final class CredentialRows {
     }
 
     private static CotalException denied(ConnectAttempt attempt, String why) {
-        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.owner() + "." + attempt.actor() + " " + why);
+        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.principal() + " " + why);
     }
 
     /** 130 random bits: 26 lowercase base32 characters. */

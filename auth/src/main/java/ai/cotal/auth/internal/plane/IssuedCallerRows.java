@@ -42,17 +42,17 @@ public final class IssuedCallerRows {
         String token = IssuedAuthority.acceptedToken(connId);
         Optional<IssuedRef> existing = issued.accepted(token);
         if (existing.isEmpty()) {
-            budget.charge(WriteBudget.Kind.ISSUANCE, bearer.owner(), bearer.actor());
-            IssuedRef ref = new IssuedRef(space, bearer.owner(), bearer.actor(), bearer.lifecycleUid(),
+            budget.charge(WriteBudget.Kind.ISSUANCE, bearer.owner().value(), bearer.actor().value());
+            IssuedRef ref = new IssuedRef(space, bearer.owner().value(), bearer.actor().value(), bearer.lifecycleUid().value(),
                     IssuedAuthority.newGeneration());
-            Source source = new Source(space, PlaneSourceLiveness.actorsBucket(space), "actor." + bearer.owner() + "." + bearer.actor() + "."
-                    + bearer.lifecycleUid());
+            Source source = new Source(space, PlaneSourceLiveness.actorsBucket(space), "actor." + bearer.owner().value() + "." + bearer.actor().value() + "."
+                    + bearer.lifecycleUid().value());
             issued.release(issued.stage(ref, List.of(source), ceiling, Optional.empty()), token);
             return ceiling;
         }
         IssuedRef ref = existing.get();
-        if (!ref.owner().equals(bearer.owner()) || !ref.actor().equals(bearer.actor())
-                || !ref.uid().equals(bearer.lifecycleUid())) {
+        if (!ref.owner().equals(bearer.owner().value()) || !ref.actor().equals(bearer.actor().value())
+                || !ref.uid().equals(bearer.lifecycleUid().value())) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "this connection id was issued to another principal or"
                     + " lifecycle: reconnect under a new nonce");
         }

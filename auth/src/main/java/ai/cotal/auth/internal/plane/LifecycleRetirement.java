@@ -12,6 +12,8 @@ import ai.cotal.auth.internal.plane.LifecycleRows.Op;
 import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostResult;
 import java.time.Clock;
 import java.util.LinkedHashSet;
@@ -89,7 +91,7 @@ final class LifecycleRetirement {
             return answer(Outcome.NOT_STARTED, owner, actor, uid, null);
         }
         Head head = read.get().value();
-        if (!head.lifecycleUid().equals(uid)) {
+        if (!head.lifecycleUid().value().equals(uid)) {
             return answer(head.state() == State.RETIRED ? Outcome.NOT_STARTED : Outcome.CONFLICT, owner, actor, uid, null);
         }
         if (head.kind() != kind) {
@@ -99,8 +101,8 @@ final class LifecycleRetirement {
         if (head.state() == State.RETIRED) {
             return answer(Outcome.ALREADY_RETIRED, owner, actor, uid, head.opId().orElseThrow());
         }
-        if (kind == ActorRow.Kind.MANAGED && ledger.find(owner, actor)
-                .filter(row -> row.kind() == ActorRow.Kind.MANAGED && row.lifecycleUid().equals(uid)).isPresent()) {
+        if (kind == ActorRow.Kind.MANAGED && ledger.find(Principal.of(owner, actor))
+                .filter(row -> row.kind() == ActorRow.Kind.MANAGED && row.lifecycleUid().value().equals(uid)).isPresent()) {
             throw CotalException.failedPrecondition("the managed grant of " + owner + "." + actor
                     + " is still at lifecycle " + uid + "; revoke or re-grant the actor first");
         }
@@ -176,7 +178,8 @@ final class LifecycleRetirement {
         LOG.info("auth-plane: space {}: retired lifecycle {} of {} ({}; {} credential row(s) deleted, {} connection(s)"
                 + " closed, broker swept: {})", space, op.uid(), op.alias(), op.opId(), revoked, closed.closed(),
                 closed.swept());
-        return new Retirement(Outcome.RETIRED, op.owner(), op.actor(), op.uid(), Optional.of(op.opId()), revoked,
+        return new Retirement(Outcome.RETIRED, Principal.of(op.owner(), op.actor()), new LifecycleUid(op.uid()),
+                Optional.of(op.opId()), revoked,
                 closed.closed(), closed.swept());
     }
 
@@ -189,7 +192,7 @@ final class LifecycleRetirement {
             Stored<Head> stored = rows.head(op.owner(), op.actor()).orElseThrow(() -> new CotalException(
                     ErrorCode.DATA_LOSS, "the retirement " + op.opId() + " of " + op.alias() + " has no lifecycle head"));
             Head head = stored.value();
-            if (!head.lifecycleUid().equals(op.uid())) {
+            if (!head.lifecycleUid().value().equals(op.uid())) {
                 return Optional.empty();
             }
             if (head.kind() != op.kind() || (head.state() != State.ACTIVE
@@ -200,7 +203,8 @@ final class LifecycleRetirement {
             if (head.state() != State.ACTIVE) {
                 return Optional.of(stored);
             }
-            Head retiring = new Head(op.owner(), op.actor(), op.kind(), op.uid(), State.RETIRING, Optional.of(op.opId()),
+            Head retiring = new Head(Principal.of(op.owner(), op.actor()), op.kind(), new LifecycleUid(op.uid()),
+                    State.RETIRING, Optional.of(op.opId()),
                     clock.instant().toString());
             Optional<Long> written = rows.replaceHead(retiring, stored.revision());
             if (written.isPresent()) {
@@ -242,11 +246,12 @@ final class LifecycleRetirement {
         if (fenced.value().state() == State.RETIRED) {
             return;
         }
-        Head retired = new Head(op.owner(), op.actor(), op.kind(), op.uid(), State.RETIRED, Optional.of(op.opId()),
+        Head retired = new Head(Principal.of(op.owner(), op.actor()), op.kind(), new LifecycleUid(op.uid()),
+                State.RETIRED, Optional.of(op.opId()),
                 clock.instant().toString());
         if (rows.replaceHead(retired, fenced.revision()).isEmpty()) {
             Head now = rows.head(op.owner(), op.actor()).map(Stored::value).orElse(null);
-            if (now == null || now.state() != State.RETIRED || !now.lifecycleUid().equals(op.uid())) {
+            if (now == null || now.state() != State.RETIRED || !now.lifecycleUid().value().equals(op.uid())) {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "the lifecycle head of " + op.alias()
                         + " changed while the retirement " + op.opId() + " retired it; retry");
             }
@@ -296,6 +301,7 @@ final class LifecycleRetirement {
     }
 
     private static Retirement answer(Outcome outcome, String owner, String actor, String uid, String opId) {
-        return new Retirement(outcome, owner, actor, uid, Optional.ofNullable(opId), 0, 0, false);
+        return new Retirement(outcome, Principal.of(owner, actor), new LifecycleUid(uid), Optional.ofNullable(opId), 0, 0,
+                false);
     }
 }

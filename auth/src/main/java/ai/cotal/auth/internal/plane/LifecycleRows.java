@@ -6,6 +6,10 @@ import ai.cotal.auth.Lifecycles.Head;
 import ai.cotal.auth.Lifecycles.State;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.internal.kv.RowStore;
 import java.util.Locale;
@@ -21,8 +25,6 @@ import java.util.regex.Pattern;
 final class LifecycleRows {
     static final String HEAD = "lifecycle.head.";
     static final String OP = "lifecycle.op.";
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
-    static final Pattern UID = Pattern.compile("[a-z0-9]{26,32}");
     private static final Pattern OP_ID = Pattern.compile("[0-9a-f]{26}");
 
     /** A row as read, with its revision (the stream sequence a CAS names). */
@@ -83,11 +85,12 @@ final class LifecycleRows {
     }
 
     Optional<Long> createHead(Head head) {
-        return rows.create(headKey(head.owner(), head.actor()), write(head));
+        return rows.create(headKey(head.principal().owner().value(), head.principal().actor().value()), write(head));
     }
 
     Optional<Long> replaceHead(Head head, long revision) {
-        return rows.compareAndSet(headKey(head.owner(), head.actor()), write(head), revision);
+        return rows.compareAndSet(headKey(head.principal().owner().value(), head.principal().actor().value()), write(head),
+                revision);
     }
 
     Optional<Stored<Op>> op(String opId) {
@@ -126,7 +129,7 @@ final class LifecycleRows {
             case "retired" -> State.RETIRED;
             default -> throw corrupt(key, "state");
         };
-        if (d.uid() == null || !UID.matcher(d.uid()).matches() || !ClosedJson.isInstant(d.at())) {
+        if (d.uid() == null || !LifecycleUid.matches(d.uid()) || !ClosedJson.isInstant(d.at())) {
             throw corrupt(key, "uid or at");
         }
         if ((state == State.ACTIVE) != (d.opId() == null)) {
@@ -135,7 +138,8 @@ final class LifecycleRows {
         if (d.opId() != null && !d.opId().equals(opId(kind, d.uid()))) {
             throw corrupt(key, "opId is not its lifecycle's retirement");
         }
-        return new Head(owner, actor, kind, d.uid(), state, Optional.ofNullable(d.opId()), d.at());
+        return new Head(Principal.of(owner, actor), kind, new LifecycleUid(d.uid()), state, Optional.ofNullable(d.opId()),
+                d.at());
     }
 
     /** The operation stored at {@code lifecycle.op.<opId>}; {@code data-loss} when it breaks a rule. */
@@ -155,8 +159,8 @@ final class LifecycleRows {
             case "managed-retirement" -> ActorRow.Kind.MANAGED;
             default -> throw corrupt(key, "kind");
         };
-        if (d.owner() == null || !NAME.matcher(d.owner()).matches() || d.actor() == null
-                || !NAME.matcher(d.actor()).matches() || d.uid() == null || !UID.matcher(d.uid()).matches()
+        if (d.owner() == null || !Owner.matches(d.owner()) || d.actor() == null
+                || !Actor.matches(d.actor()) || d.uid() == null || !LifecycleUid.matches(d.uid())
                 || !opId.equals(opId(kind, d.uid())) || !ClosedJson.isInstant(d.requestedAt())) {
             throw corrupt(key, "alias, uid or requestedAt");
         }
@@ -181,8 +185,8 @@ final class LifecycleRows {
     }
 
     static byte[] write(Head head) {
-        return ClosedJson.write(ClosedJson.cotal(), new HeadDocument(1, head.owner(), head.actor(), kindWire(head.kind()),
-                head.lifecycleUid(), head.state().wire(), head.opId().orElse(null), head.at()));
+        return ClosedJson.write(ClosedJson.cotal(), new HeadDocument(1, head.principal().owner().value(),
+                head.principal().actor().value(), kindWire(head.kind()), head.lifecycleUid().value(), head.state().wire(), head.opId().orElse(null), head.at()));
     }
 
     static byte[] write(Op op, String doneAt) {

@@ -50,15 +50,15 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
      */
     @Override
     public String authorizeManagerCaller(BearerClaims bearer) {
-        String instanceId = managers.selectInstance(bearer.owner(), bearer.managerInstanceId());
-        managers.authorizeCaller(bearer.owner(), instanceId);
+        String instanceId = managers.selectInstance(bearer.owner().value(), bearer.managerInstanceId().map(ai.cotal.core.id.InstanceId::value));
+        managers.authorizeCaller(bearer.owner().value(), instanceId);
         return instanceId;
     }
 
     /** {@code verifySession} (SPEC §14.5), at every connect. */
     @Override
     public ai.cotal.auth.ManagerAuthority.Session verifySession(BearerClaims bearer) {
-        return managers.verifySession(bearer.owner(), bearer.actor(), bearer.sessionGrant().orElseThrow(() ->
+        return managers.verifySession(bearer.owner().value(), bearer.actor().value(), bearer.sessionGrant().orElseThrow(() ->
                 CotalException.badRequest("sessionGrant", "required with the view session-caller")));
     }
 
@@ -68,13 +68,13 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
             if (connects == null) {
                 throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: this space hosts no service endpoints");
             }
-            connects.checkServing(row.owner(), bearer.serving().get());
+            connects.checkServing(row.owner().value(), bearer.serving().get());
             return EndpointAccess.serving(bearer.serving().get());
         }
         if (connects == null || bearer.view().isPresent()) {
             return EndpointAccess.NONE;
         }
-        return EndpointAccess.callerGrants(connects.callerGrants(row.owner(), row.actor(), row.lifecycleUid()));
+        return EndpointAccess.callerGrants(connects.callerGrants(row.owner().value(), row.actor().value(), row.lifecycleUid().value()));
     }
 
     @Override
@@ -84,6 +84,6 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
 
     @Override
     public void admittedAt(LiveConnection connection, ActorRow row) {
-        lifecycles.admit(connection, row.owner(), row.actor(), row.lifecycleUid());
+        lifecycles.admit(connection, row.owner().value(), row.actor().value(), row.lifecycleUid().value());
     }
 }

@@ -9,6 +9,9 @@ import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.grants.AuthorityGrants;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import java.util.List;
 
@@ -47,17 +50,19 @@ final class PlaneCredentials implements ConnectCredentials {
     }
 
     @Override
-    public String mint(String owner, String actor, String lifecycleUid) {
+    public CredentialId mint(Principal principal, LifecycleUid uid) {
         refuseIfUnavailable.run();
-        boolean valid = CredentialRows.validAlias(owner, actor); // nothing is sent for a bad name: the ledger refuses it
-        java.util.OptionalLong seen = valid ? lifecycles.activeRevision(owner, actor, lifecycleUid)
-                : java.util.OptionalLong.empty();
+        java.util.Objects.requireNonNull(principal, "principal");
+        java.util.Objects.requireNonNull(uid, "lifecycleUid");
+        String owner = principal.owner().value();
+        String actor = principal.actor().value();
+        String lifecycleUid = uid.value();
+        java.util.OptionalLong seen = lifecycles.activeRevision(owner, actor, lifecycleUid);
         // without a head this plane saw active, its leader read travels while the ledger row is read
-        ai.cotal.core.internal.kv.RowStore.PendingRead head = valid && seen.isEmpty()
-                ? lifecycles.sendHead(owner, actor) : null;
-        ActorRow row = ledger.find(owner, actor).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
-                "actor " + owner + "." + actor + " is not granted"));
-        if (!row.lifecycleUid().equals(lifecycleUid)) {
+        ai.cotal.core.internal.kv.RowStore.PendingRead head = seen.isEmpty() ? lifecycles.sendHead(owner, actor) : null;
+        ActorRow row = ledger.find(principal).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "actor " + principal + " is not granted"));
+        if (!row.lifecycleUid().equals(uid)) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + owner + "." + actor
                     + ": lifecycle uid is not the grant's");
         }
@@ -69,7 +74,7 @@ final class PlaneCredentials implements ConnectCredentials {
             java.util.Optional<String> id = rows.mintWhileHead(owner, actor, lifecycleUid,
                     LifecycleRows.headKey(owner, actor), seen.getAsLong());
             if (id.isPresent()) {
-                return id.get();
+                return new CredentialId(id.get());
             }
             lifecycles.forget(owner, actor); // the head moved: decide from the leader, the charge already made
             charge = () -> { };
@@ -77,13 +82,13 @@ final class PlaneCredentials implements ConnectCredentials {
         // the head follows the ledger (SPEC §14.1); the budget is charged (§13.20) after the head's
         // decision and before anything is written
         lifecycles.activate(row.kind(), owner, actor, lifecycleUid, charge, head);
-        return rows.mint(owner, actor, lifecycleUid);
+        return new CredentialId(rows.mint(owner, actor, lifecycleUid));
     }
 
     @Override
-    public void revoke(String credentialId) {
+    public void revoke(CredentialId credentialId) {
         refuseIfUnavailable.run();
-        rows.revoke(credentialId);
+        rows.revoke(java.util.Objects.requireNonNull(credentialId, "credentialId").value());
     }
 
     /** The retirement barrier's credential half (SPEC §14.1): a sealed scan of {@code cred.}, the lifecycle's rows deleted. */
@@ -101,12 +106,13 @@ final class PlaneCredentials implements ConnectCredentials {
     }
 
     @Override
-    public List<String> list() {
+    public List<CredentialId> list() {
         refuseIfUnavailable.run();
         claim.assertHeld();
         List<String> keys = SealedScan.keys(ledgerScanner.connection(), StoreNames.bucket("auth", space), "cred.",
                 AuthorityGrants.LEDGER_CONSUMER);
         claim.assertHeld();
-        return keys.stream().map(k -> k.substring("cred.".length())).toList();
+        return keys.stream().map(k -> k.substring("cred.".length())).filter(CredentialId::matches).map(CredentialId::new)
+                .toList();
     }
 }

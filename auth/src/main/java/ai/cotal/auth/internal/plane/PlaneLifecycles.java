@@ -7,8 +7,11 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.time.Clock;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -39,38 +42,44 @@ final class PlaneLifecycles implements Lifecycles {
     }
 
     @Override
-    public Retirement retireInteractive(String owner, String actor, String lifecycleUid) {
-        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
-        refuseIfUnavailable.run();
-        return retirement.retire(ActorRow.Kind.INTERACTIVE, owner, actor, lifecycleUid);
+    public Retirement retireInteractive(Principal principal, LifecycleUid lifecycleUid) {
+        return retire(ActorRow.Kind.INTERACTIVE, principal, lifecycleUid);
     }
 
     @Override
-    public Retirement retireManaged(String owner, String actor, String lifecycleUid) {
-        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
+    public Retirement retireManaged(Principal principal, LifecycleUid lifecycleUid) {
+        return retire(ActorRow.Kind.MANAGED, principal, lifecycleUid);
+    }
+
+    private Retirement retire(ActorRow.Kind kind, Principal principal, LifecycleUid lifecycleUid) {
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(lifecycleUid, "lifecycleUid");
         refuseIfUnavailable.run();
-        return retirement.retire(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid);
+        return retirement.retire(kind, principal.owner().value(), principal.actor().value(), lifecycleUid.value());
     }
 
     @Override
-    public Activation activateManaged(String owner, String actor, String lifecycleUid) {
-        Lifecycles.checkLifecycle(owner, actor, lifecycleUid);
+    public Activation activateManaged(Principal principal, LifecycleUid lifecycleUid) {
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(lifecycleUid, "lifecycleUid");
         refuseIfUnavailable.run();
+        String owner = principal.owner().value();
+        String actor = principal.actor().value();
         requireNotFrozen(owner, actor);
-        boolean granted = ledger.find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED
+        boolean granted = ledger.find(principal).filter(row -> row.kind() == ActorRow.Kind.MANAGED
                 && row.lifecycleUid().equals(lifecycleUid)).isPresent();
         if (!granted) {
-            throw CotalException.failedPrecondition("the managed grant of " + owner + "." + actor
-                    + " is not at lifecycle " + lifecycleUid);
+            throw CotalException.failedPrecondition("the managed grant of " + principal + " is not at lifecycle "
+                    + lifecycleUid);
         }
-        return activate(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid, () -> { });
+        return activate(ActorRow.Kind.MANAGED, owner, actor, lifecycleUid.value(), () -> { });
     }
 
     @Override
-    public Optional<Head> head(String owner, String actor) {
-        Lifecycles.checkAlias(owner, actor);
+    public Optional<Head> head(Principal principal) {
+        Objects.requireNonNull(principal, "principal");
         refuseIfUnavailable.run();
-        return rows.head(owner, actor).map(Stored::value);
+        return rows.head(principal.owner().value(), principal.actor().value()).map(Stored::value);
     }
 
     @Override
@@ -102,7 +111,7 @@ final class PlaneLifecycles implements Lifecycles {
                     : rows.head(owner, actor);
             if (read.isPresent()) {
                 Head head = read.get().value();
-                if (head.lifecycleUid().equals(uid)) {
+                if (head.lifecycleUid().value().equals(uid)) {
                     if (head.state() != State.ACTIVE) {
                         throw CotalException.failedPrecondition("lifecycle " + uid + " of " + owner + "." + actor
                                 + " is retired; grant the actor again (a fresh lifecycle)");
@@ -122,7 +131,8 @@ final class PlaneLifecycles implements Lifecycles {
                 beforeWrite.run();
                 charged = true;
             }
-            Head active = new Head(owner, actor, kind, uid, State.ACTIVE, Optional.empty(), clock.instant().toString());
+            Head active = new Head(Principal.of(owner, actor), kind, new LifecycleUid(uid), State.ACTIVE, Optional.empty(),
+                    clock.instant().toString());
             Optional<Long> written = read.isEmpty() ? rows.createHead(active)
                     : rows.replaceHead(active, read.get().revision());
             if (written.isPresent()) {
@@ -159,7 +169,7 @@ final class PlaneLifecycles implements Lifecycles {
 
     /** The plane's half of the connect check: the alias is not frozen by a failed resume. */
     void requireNotFrozen(ConnectAttempt attempt) {
-        requireNotFrozen(attempt.owner(), attempt.actor());
+        requireNotFrozen(attempt.principal().owner().value(), attempt.principal().actor().value());
     }
 
     void requireNotFrozen(String owner, String actor) {

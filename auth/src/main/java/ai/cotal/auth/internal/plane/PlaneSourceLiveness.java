@@ -1,11 +1,13 @@
 package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.issued.KvSourceLiveness;
 import ai.cotal.core.issued.Source;
 import ai.cotal.core.issued.SourceLiveness;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -48,7 +50,8 @@ final class PlaneSourceLiveness implements SourceLiveness {
         if (source.bucket().equals(actorsBucket)) {
             String[] parts = source.key().split("\\.", -1);
             if (parts.length == 4 && parts[0].equals("actor")) {
-                return ledger.actorSourceIsLive(parts[1], parts[2], parts[3]);
+                return Principal.matches(parts[1] + "." + parts[2]) && LifecycleUid.matches(parts[3])
+                        && ledger.actorSourceIsLive(Principal.of(parts[1], parts[2]), new LifecycleUid(parts[3]));
             }
             return core.isLive(source); // not the actor-ledger shape: core's check refuses it
         }

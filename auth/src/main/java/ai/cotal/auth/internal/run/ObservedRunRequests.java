@@ -6,7 +6,7 @@ import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.grants.AuthorityGrants;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
@@ -87,7 +87,7 @@ public final class ObservedRunRequests implements AutoCloseable {
     public ObservedRunRequests(Connection connection, String space, Clock clock, Bounds bounds,
             ScheduledExecutorService scheduler) {
         this.connection = connection;
-        this.prefix = SpaceName.subjectPrefix(space);
+        this.prefix = new SpaceName(space).subjectPrefix();
         this.clock = clock;
         this.bounds = bounds;
         for (String subject : ai.cotal.core.internal.grants.AuthorityGrants.observedRunRequests(space)) {

@@ -9,6 +9,10 @@ import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import java.util.List;
 
 /**
@@ -30,21 +34,26 @@ final class OperatorRunAttempts {
         this.refuseIfUnavailable = refuseIfUnavailable;
     }
 
-    Attempt issue(Granter.Operator operator, String owner, String instanceId, AttemptRequest request) {
+    Attempt issue(Granter.Operator operator, Owner ownerId, InstanceId instance, AttemptRequest request) {
         if (operator == null) {
             throw CotalException.badRequest("granter", "required: the operator's audit id");
         }
         if (request != null && request.kind() == Kind.START) {
             throw CotalException.badRequest("kind", "an operator drives resume and answer only");
         }
-        // the owner and instance in the holder's grammars; the manager's actor is its gate's principal's
-        RunRequestChecks.holder(new Holder(owner, "operator", instanceId, List.of()));
+        if (ownerId == null || instance == null) {
+            throw CotalException.badRequest(ownerId == null ? "owner" : "instanceId", "is required");
+        }
         runs.checks.attempt(request, true);
+        String owner = ownerId.value();
+        String instanceId = instance.value();
         refuseIfUnavailable.run();
         managers.authorizeCaller(owner, instanceId); // a candidate of the owner (SPEC §14.4)
         ServingGate gate = managers.gate(instanceId).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
                 "manager instance " + instanceId + " has no gate"));
-        String actor = gate.principal().substring(gate.principal().indexOf('.') + 1);
-        return runs.attempt(new Holder(owner, actor, instanceId, List.of()), gate, request, operator.auditId());
+        // the manager's actor is its gate's principal's
+        Actor actor = Actor.of(gate.principal().substring(gate.principal().indexOf('.') + 1), "gate.principal");
+        return runs.attempt(new Holder(new Principal(ownerId, actor), instance, List.of()), gate, request,
+                operator.auditId());
     }
 }

@@ -13,6 +13,12 @@ import ai.cotal.auth.internal.run.RunDocuments.CheckpointRow;
 import ai.cotal.auth.internal.run.RunDocuments.Observed;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.issued.Ceiling;
@@ -25,7 +31,7 @@ import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.UserClaim;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,7 +72,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         this.w = wiring;
         this.actorsBucket = KvSourceLiveness.ACTOR_LEDGER_BUCKET_PREFIX + SpaceName.token(wiring.space());
         this.admissionBucket = StoreNames.bucket("admission", wiring.space());
-        this.prefix = SpaceName.subjectPrefix(wiring.space());
+        this.prefix = new SpaceName(wiring.space()).subjectPrefix();
         this.checks = new RunRequestChecks(prefix);
         this.operators = new OperatorRunAttempts(this, wiring.managers(), wiring.refuseIfUnavailable());
     }
@@ -77,31 +83,31 @@ public final class PlaneManagerRuns implements ManagerRuns {
         RunRequestChecks.admission(request);
         w.refuseIfUnavailable().run();
         ServingGate gate = authorizeHolder(holder, "manager run admission");
-        requireLiveManaged(holder.owner(), request.actor(), request.lifecycleUid(), true);
+        requireLiveManaged(holder.owner().value(), request.actor().value(), request.lifecycleUid().value(), true);
         registeredCommand(holder, gate, "run-start");
-        AdmissionRow row = new AdmissionRow(1, request.runId(), holder.owner(), holder.instanceId(), request.actor(),
-                request.lifecycleUid(), w.clock().instant().toString());
-        String key = RunDocuments.admissionKey(request.runId());
+        AdmissionRow row = new AdmissionRow(1, request.runId().value(), holder.owner().value(), holder.instanceId().value(), request.actor().value(),
+                request.lifecycleUid().value(), w.clock().instant().toString());
+        String key = RunDocuments.admissionKey(request.runId().value());
         for (int round = 0; round < 2; round++) {
             if (w.admissions().create(key, RunDocuments.write(row)).isPresent()) {
                 return admission(row, false);
             }
             Optional<RowStore.Row> stored = w.admissions().last(key);
             if (stored.isPresent()) {
-                AdmissionRow existing = RunDocuments.admission(request.runId(), stored.get().data());
+                AdmissionRow existing = RunDocuments.admission(request.runId().value(), stored.get().data());
                 if (!existing.sameTerms(row)) {
-                    throw new CotalException(ErrorCode.ALREADY_EXISTS, "run " + request.runId()
+                    throw new CotalException(ErrorCode.ALREADY_EXISTS, "run " + request.runId().value()
                             + " is admitted with other terms");
                 }
                 return admission(existing, true);
             }
         }
-        throw new CotalException(ErrorCode.CONFLICT, "the admission of run " + request.runId() + " moved while it was written");
+        throw new CotalException(ErrorCode.CONFLICT, "the admission of run " + request.runId().value() + " moved while it was written");
     }
 
     private static Admission admission(AdmissionRow row, boolean replayed) {
-        return new Admission(row.runId(), row.owner(), row.instanceId(), row.actor(), row.lifecycleUid(), row.admittedAt(),
-                replayed);
+        return new Admission(new RunId(row.runId()), new Owner(row.owner()), new InstanceId(row.instanceId()),
+                new Actor(row.actor()), new LifecycleUid(row.lifecycleUid()), row.admittedAt(), replayed);
     }
 
     @Override
@@ -114,7 +120,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
     }
 
     @Override
-    public Attempt issueOperatorAttempt(Granter.Operator operator, String owner, String instanceId, AttemptRequest request) {
+    public Attempt issueOperatorAttempt(Granter.Operator operator, Owner owner, InstanceId instanceId, AttemptRequest request) {
         return operators.issue(operator, owner, instanceId, request);
     }
 
@@ -123,18 +129,18 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * holder's checks; {@code operator} the audit id of an operator's attempt, null for a manager's.
      */
     Attempt attempt(Holder holder, ServingGate gate, AttemptRequest request, String operator) {
-        String runId = request.runId();
-        Optional<RowStore.Row> stored = w.admissions().last(RunDocuments.attemptKey(runId, request.attemptId()));
+        String runId = request.runId().value();
+        Optional<RowStore.Row> stored = w.admissions().last(RunDocuments.attemptKey(runId, request.attemptId().value()));
         Optional<ObservedRunRequests.Seen> seen = request.served().isPresent() && stored.isEmpty()
                 ? Optional.of(requireObserved(holder, request)) : Optional.empty(); // a stored attempt replays at step 8
         AdmissionRow admission = w.admissions().last(RunDocuments.admissionKey(runId))
                 .map(r -> RunDocuments.admission(runId, r.data()))
                 .orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION, "run " + runId + " has no admission"));
-        if (!admission.instanceId().equals(holder.instanceId()) || !admission.owner().equals(holder.owner())) {
+        if (!admission.instanceId().equals(holder.instanceId().value()) || !admission.owner().equals(holder.owner().value())) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "run " + runId
                     + " was admitted on another manager instance");
         }
-        String statusKey = RunRecords.statusKey(holder.instanceId(), runId);
+        String statusKey = RunRecords.statusKey(holder.instanceId().value(), runId);
         Optional<String> state = w.records().last(statusKey).map(r -> RunDocuments.status(statusKey, runId, r.data()).state());
         if (state.isPresent() && (state.get().equals("completed") || state.get().equals("failed"))) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "run " + runId + " is " + state.get());
@@ -142,7 +148,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
         requireLiveManaged(admission.owner(), admission.actor(), admission.lifecycleUid(), false);
         registeredCommand(holder, gate, request.kind().command());
         if (request.kind() != Kind.START) {
-            requireCheckpoint(holder.instanceId(), runId, request.checkpoint().orElseThrow(), request.kind());
+            requireCheckpoint(holder.instanceId().value(), runId, request.checkpoint().orElseThrow(), request.kind());
         }
         return issue(admission, request, stored, seen, operator);
     }
@@ -155,9 +161,9 @@ public final class PlaneManagerRuns implements ManagerRuns {
         String subject = request.served().orElseThrow();
         ObservedRunRequests.Seen observation = w.observed().peek(subject).orElseThrow(() -> notObserved(subject));
         Observed seen = observation.request();
-        String field = !seen.owner().equals(holder.owner()) ? "owner"
+        String field = !seen.owner().equals(holder.owner().value()) ? "owner"
                 : seen.op() != request.kind() ? "kind"
-                : !seen.runId().equals(request.runId()) ? "runId"
+                : !seen.runId().equals(request.runId().value()) ? "runId"
                 : !seen.checkpoint().equals(request.checkpoint()) ? "checkpoint"
                 : !seen.answerId().equals(request.answerId()) ? "answerId" : null;
         if (field != null) {
@@ -193,7 +199,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
      */
     private Attempt issue(AdmissionRow admission, AttemptRequest request, Optional<RowStore.Row> stored,
             Optional<ObservedRunRequests.Seen> seen, String operator) {
-        String key = RunDocuments.attemptKey(request.runId(), request.attemptId());
+        String key = RunDocuments.attemptKey(request.runId().value(), request.attemptId().value());
         if (stored.isEmpty()) {
             Instant now = w.clock().instant();
             Instant exp = now.plus(ATTEMPT_TTL);
@@ -210,12 +216,12 @@ public final class PlaneManagerRuns implements ManagerRuns {
             }
             stored = w.admissions().last(key);
         }
-        AttemptRow existing = RunDocuments.attempt(request.runId(), request.attemptId(), stored.orElseThrow(() ->
-                new CotalException(ErrorCode.CONFLICT, "the attempt " + request.attemptId() + " moved while it was written"))
+        AttemptRow existing = RunDocuments.attempt(request.runId().value(), request.attemptId().value(), stored.orElseThrow(() ->
+                new CotalException(ErrorCode.CONFLICT, "the attempt " + request.attemptId().value() + " moved while it was written"))
                 .data());
         if (!existing.sameTerms(row(request, null, null, null, null, operator))) {
-            throw new CotalException(ErrorCode.ALREADY_EXISTS, "attempt " + request.attemptId() + " of run "
-                    + request.runId() + " was issued with other terms");
+            throw new CotalException(ErrorCode.ALREADY_EXISTS, "attempt " + request.attemptId().value() + " of run "
+                    + request.runId().value() + " was issued with other terms");
         }
         return attempt(existing, true);
     }
@@ -293,13 +299,13 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     private static AttemptRow row(AttemptRequest r, Instant now, Instant exp, String jwt, String issued,
             String operator) {
-        return new AttemptRow(1, r.runId(), r.attemptId(), r.kind().wire(), r.driver(), r.checkpoint().orElse(null),
+        return new AttemptRow(1, r.runId().value(), r.attemptId().value(), r.kind().wire(), r.driver(), r.checkpoint().orElse(null),
                 r.answerId().orElse(null), r.served().orElse(null), now == null ? null : now.toString(),
                 exp == null ? null : exp.toString(), jwt, issued, operator);
     }
 
     private static Attempt attempt(AttemptRow row, boolean replayed) {
-        return new Attempt(row.runId(), row.attemptId(), Kind.of(row.kind()).orElseThrow(), row.jwt(), row.expiresAt(),
+        return new Attempt(new RunId(row.runId()), new RunId(row.attemptId()), Kind.of(row.kind()).orElseThrow(), row.jwt(), row.expiresAt(),
                 replayed);
     }
 
@@ -326,11 +332,11 @@ public final class PlaneManagerRuns implements ManagerRuns {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, what
                     + " needs scope \"supervise\"; spawn/admin do not imply it");
         }
-        w.managers().authorizeCaller(holder.owner(), holder.instanceId());
-        ServingGate gate = w.managers().gate(holder.instanceId()).orElseThrow(() -> new CotalException(
-                ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId() + " has no gate"));
-        if (!gate.principal().equals(holder.owner() + "." + holder.actor())) {
-            throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId()
+        w.managers().authorizeCaller(holder.owner().value(), holder.instanceId().value());
+        ServingGate gate = w.managers().gate(holder.instanceId().value()).orElseThrow(() -> new CotalException(
+                ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId().value() + " has no gate"));
+        if (!gate.principal().equals(holder.owner().value() + "." + holder.actor().value())) {
+            throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId().value()
                     + " is served by another principal");
         }
         return gate;
@@ -338,7 +344,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     /** {@code registeredCommand}: the registered cluster at the gate's registration revision declares it. */
     private void registeredCommand(Holder holder, ServingGate gate, String command) {
-        if (!w.managers().registeredCluster(holder.owner(), holder.instanceId(), gate.registrationRevision()).commands()
+        if (!w.managers().registeredCluster(holder.owner().value(), holder.instanceId().value(), gate.registrationRevision()).commands()
                 .contains(command)) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the registered manager cluster declares no " + command);
         }
@@ -348,8 +354,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
     private void requireLiveManaged(String owner, String actor, String uid, boolean throughSources) {
         boolean live = (!throughSources || w.sources().isLive(new Source(w.space(), actorsBucket,
                 "actor." + owner + "." + actor + "." + uid)))
-                && w.ledger().find(owner, actor).filter(row -> row.kind() == ActorRow.Kind.MANAGED)
-                        .map(row -> row.lifecycleUid().equals(uid)).orElse(false);
+                && w.ledger().find(Principal.of(owner, actor)).filter(row -> row.kind() == ActorRow.Kind.MANAGED)
+                        .map(row -> row.lifecycleUid().value().equals(uid)).orElse(false);
         if (!live) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the managed actor " + owner + "." + actor
                     + " is not live at lifecycle " + uid);

@@ -6,6 +6,11 @@ import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.RunId;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,14 +24,15 @@ import java.util.regex.Pattern;
  */
 final class RunDocuments {
     // the serving records' grammars (SPEC §14.2); a lifecycle uid has the instance id's shape (§13.14)
-    static final Pattern OWNER = ai.cotal.auth.Owners.SHAPE;
-    static final Pattern ACTOR = ServingDocuments.ACTOR;
-    static final Pattern UID = ServingDocuments.INSTANCE_ID;
-    static final Pattern INSTANCE_ID = ServingDocuments.INSTANCE_ID;
+    static final Pattern OWNER = Owner.PATTERN;
+    static final Pattern ACTOR = Actor.PATTERN;
+    static final Pattern UID = LifecycleUid.PATTERN;
+    static final Pattern INSTANCE_ID = InstanceId.PATTERN;
     static final Pattern DRIVER = Pattern.compile("U[A-Z2-7]{55}");
     /** The last token of a served resume or answer: its caller's accepted token (SPEC §14.8). */
     static final Pattern CALLER = Pattern.compile("[0-9a-f]{32}");
-    static final Pattern ISSUED = Pattern.compile("u_[a-z2-7]{26}\\.[A-Za-z0-9_]{1,64}\\.[a-z0-9]{26,32}\\.[0-9a-f]{32}");
+    static final Pattern ISSUED = Pattern.compile(String.join("\\.", Owner.PATTERN.pattern(), Actor.PATTERN.pattern(),
+            LifecycleUid.PATTERN.pattern(), CALLER.pattern()));
 
     /** {@code run.manager.<runId>.admission}. */
     record AdmissionRow(Integer v, String runId, String owner, String instanceId, String actor, String lifecycleUid,
@@ -130,7 +136,7 @@ final class RunDocuments {
         CheckpointRow d = read(data, CheckpointRow.class, key);
         boolean state = "waiting".equals(d.state()) ? d.settledAnswerId() == null
                 : "resumed".equals(d.state()) && (d.settledAnswerId() == null || matches(RunRecords.TOKEN, d.settledAnswerId()));
-        if (d.v() == null || d.v() != 1 || !token.equals(d.token()) || !matches(RunRecords.RUN_ID, d.runId()) || !state) {
+        if (d.v() == null || d.v() != 1 || !token.equals(d.token()) || !matches(RunId.PATTERN, d.runId()) || !state) {
             throw corrupt(key, "version, token, runId, state or settledAnswerId");
         }
         return d;
@@ -149,7 +155,7 @@ final class RunDocuments {
         }
         String[] t = subject.substring(prefix.length() + 1).split("\\.", -1);
         if (t.length != 7 || !t[0].equals("svc") || !t[1].equals("manager") || !t[3].equals("run")
-                || !matches(OWNER, t[2]) || !matches(RunRecords.RUN_ID, t[5]) || !matches(CALLER, t[6])) {
+                || !matches(OWNER, t[2]) || !matches(RunId.PATTERN, t[5]) || !matches(CALLER, t[6])) {
             return Optional.empty();
         }
         Optional<Kind> op = Kind.of(t[4]);

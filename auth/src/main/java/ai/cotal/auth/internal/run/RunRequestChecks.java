@@ -6,6 +6,7 @@ import ai.cotal.auth.ManagerRuns.Holder;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.RunId;
 import java.util.regex.Pattern;
 
 /**
@@ -22,24 +23,18 @@ final class RunRequestChecks {
                 + "\\.svc\\.manager\\.[A-Za-z0-9_]+\\.run\\.[a-z]+\\.[A-Za-z0-9_.-]+");
     }
 
-    /** The holder's grammars. */
+    /** A holder is required (its identifiers are typed, so in grammar). */
     static void holder(Holder holder) {
         if (holder == null) {
             throw CotalException.badRequest("holder", "required");
         }
-        check(RunDocuments.OWNER, holder.owner(), "owner");
-        check(RunDocuments.ACTOR, holder.actor(), "actor");
-        check(RunDocuments.INSTANCE_ID, holder.instanceId(), "instanceId");
     }
 
-    /** The admission request's grammars. */
+    /** An admission request is required (its identifiers are typed, so in grammar). */
     static void admission(AdmissionRequest request) {
         if (request == null) {
             throw CotalException.badRequest("request", "required");
         }
-        check(RunRecords.RUN_ID, request.runId(), "runId");
-        check(RunDocuments.ACTOR, request.actor(), "actor");
-        check(RunDocuments.UID, request.lifecycleUid(), "lifecycleUid");
     }
 
     /** The attempt's grammars and shape; an {@code operator}'s answer may be unserved (its own). */
@@ -47,8 +42,6 @@ final class RunRequestChecks {
         if (r == null || r.kind() == null) {
             throw CotalException.badRequest(r == null ? "request" : "kind", "required");
         }
-        check(RunRecords.RUN_ID, r.runId(), "runId");
-        check(RunRecords.RUN_ID, r.attemptId(), "attemptId");
         check(RunDocuments.DRIVER, r.driver(), "driver");
         boolean start = r.kind() == Kind.START;
         if (start == r.checkpoint().isPresent()) {

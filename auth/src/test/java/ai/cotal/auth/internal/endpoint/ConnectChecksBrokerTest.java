@@ -12,6 +12,7 @@ import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.callout.EndpointAccess;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Status;
@@ -46,8 +47,8 @@ class ConnectChecksBrokerTest {
     }
 
     private static List<EndpointAccess.Grant> grantsOfOther(EndpointFixture x) {
-        ActorRow row = x.plane.ledger().find(OTHER, "laptop").orElseThrow();
-        return x.engine.connects().callerGrants(OTHER, "laptop", row.lifecycleUid());
+        ActorRow row = x.plane.ledger().find(Principal.of(OTHER, "laptop")).orElseThrow();
+        return x.engine.connects().callerGrants(OTHER, "laptop", row.lifecycleUid().value());
     }
 
     private static String refusal(Runnable check) {
@@ -67,7 +68,7 @@ class ConnectChecksBrokerTest {
             assertEquals(List.of(new EndpointAccess.Grant(ask, weather, List.of("ask")),
                     new EndpointAccess.Grant(stream, weather, List.of("stream"))), grantsOfOther(x));
             assertEquals(List.of(), x.engine.connects().callerGrants(OWNER, "laptop",
-                    x.plane.ledger().find(OWNER, "laptop").orElseThrow().lifecycleUid()), "nobody else holds them");
+                    x.plane.ledger().find(Principal.of(OWNER, "laptop")).orElseThrow().lifecycleUid().value()), "nobody else holds them");
 
             HostResult revoked = x.call(x.owner, new HostRequest.CallerRevoke(EndpointFixture.rid(), "weather", iid, ask));
             assertEquals(Status.COMPLETED, revoked.status());
@@ -114,8 +115,8 @@ class ConnectChecksBrokerTest {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
             grant(x, iid, List.of("ask"));
-            x.plane.ledger().revoke(OTHER, "laptop");
-            x.plane.ledger().grantActor(OTHER, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            x.plane.ledger().revoke(Principal.of(OTHER, "laptop"));
+            x.plane.ledger().grantActor(Principal.of(OTHER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             assertEquals(List.of(), grantsOfOther(x));
         }
     }

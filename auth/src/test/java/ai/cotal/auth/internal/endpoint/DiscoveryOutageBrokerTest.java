@@ -23,6 +23,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.connect.ConnectionEvents;
 import ai.cotal.core.jwt.AccountClaim;
 import ai.cotal.core.jwt.ClaimSet;
@@ -101,7 +102,7 @@ class DiscoveryOutageBrokerTest {
                 Connection admin = f.admin(nats);
                 Connection system = NatsConnector.builder().server(nats.url()).creds(claimsCreds).label("test-claims")
                         .build().connect()) {
-            plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             Granter.Owner owner = new Granter.Owner(EndpointFixture.OWNER, "laptop");
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             String iid = EndpointFixture.iid();

@@ -8,6 +8,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
@@ -50,7 +51,7 @@ final class EndpointFixture implements AutoCloseable {
         nats = brokers.start(f::config);
         plane = AuthAuthorityPlane.open(options.apply(f.options(nats, stateDir).serviceEndpoints(true)).build());
         for (String o : List.of(OWNER, OTHER)) {
-            plane.ledger().grantActor(o, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(o, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
         }
         engine = ((AuthorityPlaneImpl) plane).serviceEndpointEngine();
         admin = f.admin(nats);

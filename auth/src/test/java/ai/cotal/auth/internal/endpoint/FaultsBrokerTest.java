@@ -14,6 +14,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBroker;
@@ -49,7 +50,7 @@ class FaultsBrokerTest {
 
     private static AuthAuthorityPlane open(ai.cotal.auth.AuthPlaneOptions.Builder options) {
         AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.serviceEndpoints(true).build());
-        plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
         return plane;
     }
 

@@ -10,6 +10,7 @@ import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.testbroker.NatsBroker;
@@ -129,7 +130,7 @@ class HostLifecycleBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).signer(failingDiscoveryRenewal(new ai.cotal.core.trust.SpaceAuth(
                 f.broker, f.space).strip()))
                 .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
-            plane.ledger().grantActor(EndpointFixture.OWNER, "laptop", ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
+            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
                     java.util.List.of(), java.util.List.of()));
             ServiceEndpointEngine engine = ((ai.cotal.auth.internal.plane.AuthorityPlaneImpl) plane).serviceEndpointEngine();
             ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.Granter;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
 import ai.cotal.servicehost.HostResult.Completion;
@@ -181,12 +183,12 @@ class HostRacesBrokerTest {
             String iid = EndpointFixture.iid();
             x.approved(x.owner, "weather", iid);
             Granter.Owner ghost = new Granter.Owner("u_" + "g".repeat(26), "laptop");
-            x.plane.ledger().grantManagedActor(EndpointFixture.OTHER, "robot",
-                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), "robot".repeat(6));
+            x.plane.ledger().grantManagedActor(Principal.of(EndpointFixture.OTHER, "robot"),
+                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
             Granter.Owner managed = new Granter.Owner(EndpointFixture.OTHER, "robot");
             String managedOnly = "u_" + "m".repeat(26);
-            x.plane.ledger().grantManagedActor(managedOnly, "robot",
-                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), "robot".repeat(6));
+            x.plane.ledger().grantManagedActor(Principal.of(managedOnly, "robot"),
+                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
             // proved without an actor (the stock route's granter): needs any current interactive row of its own
             Granter.Owner provedGhost = new Granter.Owner("u_" + "g".repeat(26));
             Granter.Owner provedManaged = new Granter.Owner(managedOnly);
@@ -212,7 +214,7 @@ class HostRacesBrokerTest {
             assertEquals(pending.operationId(), x.call(x.owner, proved).operationId(),
                     "the binding is the owner's, whichever of its actors replays it");
 
-            x.plane.ledger().revoke(EndpointFixture.OTHER, "robot");
+            x.plane.ledger().revoke(Principal.of(EndpointFixture.OTHER, "robot"));
             tripByKickingTheLedgerScanner(x);
             for (HostRequest r : requests) {
                 long reads = x.engine.discovery().reads();

@@ -17,6 +17,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.servicehost.HostRequest;
@@ -102,7 +103,7 @@ class StoreLeaderLossBrokerTest {
                 .storeReplicas(StoreReplicas.of(3)).build());
              Connection admin = f.admin(home)) {
             for (String o : List.of(EndpointFixture.OWNER, EndpointFixture.OTHER)) {
-                plane.ledger().grantActor(o, "laptop", ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(o, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             }
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             String iid = EndpointFixture.iid();

@@ -14,6 +14,8 @@ import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -102,16 +104,16 @@ class AdminListenerBrokerTest {
             assertEquals("cotal:auth-admin:alpha", admin.name());
             assertEquals(PlaneConnection.Status.CONNECTED, admin.status());
 
-            x.plane.ledger().grantActor(OWNER, "mgr", GRANT);
-            String uid = ActorTokens.newLifecycleUid();
-            ActorRow agent = x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT,
+            x.plane.ledger().grantActor(Principal.of(OWNER, "mgr"), GRANT);
+            LifecycleUid uid = ActorTokens.newLifecycleUid();
+            ActorRow agent = x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT,
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
-            x.plane.lifecycles().activateManaged(OWNER, "agent", uid);
+            x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
             String bearer = x.bearer(agent);
             try (TestManager manager = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);
                  Standing rail = standing(x, OWNER, "mgr", IID);
                  LifecycleFixture.Watched connected = x.connect("agent", bearer)) {
-                assertError(rail.request(body("agent", uid)), "failed-precondition", "still at lifecycle");
+                assertError(rail.request(body("agent", uid.value())), "failed-precondition", "still at lifecycle");
                 assertError(rail.request("{\"v\":1,\"owner\":\"" + OWNER + "\",\"actor\":\"agent\",\"lifecycleUid\":\""
                         + uid + "\"}"), "bad-request", "owner"); // the owner is the spec's, never the body's
                 assertError(rail.request("{\"v\":1,\"actor\":\"agent\"}"), "bad-request", "lifecycleUid");
@@ -120,21 +122,21 @@ class AdminListenerBrokerTest {
                 assertError(rail.request("not json"), "bad-request", "body");
                 assertError(rail.request(body("agent", "NOT-A-UID")), "bad-request", "lifecycleUid");
 
-                x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT, ActorTokens.tokenHash(
+                x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT, ActorTokens.tokenHash(
                         ActorTokens.newActorToken()), ActorTokens.newLifecycleUid()); // the grant moves on
-                JsonNode retired = rail.request(body("agent", uid));
+                JsonNode retired = rail.request(body("agent", uid.value()));
                 assertEquals("retired", retired.path("outcome").asText(), retired.toString());
                 assertEquals(OWNER, retired.path("owner").asText());
-                assertEquals(Lifecycles.managedRetirementOpId(uid), retired.path("opId").asText());
+                assertEquals(Lifecycles.managedRetirementOpId(uid.value()), retired.path("opId").asText());
                 assertEquals(1, retired.path("connectionsClosed").asInt(), retired.toString());
                 connected.closed().get(5, TimeUnit.SECONDS); // the broker closed the live connection (KICK)
                 Exception refused = x.refused("agent", bearer);
                 assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
-                assertEquals("alreadyRetired", rail.request(body("agent", uid)).path("outcome").asText());
-                assertEquals(Lifecycles.State.RETIRED, x.plane.lifecycles().head(OWNER, "agent").orElseThrow().state());
+                assertEquals("alreadyRetired", rail.request(body("agent", uid.value())).path("outcome").asText());
+                assertEquals(Lifecycles.State.RETIRED, x.plane.lifecycles().head(Principal.of(OWNER, "agent")).orElseThrow().state());
 
                 x.plane.managers().freezeGate(IID);
-                assertError(rail.request(body("agent", uid)), "permission-denied", "is not a candidate (frozen)");
+                assertError(rail.request(body("agent", uid.value())), "permission-denied", "is not a candidate (frozen)");
                 assertTrue(!rail.violation().isDone(), "every request above was the credential's to send");
             }
         }
@@ -144,12 +146,12 @@ class AdminListenerBrokerTest {
     void anotherInstancesStandingCredentialCannotSendOnTheSubject(NatsBrokers brokers) throws Exception {
         try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
             String other = "u_bcdefghijklmnopqrstuvwxyz2";
-            x.plane.ledger().grantActor(OWNER, "mgr", GRANT);
+            x.plane.ledger().grantActor(Principal.of(OWNER, "mgr"), GRANT);
             try (TestManager mine = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);
                  TestManager theirs = TestManager.forOwner(x.plane, x.nats, other);
                  Standing foreign = standing(x, other, "mgr", theirs.instanceId)) {
                 foreign.connection().publish(SUBJECT, "_INBOX_x", body("agent",
-                        ActorTokens.newLifecycleUid()).getBytes(StandardCharsets.UTF_8));
+                        ActorTokens.newLifecycleUid().value()).getBytes(StandardCharsets.UTF_8));
                 foreign.connection().flush(Duration.ofSeconds(5));
                 String violation = foreign.violation().get(10, TimeUnit.SECONDS);
                 assertTrue(violation.contains("Publish") && violation.contains(SUBJECT),
@@ -162,19 +164,19 @@ class AdminListenerBrokerTest {
     void anInstanceFloodingItsOwnSubjectDoesNotHoldBackAnotherInstancesRetirement(NatsBrokers brokers) throws Exception {
         try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
             String other = "u_bcdefghijklmnopqrstuvwxyz2";
-            x.plane.ledger().grantActor(OWNER, "mgr", GRANT);
-            String uid = ActorTokens.newLifecycleUid();
-            x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
+            x.plane.ledger().grantActor(Principal.of(OWNER, "mgr"), GRANT);
+            LifecycleUid uid = ActorTokens.newLifecycleUid();
+            x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
                     uid);
-            x.plane.lifecycles().activateManaged(OWNER, "agent", uid);
-            x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
+            x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
+            x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT, ActorTokens.tokenHash(ActorTokens.newActorToken()),
                     ActorTokens.newLifecycleUid()); // the grant moves on: the old lifecycle can be retired
             try (TestManager victim = TestManager.candidate(x.plane, x.nats, OWNER, "mgr", IID);
                  TestManager attacker = TestManager.forOwner(x.plane, x.nats, other);
                  Standing rail = standing(x, OWNER, "mgr", IID);
                  Standing flooder = standing(x, other, "mgr", attacker.instanceId)) {
                 String floodSubject = "cotal.alpha.auth.admin." + attacker.instanceId + ".retire-managed";
-                byte[] floodBody = body("agent", ActorTokens.newLifecycleUid()).getBytes(StandardCharsets.UTF_8);
+                byte[] floodBody = body("agent", ActorTokens.newLifecycleUid().value()).getBytes(StandardCharsets.UTF_8);
                 java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
                 java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(10);
                 // well-formed requests of a candidate: each one reads the plane's records before it answers
@@ -193,7 +195,7 @@ class AdminListenerBrokerTest {
                 });
                 try {
                     assertTrue(underWay.await(30, TimeUnit.SECONDS), "5,000 flood requests reached the broker first");
-                    JsonNode retired = rail.request(body("agent", uid));
+                    JsonNode retired = rail.request(body("agent", uid.value()));
                     assertEquals("retired", retired.path("outcome").asText(), retired.toString());
                 } finally {
                     flooding.set(false);

@@ -110,7 +110,9 @@ class AuthorityConnectionBrokerTest {
             CredentialRows rows = new CredentialRows("alpha", writer.connection(), reader, Clock.systemUTC());
             String uid = "abcdefghijklmnopqrstuvwxyz";
             String id = rows.mint("u_ownerownerownerownerowners", "laptop", uid);
-            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), uid, id);
+            ai.cotal.auth.ConnectAttempt attempt = new ai.cotal.auth.ConnectAttempt(
+                    ai.cotal.core.id.Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(),
+                    new ai.cotal.core.id.LifecycleUid(uid), new ai.cotal.core.id.CredentialId(id));
             ai.cotal.core.internal.kv.RowStore store = new ai.cotal.core.internal.kv.RowStore(reader.connection(), "cotal_auth_alpha");
             long reads = 0;
             // the broker drops both connections at each 5 s expiry; they come back with renewed JWTs

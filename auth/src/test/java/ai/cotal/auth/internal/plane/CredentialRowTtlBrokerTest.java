@@ -15,6 +15,9 @@ import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -57,9 +60,9 @@ class CredentialRowTtlBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              Connection admin = f.admin(nats)) {
-            ActorRow row = plane.ledger().grantActor("u_abcdefghijklmnopqrstuvwxyz", "laptop",
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            String id = plane.credentials().mint(row.owner(), row.actor(), row.lifecycleUid());
+            CredentialId id = plane.credentials().mint(row.principal(), row.lifecycleUid());
             MessageInfo stored = admin.jetStreamManagement().getLastMessage(STREAM, "$KV.cotal_auth_alpha.cred." + id);
             assertEquals("960s", stored.getHeaders().getFirst("Nats-TTL"), "900 s (the longest bearer) + 60 s grace");
             assertEquals(Duration.ofSeconds(960), CredentialRows.ROW_TTL);
@@ -80,8 +83,8 @@ class CredentialRowTtlBrokerTest {
                     Duration.ofSeconds(2));
             String expiring = rows.mint("u_ownerownerownerownerowners", "laptop", UID);
             String revoked = rows.mint("u_ownerownerownerownerowners", "laptop", UID);
-            ConnectAttempt live = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), UID, expiring);
-            ConnectAttempt gone = new ConnectAttempt("u_ownerownerownerownerowners", "laptop", List.of(), UID, revoked);
+            ConnectAttempt live = new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(), new LifecycleUid(UID), new CredentialId(expiring));
+            ConnectAttempt gone = new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(), new LifecycleUid(UID), new CredentialId(revoked));
             rows.requireLive(live);
             rows.revoke(revoked);
             KeyValue kv = admin.keyValue("cotal_auth_alpha");

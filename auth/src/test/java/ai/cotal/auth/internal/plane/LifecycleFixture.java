@@ -8,6 +8,8 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,8 +57,8 @@ final class LifecycleFixture implements AutoCloseable {
 
     /** A bearer of {@code row}'s lifecycle: a fresh credential row (the mint activates the lifecycle) and 5 minutes. */
     String bearer(ActorRow row) {
-        String credential = plane.credentials().mint(OWNER, row.actor(), row.lifecycleUid());
-        return plane.bearers().issue(BearerIssuer.Request.of(OWNER, row.actor(), List.of("chat"), row.lifecycleUid(),
+        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, row.actor().value()), row.lifecycleUid());
+        return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, row.actor().value()), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }
 

@@ -11,6 +11,9 @@ import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -44,17 +47,17 @@ class LifecycleResumeBrokerTest {
         PlaneFixture f = new PlaneFixture();
         NatsBroker nats = brokers.start(f::config);
         AuthAuthorityPlane first = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
-        ActorRow row = first.ledger().grantActor(OWNER, "laptop", GRANT);
-        String uid = row.lifecycleUid();
-        String credential = first.credentials().mint(OWNER, "laptop", uid);
-        String opId = Lifecycles.interactiveRetirementOpId(uid);
+        ActorRow row = first.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
+        LifecycleUid uid = row.lifecycleUid();
+        CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), uid);
+        String opId = Lifecycles.interactiveRetirementOpId(uid.value());
         ((AuthorityPlaneImpl) first).lifecycleRetirement().hooks(new LifecycleRetirement.Hooks() {
             @Override
             public void afterFence(String op) {
                 nats.kill(); // the head is retiring; nothing of the barrier ran
             }
         });
-        assertThrows(CotalException.class, () -> first.lifecycles().retireInteractive(OWNER, "laptop", uid));
+        assertThrows(CotalException.class, () -> first.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), uid));
         first.fenced().get(10, TimeUnit.SECONDS); // the scanners went with the broker
 
         nats.restart();
@@ -69,7 +72,7 @@ class LifecycleResumeBrokerTest {
                 .livenessOracle(PlaneFixture.operatorSaysGone()).build())) {
             assertEquals(List.of(opId), second.lifecycles().resumedAtOpen().finished(), "the open finished it");
             assertEquals(List.of(), second.lifecycles().resumedAtOpen().frozen());
-            Lifecycles.Head head = second.lifecycles().head(OWNER, "laptop").orElseThrow();
+            Lifecycles.Head head = second.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow();
             assertEquals(Lifecycles.State.RETIRED, head.state());
             assertEquals(opId, head.opId().orElseThrow());
             assertTrue(second.credentials().list().isEmpty(), "the lifecycle's credential row is gone");
@@ -81,7 +84,7 @@ class LifecycleResumeBrokerTest {
         try (AuthAuthorityPlane third = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             assertEquals(List.of(), third.lifecycles().resumedAtOpen().finished(), "done: nothing is owed any more");
             assertEquals(Lifecycles.Retirement.Outcome.ALREADY_RETIRED,
-                    third.lifecycles().retireInteractive(OWNER, "laptop", uid).outcome());
+                    third.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), uid).outcome());
         }
     }
 
@@ -92,12 +95,12 @@ class LifecycleResumeBrokerTest {
         String uid;
         String bystander;
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor(OWNER, "laptop", GRANT);
-            uid = row.lifecycleUid();
-            plane.credentials().mint(OWNER, "laptop", uid);
-            ActorRow other = plane.ledger().grantActor(OWNER, "desk", GRANT);
-            bystander = other.lifecycleUid();
-            plane.credentials().mint(OWNER, "desk", bystander);
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
+            uid = row.lifecycleUid().value();
+            plane.credentials().mint(Principal.of(OWNER, "laptop"), new LifecycleUid(uid));
+            ActorRow other = plane.ledger().grantActor(Principal.of(OWNER, "desk"), GRANT);
+            bystander = other.lifecycleUid().value();
+            plane.credentials().mint(Principal.of(OWNER, "desk"), new LifecycleUid(bystander));
         }
         String opId = Lifecycles.interactiveRetirementOpId(uid);
         String headKey = "lifecycle.head." + OWNER + ".laptop";
@@ -115,18 +118,18 @@ class LifecycleResumeBrokerTest {
             assertEquals(List.of(), resume.finished());
             assertEquals(List.of(OWNER + ".laptop"), resume.frozen(), "the failed resume froze its alias");
             CotalException frozen = assertThrows(CotalException.class,
-                    () -> plane.credentials().mint(OWNER, "laptop", uid));
+                    () -> plane.credentials().mint(Principal.of(OWNER, "laptop"), new LifecycleUid(uid)));
             assertEquals(ErrorCode.UNAVAILABLE, frozen.code());
             assertTrue(frozen.getMessage().contains("frozen"), frozen.getMessage());
-            plane.credentials().mint(OWNER, "desk", bystander); // the other aliases serve
+            plane.credentials().mint(Principal.of(OWNER, "desk"), new LifecycleUid(bystander)); // the other aliases serve
 
             try (Connection admin = f.admin(nats)) { // the operator repairs the head; a retire finishes and thaws
                 admin.keyValue("cotal_auth_alpha").put(headKey, validHead.getBytes(StandardCharsets.UTF_8));
             }
-            Lifecycles.Retirement retired = plane.lifecycles().retireInteractive(OWNER, "laptop", uid);
+            Lifecycles.Retirement retired = plane.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), new LifecycleUid(uid));
             assertEquals(Lifecycles.Retirement.Outcome.RETIRED, retired.outcome());
             assertEquals(1, retired.credentialsRevoked());
-            CotalException after = assertThrows(CotalException.class, () -> plane.credentials().mint(OWNER, "laptop", uid));
+            CotalException after = assertThrows(CotalException.class, () -> plane.credentials().mint(Principal.of(OWNER, "laptop"), new LifecycleUid(uid)));
             assertEquals(ErrorCode.FAILED_PRECONDITION, after.code(), "no longer frozen: retired");
         }
         try (Connection admin = f.admin(nats)) {

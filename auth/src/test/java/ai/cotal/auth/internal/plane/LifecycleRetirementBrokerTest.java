@@ -15,6 +15,9 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
@@ -54,22 +57,22 @@ class LifecycleRetirementBrokerTest {
     @Test
     void aRetiredInteractiveLifecycleIsRefusedByTheBrokerAndEveryOutcomeAnswers(NatsBrokers brokers) throws Exception {
         try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
-            ActorRow row = x.plane.ledger().grantActor(OWNER, "laptop", GRANT);
-            String uid = row.lifecycleUid();
-            assertEquals("notStarted", x.retire(INTERACTIVE, "laptop", uid).path("outcome").asText(),
+            ActorRow row = x.plane.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
+            LifecycleUid uid = row.lifecycleUid();
+            assertEquals("notStarted", x.retire(INTERACTIVE, "laptop", uid.value()).path("outcome").asText(),
                     "no head yet: nothing was ever minted at this lifecycle");
             String live = x.bearer(row); // the mint activates the lifecycle
             String spare = x.bearer(row);
-            Lifecycles.Head head = x.plane.lifecycles().head(OWNER, "laptop").orElseThrow();
+            Lifecycles.Head head = x.plane.lifecycles().head(Principal.of(OWNER, "laptop")).orElseThrow();
             assertEquals(Lifecycles.State.ACTIVE, head.state());
             assertEquals(uid, head.lifecycleUid());
 
             try (LifecycleFixture.Watched connected = x.connect("laptop", live)) {
-                assertEquals("conflict", x.retire(INTERACTIVE, "laptop", ActorTokens.newLifecycleUid()).path("outcome")
+                assertEquals("conflict", x.retire(INTERACTIVE, "laptop", ActorTokens.newLifecycleUid().value()).path("outcome")
                         .asText(), "another uid while the head's is live");
-                JsonNode retired = x.retire(INTERACTIVE, "laptop", uid);
+                JsonNode retired = x.retire(INTERACTIVE, "laptop", uid.value());
                 assertEquals("retired", retired.path("outcome").asText(), retired.toString());
-                assertEquals(Lifecycles.interactiveRetirementOpId(uid), retired.path("opId").asText());
+                assertEquals(Lifecycles.interactiveRetirementOpId(uid.value()), retired.path("opId").asText());
                 assertEquals(2, retired.path("credentialsRevoked").asInt(), "both credential rows of the lifecycle");
                 assertEquals(1, retired.path("connectionsClosed").asInt(), "recorded and swept: one connection");
                 assertTrue(retired.path("swept").asBoolean(), retired.toString());
@@ -84,68 +87,68 @@ class LifecycleRetirementBrokerTest {
             refused = x.refused("laptop", live);
             assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
 
-            JsonNode again = x.retire(INTERACTIVE, "laptop", uid);
+            JsonNode again = x.retire(INTERACTIVE, "laptop", uid.value());
             assertEquals("alreadyRetired", again.path("outcome").asText());
-            assertEquals(Lifecycles.interactiveRetirementOpId(uid), again.path("opId").asText());
+            assertEquals(Lifecycles.interactiveRetirementOpId(uid.value()), again.path("opId").asText());
             assertFalse(again.has("credentialsRevoked"), again.toString());
-            HttpResponse<String> wrongKind = x.post(MANAGED, LifecycleFixture.retireBody("laptop", uid), true);
+            HttpResponse<String> wrongKind = x.post(MANAGED, LifecycleFixture.retireBody("laptop", uid.value()), true);
             assertEquals(409, wrongKind.statusCode(), wrongKind.body());
             assertTrue(wrongKind.body().contains("is interactive"), wrongKind.body());
             CotalException mint = assertThrows(CotalException.class, () -> x.bearer(row));
             assertEquals(ErrorCode.FAILED_PRECONDITION, mint.code(), "no credential at a retired lifecycle");
 
             // a new grant is a new lifecycle: the old uid stays retired, the new one starts once minted
-            ActorRow regranted = x.plane.ledger().grantActor(OWNER, "laptop", GRANT);
-            String next = regranted.lifecycleUid();
-            assertEquals("alreadyRetired", x.retire(INTERACTIVE, "laptop", uid).path("outcome").asText());
-            assertEquals("notStarted", x.retire(INTERACTIVE, "laptop", next).path("outcome").asText(),
+            ActorRow regranted = x.plane.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
+            LifecycleUid next = regranted.lifecycleUid();
+            assertEquals("alreadyRetired", x.retire(INTERACTIVE, "laptop", uid.value()).path("outcome").asText());
+            assertEquals("notStarted", x.retire(INTERACTIVE, "laptop", next.value()).path("outcome").asText(),
                     "the head is still at the retired uid");
             String fresh = x.bearer(regranted);
             try (LifecycleFixture.Watched connected = x.connect("laptop", fresh)) {
                 assertTrue(connected.connection().getStatus() == io.nats.client.Connection.Status.CONNECTED);
             }
-            assertEquals("conflict", x.retire(INTERACTIVE, "laptop", uid).path("outcome").asText(),
+            assertEquals("conflict", x.retire(INTERACTIVE, "laptop", uid.value()).path("outcome").asText(),
                     "the head moved on to a live lifecycle");
-            assertEquals("notStarted", x.retire(INTERACTIVE, "nobody", next).path("outcome").asText());
+            assertEquals("notStarted", x.retire(INTERACTIVE, "nobody", next.value()).path("outcome").asText());
         }
     }
 
     @Test
     void aManagedLifecycleRetiresOnceItsGrantMovedOn(NatsBrokers brokers) throws Exception {
         try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
-            String uid = ActorTokens.newLifecycleUid();
-            ActorRow row = x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT,
+            LifecycleUid uid = ActorTokens.newLifecycleUid();
+            ActorRow row = x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT,
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
-            Lifecycles.Activation first = x.plane.lifecycles().activateManaged(OWNER, "agent", uid);
+            Lifecycles.Activation first = x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid);
             assertTrue(first.activated());
-            assertFalse(x.plane.lifecycles().activateManaged(OWNER, "agent", uid).activated(), "already active");
+            assertFalse(x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid).activated(), "already active");
             String bearer = x.bearer(row);
             try (LifecycleFixture.Watched connected = x.connect("agent", bearer)) {
-                HttpResponse<String> held = x.post(MANAGED, LifecycleFixture.retireBody("agent", uid), true);
+                HttpResponse<String> held = x.post(MANAGED, LifecycleFixture.retireBody("agent", uid.value()), true);
                 assertEquals(409, held.statusCode(), held.body());
                 assertTrue(held.body().contains("still at lifecycle"), held.body());
 
-                String successor = ActorTokens.newLifecycleUid();
-                x.plane.ledger().grantManagedActor(OWNER, "agent", GRANT,
+                LifecycleUid successor = ActorTokens.newLifecycleUid();
+                x.plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), GRANT,
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), successor);
-                JsonNode retired = x.retire(MANAGED, "agent", uid);
+                JsonNode retired = x.retire(MANAGED, "agent", uid.value());
                 assertEquals("retired", retired.path("outcome").asText(), retired.toString());
-                assertEquals(Lifecycles.managedRetirementOpId(uid), retired.path("opId").asText());
+                assertEquals(Lifecycles.managedRetirementOpId(uid.value()), retired.path("opId").asText());
                 assertEquals(1, retired.path("connectionsClosed").asInt(), retired.toString());
                 connected.closed().get(5, TimeUnit.SECONDS);
                 Exception refused = x.refused("agent", bearer);
                 assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
-                assertEquals("alreadyRetired", x.retire(MANAGED, "agent", uid).path("outcome").asText());
-                assertEquals("notStarted", x.retire(MANAGED, "agent", successor).path("outcome").asText(),
+                assertEquals("alreadyRetired", x.retire(MANAGED, "agent", uid.value()).path("outcome").asText());
+                assertEquals("notStarted", x.retire(MANAGED, "agent", successor.value()).path("outcome").asText(),
                         "the head is at the retired uid");
 
-                assertTrue(x.plane.lifecycles().activateManaged(OWNER, "agent", successor).activated());
-                assertEquals("conflict", x.retire(MANAGED, "agent", ActorTokens.newLifecycleUid()).path("outcome")
+                assertTrue(x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), successor).activated());
+                assertEquals("conflict", x.retire(MANAGED, "agent", ActorTokens.newLifecycleUid().value()).path("outcome")
                         .asText(), "the successor is live");
-                assertEquals("conflict", x.retire(MANAGED, "agent", uid).path("outcome").asText(),
+                assertEquals("conflict", x.retire(MANAGED, "agent", uid.value()).path("outcome").asText(),
                         "the head is elsewhere and live: reference §1 answers conflict, even for a uid once retired");
                 CotalException back = assertThrows(CotalException.class,
-                        () -> x.plane.lifecycles().activateManaged(OWNER, "agent", uid));
+                        () -> x.plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), uid));
                 assertEquals(ErrorCode.FAILED_PRECONDITION, back.code(), "the grant is not at the retired uid");
             }
         }
@@ -160,9 +163,9 @@ class LifecycleRetirementBrokerTest {
         CompletableFuture<Void> closed = new CompletableFuture<>();
         Connection client;
         try (AuthAuthorityPlane first = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, first)) {
-            row = first.ledger().grantActor(OWNER, "laptop", GRANT);
-            String credential = first.credentials().mint(OWNER, "laptop", row.lifecycleUid());
-            bearer = first.bearers().issue(BearerIssuer.Request.of(OWNER, "laptop", List.of("chat"), row.lifecycleUid(),
+            row = first.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
+            CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid());
+            bearer = first.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
             client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(OWNER, "laptop"))
                     .connectionListener((conn, type) -> {
@@ -173,7 +176,7 @@ class LifecycleRetirementBrokerTest {
         }
         try (AuthAuthorityPlane second = f.open(nats, stateDir)) {
             assertEquals(Connection.Status.CONNECTED, client.getStatus(), "the first plane's close left it connected");
-            Lifecycles.Retirement retired = second.lifecycles().retireInteractive(OWNER, "laptop", row.lifecycleUid());
+            Lifecycles.Retirement retired = second.lifecycles().retireInteractive(Principal.of(OWNER, "laptop"), new LifecycleUid(row.lifecycleUid().value()));
             assertEquals(Lifecycles.Retirement.Outcome.RETIRED, retired.outcome());
             assertTrue(retired.swept(), "the broker listed the lifecycle's connections");
             assertEquals(1, retired.connectionsClosed(), "found by its lifecycle key, not in this plane's register");
@@ -186,8 +189,8 @@ class LifecycleRetirementBrokerTest {
     @Test
     void theRetireRoutesAreTheLoopbackOperatorsAndCheckTheirBody(NatsBrokers brokers) throws Exception {
         try (LifecycleFixture x = new LifecycleFixture(brokers, stateDir)) {
-            String uid = ActorTokens.newLifecycleUid();
-            String body = LifecycleFixture.retireBody("laptop", uid);
+            LifecycleUid uid = ActorTokens.newLifecycleUid();
+            String body = LifecycleFixture.retireBody("laptop", uid.value());
             assertEquals(401, x.post(INTERACTIVE, body, false).statusCode(), "the capability is the operator's");
             HttpResponse<String> publicFace = x.post(x.exchange.publicUrl().orElseThrow(), INTERACTIVE, body, false);
             assertEquals(404, publicFace.statusCode(), "loopback only");

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.fuzz.Fuzz;
+import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Principal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -30,11 +32,11 @@ class LifecycleRowsFuzzTest {
         String interactive = Lifecycles.interactiveRetirementOpId(UID);
         String managed = Lifecycles.managedRetirementOpId(UID);
         List<byte[]> seeds = List.of(
-                LifecycleRows.write(new Lifecycles.Head(OWNER, "laptop", ActorRow.Kind.INTERACTIVE, UID,
+                LifecycleRows.write(new Lifecycles.Head(Principal.of(OWNER, "laptop"), ActorRow.Kind.INTERACTIVE, new LifecycleUid(UID),
                         Lifecycles.State.ACTIVE, Optional.empty(), AT)),
-                LifecycleRows.write(new Lifecycles.Head(OWNER, "laptop", ActorRow.Kind.INTERACTIVE, UID,
+                LifecycleRows.write(new Lifecycles.Head(Principal.of(OWNER, "laptop"), ActorRow.Kind.INTERACTIVE, new LifecycleUid(UID),
                         Lifecycles.State.RETIRING, Optional.of(interactive), AT)),
-                LifecycleRows.write(new Lifecycles.Head(OWNER, "laptop", ActorRow.Kind.MANAGED, UID,
+                LifecycleRows.write(new Lifecycles.Head(Principal.of(OWNER, "laptop"), ActorRow.Kind.MANAGED, new LifecycleUid(UID),
                         Lifecycles.State.RETIRED, Optional.of(managed), AT)));
         seeds.forEach(seed -> LifecycleRows.parseHead(OWNER, "laptop", seed)); // the seeds parse: mutants start valid
         expectClean(Fuzz.run("lifecycle-head", seeds, input -> LifecycleRows.parseHead(OWNER, "laptop", input)));

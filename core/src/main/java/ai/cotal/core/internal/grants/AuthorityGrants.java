@@ -3,7 +3,7 @@ package ai.cotal.core.internal.grants;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.jwt.Permission;
 import ai.cotal.core.jwt.ResponsePermission;
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -46,12 +46,12 @@ public enum AuthorityGrants {
 
     /** The subject a manager instance sends its retire requests on (SPEC §14.1). */
     public static String retireManagedSubject(String space, String instanceId) {
-        return SpaceName.subjectPrefix(space) + ".auth.admin." + instanceId + ".retire-managed";
+        return new SpaceName(space).subjectPrefix() + ".auth.admin." + instanceId + ".retire-managed";
     }
 
     /** The served run-request subjects the issuer observes (SPEC §14.8): resumes and answers of every owner. */
     public static List<String> observedRunRequests(String space) {
-        String p = SpaceName.subjectPrefix(space);
+        String p = new SpaceName(space).subjectPrefix();
         return List.of(p + ".svc.manager.*.run.resume.*.*", p + ".svc.manager.*.run.answer.*.*");
     }
 

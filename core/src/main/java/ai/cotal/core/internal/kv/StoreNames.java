@@ -1,6 +1,6 @@
 package ai.cotal.core.internal.kv;
 
-import ai.cotal.core.trust.SpaceName;
+import ai.cotal.core.id.SpaceName;
 import java.util.List;
 
 /**
