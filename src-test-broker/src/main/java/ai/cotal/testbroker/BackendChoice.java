@@ -3,10 +3,12 @@ package ai.cotal.testbroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -99,7 +101,7 @@ public record BackendChoice(Kind kind, Path binary, String image) {
         }
         List<String> looked = new ArrayList<>();
         looked.add("-D" + BINARY_PROPERTY + " and " + BINARY_VARIABLE + " (both unset)");
-        List<Path> candidates = new ArrayList<>();
+        Set<Path> candidates = new LinkedHashSet<>(); // a directory twice on PATH is looked at once
         for (String entry : env.getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             if (!entry.isEmpty()) {
                 candidates.add(Path.of(entry, "nats-server"));

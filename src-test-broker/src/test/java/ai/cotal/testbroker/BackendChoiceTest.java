@@ -124,8 +124,10 @@ class BackendChoiceTest {
         Path old = fake("bin/nats-server", "2.10.0");
         Path work = work();
         BrokerException e = assertThrows(BrokerException.class, () -> BackendChoice.choose(NO_PROPERTIES,
-                Map.of("PATH", dir.resolve("empty") + ":" + old.getParent()), work, NO_DOCKER));
+                Map.of("PATH", dir.resolve("empty") + ":" + old.getParent() + ":" + dir.resolve("empty")), work, NO_DOCKER));
         String message = e.getMessage();
+        assertEquals(message.indexOf(dir.resolve("empty/nats-server").toString()),
+                message.lastIndexOf(dir.resolve("empty/nats-server").toString()), "a PATH entry twice is listed once");
         for (String place : new String[] {"-Dcotal.nats.server and COTAL_NATS_SERVER (both unset)",
                 dir.resolve("empty/nats-server") + " (absent)",
                 old + " (version 2.10.0, older than 2.12.0)",
