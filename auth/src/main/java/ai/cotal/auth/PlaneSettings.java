@@ -360,8 +360,14 @@ public final class PlaneSettings {
             if (stateDir == null) {
                 throw CotalException.badRequest("stateDir", "the space's state directory is required");
             }
+            if (!stateDir.isAbsolute()) {
+                throw CotalException.badRequest("stateDir", "must be an absolute path (state never lands in the working directory)");
+            }
             if (identityRoot != null && identityRoot.toString().isEmpty()) {
                 throw CotalException.badRequest("identityRoot", "must name a directory (the path is empty)");
+            }
+            if (identityRoot != null && !identityRoot.isAbsolute()) {
+                throw CotalException.badRequest("identityRoot", "must be an absolute path (state never lands in the working directory)");
             }
             if (identityRoot != null && Files.exists(identityRoot) && !Files.isDirectory(identityRoot)) {
                 throw CotalException.badRequest("identityRoot", "exists and is not a directory");

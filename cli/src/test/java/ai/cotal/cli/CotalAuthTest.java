@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.testbroker.BackendChoice;
 import ai.cotal.testbroker.NatsBroker;
+import ai.cotal.testbroker.oidc.OidcTestProvider;
 import ai.cotal.workspace.CotalRoot;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -218,11 +219,11 @@ class CotalAuthTest {
 
     @Test
     void theDemoPinsAnExternalOidcIssuerAndJoinsWithItsIdToken(@TempDir Path dir) throws Exception {
-        try (DemoOidcProvider provider = new DemoOidcProvider()) {
-            String idToken = provider.idToken("f:3c1e9b2a:alice@example.com");
+        try (OidcTestProvider provider = new OidcTestProvider()) {
+            String idToken = provider.rs256("f:3c1e9b2a:alice@example.com");
             Path tokenFile = dir.resolve("id-token");
             Files.writeString(tokenFile, idToken + "\n");
-            int code = run("demo", "--oidc-issuer", provider.issuer(), "--oidc-client-id", DemoOidcProvider.CLIENT_ID,
+            int code = run("demo", "--oidc-issuer", provider.issuer(), "--oidc-client-id", provider.clientId(),
                     "--oidc-token-file", tokenFile.toString(), "--oidc-alg", "RS256");
             String printed = out.toString(StandardCharsets.UTF_8);
             assertEquals(0, code, err.toString(StandardCharsets.UTF_8) + printed);

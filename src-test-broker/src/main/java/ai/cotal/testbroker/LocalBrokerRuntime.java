@@ -50,8 +50,20 @@ final class LocalBrokerRuntime extends DirectoryRuntime {
     static ServerVersion checkVersion(Path binary) {
         if (!Files.isExecutable(binary)) {
             throw new BrokerException("nats-server " + binary + " is not an executable file: run "
-                    + ServerVersion.INSTALL_HINT + " or fix COTAL_NATS_SERVER");
+                    + ServerVersion.INSTALL_HINT + " or fix -D" + BackendChoice.BINARY_PROPERTY
+                    + " / " + BackendChoice.BINARY_VARIABLE);
         }
+        ServerVersion version = version(binary);
+        if (!version.atLeast(ServerVersion.MINIMUM)) {
+            throw new BrokerException("nats-server " + binary + " is " + version + "; the tests need >= "
+                    + ServerVersion.MINIMUM + ": run " + ServerVersion.INSTALL_HINT + " (or point -D"
+                    + BackendChoice.BINARY_PROPERTY + " / " + BackendChoice.BINARY_VARIABLE + " at a newer binary)");
+        }
+        return version;
+    }
+
+    /** The version {@code binary --version} reports. */
+    static ServerVersion version(Path binary) {
         String output;
         try {
             Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
@@ -66,13 +78,7 @@ final class LocalBrokerRuntime extends DirectoryRuntime {
             Thread.currentThread().interrupt();
             throw new BrokerException("interrupted while checking " + binary);
         }
-        ServerVersion version = ServerVersion.parse(output);
-        if (!version.atLeast(ServerVersion.MINIMUM)) {
-            throw new BrokerException("nats-server " + binary + " is " + version + "; the tests need >= "
-                    + ServerVersion.MINIMUM + ": run " + ServerVersion.INSTALL_HINT
-                    + " (or point COTAL_NATS_SERVER at a newer binary)");
-        }
-        return version;
+        return ServerVersion.parse(output);
     }
 
     @Override

@@ -387,6 +387,9 @@ public final class ExchangeOptions {
             if (stateDir == null) {
                 throw CotalException.badRequest("stateDir", "is required (the capability file lives there)");
             }
+            if (!stateDir.isAbsolute()) {
+                throw CotalException.badRequest("stateDir", "must be an absolute path (state never lands in the working directory)");
+            }
             if (loopbackPort < 0 || loopbackPort > 65535) {
                 throw CotalException.badRequest("loopbackPort", "must be 0 to 65535");
             }

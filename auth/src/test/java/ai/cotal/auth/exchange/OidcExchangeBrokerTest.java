@@ -11,6 +11,7 @@ import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.testbroker.oidc.OidcTestProvider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -161,22 +162,22 @@ class OidcExchangeBrokerTest {
                     List.of(idp.rs256(idp.claims("alice").claim("azp", "someone-else").build(), h -> h),
                             "identity proof: azp is not the pinned client id"),
                     List.of(new PlainJWT(good).serialize(), "identity proof: alg none is refused"),
-                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.HS256).keyID(idp.rsa().getKeyID()).build(),
-                            good, new MACSigner(idp.rsa().toRSAPublicKey().getEncoded())),
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.HS256).keyID(idp.rsaKey().getKeyID()).build(),
+                            good, new MACSigner(idp.rsaKey().toRSAPublicKey().getEncoded())),
                             "identity proof: alg HS256 is not accepted by the pin"),
                     List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID("attacker")
                             .jwk(attacker.toPublicJWK()).build(), good, new RSASSASigner(attacker)),
                             "identity proof: the header must not carry or point to keys"),
                     // signed by the pinned key itself: the header alone is refused
-                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsaKey().getKeyID())
                             .jwkURL(java.net.URI.create("https://attacker.example/jwks")).build(), good,
-                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
-                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                            new RSASSASigner(idp.rsaKey())), "identity proof: the header must not carry or point to keys"),
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsaKey().getKeyID())
                             .x509CertURL(java.net.URI.create("https://attacker.example/cert.pem")).build(), good,
-                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
-                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsa().getKeyID())
+                            new RSASSASigner(idp.rsaKey())), "identity proof: the header must not carry or point to keys"),
+                    List.of(OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(idp.rsaKey().getKeyID())
                             .x509CertChain(List.of(com.nimbusds.jose.util.Base64.encode("not a certificate"))).build(), good,
-                            new RSASSASigner(idp.rsa())), "identity proof: the header must not carry or point to keys"),
+                            new RSASSASigner(idp.rsaKey())), "identity proof: the header must not carry or point to keys"),
                     List.of(idp.rs256(idp.claims("alice").issueTime(Date.from(now.minusSeconds(900)))
                             .expirationTime(Date.from(now.minusSeconds(120))).build(), h -> h), "identity proof: expired"),
                     List.of(idp.rs256(idp.claims("alice").notBeforeTime(Date.from(now.plusSeconds(600))).build(), h -> h),

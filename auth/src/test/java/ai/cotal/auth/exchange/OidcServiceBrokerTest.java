@@ -27,6 +27,7 @@ import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.testbroker.oidc.OidcTestProvider;
 import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

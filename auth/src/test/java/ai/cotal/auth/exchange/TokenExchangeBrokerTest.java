@@ -315,6 +315,15 @@ class TokenExchangeBrokerTest {
     }
 
     @Test
+    void aRelativeStateDirIsRefusedNamingTheFieldAndNotThePath() {
+        ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
+                () -> ExchangeOptions.builder().plane(plane).stateDir(Path.of("relative-state")).build());
+        assertEquals(ai.cotal.core.ErrorCode.BAD_REQUEST, e.code());
+        assertEquals("stateDir: must be an absolute path (state never lands in the working directory)", e.getMessage());
+        assertFalse(Files.exists(Path.of("relative-state")), "nothing was written in the working directory");
+    }
+
+    @Test
     void limitsOutOfRangeAreRefusedNamingTheField() {
         for (int bad : new int[] {0, ExchangeOptions.MAX_REFUSALS_PER_MINUTE + 1, Integer.MAX_VALUE}) {
             ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,

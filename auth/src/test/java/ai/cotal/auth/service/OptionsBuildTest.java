@@ -118,6 +118,29 @@ class OptionsBuildTest {
     }
 
     @Test
+    void aRelativeStateDirOrIdentityRootIsRefusedNamingTheFieldAndNotThePath() {
+        SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
+        Path relative = Path.of("relative-state", "alpha");
+        Map<String, Supplier<Object>> bad = Map.of(
+                "plane stateDir", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
+                        .stateDir(relative).secretStore(store).signer(signer).build(),
+                "plane identityRoot", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
+                        .stateDir(dir).identityRoot(relative).secretStore(store).signer(signer).build(),
+                "service stateDir", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
+                        .stateDir(relative).secretStore(store).build(),
+                "service identityRoot", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
+                        .stateDir(dir).identityRoot(relative).secretStore(store).build());
+        bad.forEach((why, build) -> {
+            CotalException e = assertThrows(CotalException.class, build::get, why);
+            assertEquals(ErrorCode.BAD_REQUEST, e.code(), why);
+            String field = why.substring(why.indexOf(' ') + 1);
+            assertEquals(field + ": must be an absolute path (state never lands in the working directory)",
+                    e.getMessage(), why);
+        });
+        assertFalse(java.nio.file.Files.exists(Path.of("relative-state")), "nothing was written in the working directory");
+    }
+
+    @Test
     void everyBuilderRefusesNamingTheOption() {
         Map<String, Supplier<Object>> bad = Map.of(
                 "servers", () -> AuthServiceOptions.builder().servers(List.of(" ")).space("alpha").stateDir(dir)
