@@ -175,6 +175,8 @@ public final class PlaneSettings {
         private MeterSink meterSink;
         private boolean meterSpaceTag;
 
+        // the defaults go through the setters a subclass inherits; a subclass overrides none of them
+        @SuppressWarnings("this-escape")
         protected Builder() {
             writeBudgets(WriteBudgets.defaults());
         }

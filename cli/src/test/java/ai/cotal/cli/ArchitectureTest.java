@@ -99,7 +99,6 @@ class ArchitectureTest {
             "ai.cotal.auth.ManagerRecords -> ai.cotal.auth.internal.manager",
             "ai.cotal.auth.PlaneSettings -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.callout.AuthCallout -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.callout.CallerPermissions -> ai.cotal.auth.internal.run",
             "ai.cotal.auth.callout.CalloutHandler -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.callout.CalloutOptions -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.ExchangeOptions -> ai.cotal.auth.internal.metrics",

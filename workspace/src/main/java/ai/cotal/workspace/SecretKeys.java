@@ -51,14 +51,23 @@ public final class SecretKeys {
         return perSpace(space, "delivery.creds");
     }
 
+    /**
+     * The membership observer's system-account credential ({@code membership-observer.creds}):
+     * reads the data account's {@code CONNZ} and connect events (SPEC §3.5).
+     */
     public static String membershipObserverCredsKey(String space) {
         return perSpace(space, "membership-observer.creds");
     }
 
+    /** The membership writer's data-account credential ({@code membership-rw.creds}, SPEC §3.5). */
     public static String membershipWriterCredsKey(String space) {
         return perSpace(space, "membership-rw.creds");
     }
 
+    /**
+     * The connection evictor's system-account credential ({@code connection-evictor.creds}): kicks
+     * a connection on its server (SPEC §3.5).
+     */
     public static String connectionEvictorCredsKey(String space) {
         return perSpace(space, "connection-evictor.creds");
     }

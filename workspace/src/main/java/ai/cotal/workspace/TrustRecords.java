@@ -31,6 +31,7 @@ public final class TrustRecords {
     private final SecretStore store;
     private final Clock clock;
 
+    /** Trust records in {@code store}, their claims checked at {@code clock}'s time. Reads and writes nothing yet. */
     public TrustRecords(SecretStore store, Clock clock) {
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");

@@ -97,8 +97,8 @@ final class CallerPermissions {
             if (s.equals("run-start")) {
                 calls.add(p + ".svc.manager." + owner + ".run.start.*.*");
             } else if (RUN_SCOPES.contains(s) && caller.isPresent()) {
-                calls.add(ai.cotal.auth.internal.run.ObservedRunRequests.callerGrant(p, owner,
-                        ai.cotal.auth.ManagerRuns.Kind.of(s.substring("run-".length())).orElseThrow(), caller.get()));
+                calls.add(ai.cotal.core.internal.grants.AuthorityGrants.runCallerGrant(p, owner,
+                        ai.cotal.auth.ManagerRuns.Kind.of(s.substring("run-".length())).orElseThrow().wire(), caller.get()));
             }
         }
         return calls;

@@ -18,6 +18,7 @@ import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.id.RunId;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.core.issued.IssuedRef;
@@ -161,8 +162,8 @@ public final class RunScenario {
         String token = IssuedAuthority.acceptedToken("bench-caller-" + uid);
         IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());
         IssuedRef ref = new IssuedRef("alpha", owner, "laptop", uid, IssuedAuthority.newGeneration());
-        Ceiling ceiling = new Ceiling(Ceiling.Side.patterns(List.of(ObservedRunRequests.callerGrant("cotal.alpha", owner,
-                Kind.RESUME, token)), List.of()), Ceiling.Side.none());
+        Ceiling ceiling = new Ceiling(Ceiling.Side.patterns(List.of(AuthorityGrants.runCallerGrant("cotal.alpha", owner,
+                Kind.RESUME.wire(), token)), List.of()), Ceiling.Side.none());
         issued.release(issued.stage(ref, List.of(new Source("alpha", "cotal_actors_alpha", "actor." + owner + ".laptop."
                 + uid)), ceiling, Optional.empty()), token);
         return token;

@@ -12,6 +12,7 @@ import java.util.Objects;
  * only at start.
  */
 public sealed interface AccountResolver {
+    /** The memory resolver: the broker knows the preloaded claims only. */
     record Memory() implements AccountResolver {
     }
 

@@ -41,16 +41,6 @@ import java.util.concurrent.TimeoutException;
 public final class ObservedRunRequests implements AutoCloseable {
     /** {@code OBSERVED_RUN_REQUEST_WINDOW}: how long an observed request can still be forwarded. */
     public static final Duration WINDOW = Duration.ofMinutes(5);
-    /**
-     * What an issued caller may publish for {@code op} (resume or answer) of {@code owner}'s
-     * manager: {@code P.svc.manager.<owner>.run.<op>.*.<caller>}, {@code P} the subject prefix
-     * {@code prefix}, {@code caller} its accepted token. The callout grants it; a forward requires
-     * the caller's issued ceiling to hold it.
-     */
-    public static String callerGrant(String prefix, String owner, ManagerRuns.Kind op, String caller) {
-        return prefix + ".svc.manager." + owner + ".run." + op.wire() + ".*." + caller;
-    }
-
     /** How often queued observations are moved into the table when no peek does it. */
     public static final Duration DRAIN_EVERY = Duration.ofMillis(20);
     private static final Duration FLUSH = Duration.ofSeconds(5);

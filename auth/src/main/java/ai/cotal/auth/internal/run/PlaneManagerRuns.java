@@ -19,6 +19,7 @@ import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.id.RunId;
+import ai.cotal.core.internal.grants.AuthorityGrants;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import ai.cotal.core.issued.Ceiling;
@@ -276,7 +277,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
      * The window's first step: the caller's issuance, named by the accepted token the served
      * subject ends in, resolves live through the window (active, its actor-ledger source live at
      * its lifecycle), is the subject owner's, and its ceiling grants this op's served requests
-     * ({@link ObservedRunRequests#callerGrant}); else {@code permission-denied}.
+     * ({@link AuthorityGrants#runCallerGrant}); else {@code permission-denied}.
      */
     private void requireLiveCaller(IssuerWindow window, ObservedRunRequests.Seen seen) {
         Observed asked = seen.request();
@@ -291,7 +292,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
                     + " holds no live issuance: " + e.getMessage());
         }
         if (!caller.ref().owner().equals(asked.owner()) || !caller.permissions().publish().patterns()
-                .contains(ObservedRunRequests.callerGrant(prefix, asked.owner(), asked.op(), asked.caller()))) {
+                .contains(AuthorityGrants.runCallerGrant(prefix, asked.owner(), asked.op().wire(), asked.caller()))) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "the caller of " + seen.subject()
                     + " was not issued " + asked.op().command() + " requests of its owner's manager");
         }

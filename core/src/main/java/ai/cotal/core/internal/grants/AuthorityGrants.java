@@ -56,6 +56,17 @@ public enum AuthorityGrants {
     }
 
     /**
+     * What an issued caller may publish for {@code op} ({@code resume} or {@code answer}) of
+     * {@code owner}'s manager (SPEC §14.8): {@code P.svc.manager.<owner>.run.<op>.*.<caller>},
+     * {@code P} the subject prefix {@code prefix}, {@code caller} its accepted token: one of the
+     * subjects {@link #observedRunRequests} observes. The callout grants it; a forward requires the
+     * caller's issued ceiling to hold it.
+     */
+    public static String runCallerGrant(String prefix, String owner, String op, String caller) {
+        return prefix + ".svc.manager." + owner + ".run." + op + ".*." + caller;
+    }
+
+    /**
      * Subscribe grants of this role: its own inbox; the admin listener also its request subjects
      * (SPEC §14.1); the issuer also observes the served run-request subjects (SPEC §14.8), which
      * it may not publish.
