@@ -111,7 +111,7 @@ class RemoteSignerRefusalBrokerTest {
                         Duration.ofMinutes(5)));
                 long mark = nats.log().mark();
                 assertThrows(Exception.class, () -> RemoteSignerServiceBrokerTest.connect(nats, space, bearer,
-                        InboxNonce.forPrincipal(OWNER, "laptop")).close(), "the broker refused the connect");
+                        InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"))).close(), "the broker refused the connect");
                 String line = nats.log().await(mark, l -> l.contains(CALLOUT_ERROR), Duration.ofSeconds(5))
                         .orElseThrow(() -> new AssertionError("no callout refusal in the broker's log"));
                 assertTrue(line.contains("signer refused: exp: a lifetime of") && line.contains(
@@ -157,7 +157,7 @@ class RemoteSignerRefusalBrokerTest {
                 String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofSeconds(50)));
-                String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
+                String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
                 for (int i = 0; i < 3; i++) {
                     RemoteSignerServiceBrokerTest.connect(nats, space, bearer, nonce).close();
                 }
