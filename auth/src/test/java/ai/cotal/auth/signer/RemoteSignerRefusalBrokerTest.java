@@ -14,6 +14,7 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -99,7 +100,7 @@ class RemoteSignerRefusalBrokerTest {
                 // a profile outside the policy, asked for through the plane's own API
                 plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
                 refused(ErrorCode.PERMISSION_DENIED, "profile: manager-registrar is not in this signer's policy",
-                        () -> plane.managers().registrarCredential(OWNER, "mgr", "abcdefghijklmnopqrstuvwxyz",
+                        () -> plane.managers().registrarCredential(Principal.of(OWNER, "mgr"), new InstanceId("abcdefghijklmnopqrstuvwxyz"),
                                 Duration.ofMinutes(1)));
                 audited(space, "profile: manager-registrar is not in this signer's policy");
 
