@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
+import ai.cotal.core.id.Owner;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -110,8 +111,8 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The space's IdP pin, when one was set. */
     Optional<IdpPin> idpPin();
 
-    /** The owner token of an IdP subject (the owner secret comes from the secret store). */
-    String deriveOwner(String issuer, String subject);
+    /** The owner of an IdP subject (the owner secret comes from the secret store). */
+    Owner deriveOwner(String issuer, String subject);
 
     /**
      * Completes with the operator message when the plane fences itself after losing a scanner;

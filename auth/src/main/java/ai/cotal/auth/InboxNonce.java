@@ -2,8 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.core.CotalException;
-import ai.cotal.core.id.Actor;
-import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.internal.keys.NKeyCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -36,10 +35,10 @@ public final class InboxNonce {
     }
 
     /** A fresh nonce of the principal: its tag, a dash and 16 random base64url characters (96 bits). */
-    public static String forPrincipal(String owner, String actor) {
+    public static String forPrincipal(Principal principal) {
         byte[] bytes = new byte[12];
         RANDOM.nextBytes(bytes);
-        return tag(owner, actor) + "-" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return tag(principal) + "-" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /**
@@ -47,20 +46,19 @@ public final class InboxNonce {
      * that keeps its own counter): {@code random} is 8 to {@value #MAX_RANDOM_LENGTH} of
      * {@code [A-Za-z0-9_-]}, else {@code bad-request} naming {@code random}.
      */
-    public static String of(String owner, String actor, String random) {
+    public static String of(Principal principal, String random) {
         if (random == null || !RANDOM_PART.matcher(random).matches()) {
             throw CotalException.badRequest("random", "must be 8 to " + MAX_RANDOM_LENGTH + " of [A-Za-z0-9_-]");
         }
-        return tag(owner, actor) + "-" + random;
+        return tag(principal) + "-" + random;
     }
 
-    /** The principal's tag; {@code owner} and {@code actor} are ledger names ({@code bad-request} otherwise). */
-    public static String tag(String owner, String actor) {
-        Owner.of(owner, "owner");
-        Actor.of(actor, "actor");
+    /** The principal's tag. */
+    public static String tag(Principal principal) {
         byte[] digest;
         try {
-            digest = MessageDigest.getInstance("SHA-256").digest(("cotal-inbox-v1\0" + owner + "\0" + actor)
+            digest = MessageDigest.getInstance("SHA-256").digest(("cotal-inbox-v1\0" + principal.owner().value() + "\0"
+                    + principal.actor().value())
                     .getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
@@ -73,11 +71,11 @@ public final class InboxNonce {
      * Whether {@code nonce} is a well-formed nonce of this principal: 8 to 120 of
      * {@code [A-Za-z0-9_-]}, the principal's tag, a dash, then at least 8 more characters.
      */
-    public static boolean belongsTo(String nonce, String owner, String actor) {
+    public static boolean belongsTo(String nonce, Principal principal) {
         if (nonce == null || !NONCE.matcher(nonce).matches() || nonce.length() < TAG_LENGTH + 1 + 8) {
             return false;
         }
-        return nonce.startsWith(tag(owner, actor)) && nonce.charAt(TAG_LENGTH) == '-';
+        return nonce.startsWith(tag(principal)) && nonce.charAt(TAG_LENGTH) == '-';
     }
 
     /** The inbox prefix a client under {@code nonce} sets: {@code _INBOX_<nonce>}. */

@@ -1,6 +1,9 @@
 package ai.cotal.auth;
 
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
+import ai.cotal.core.id.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -32,7 +35,7 @@ public interface ManagerAuthority {
      * @throws ai.cotal.core.CotalException {@code permission-denied} when {@code owner.actor} holds no
      *     current ledger row
      */
-    Creds registrarCredential(String owner, String actor, String instanceId, Duration ttl);
+    Creds registrarCredential(Principal manager, InstanceId instanceId, Duration ttl);
 
     /**
      * Opens (or, for a restarted manager, re-opens at the next process epoch) the gate of
@@ -43,7 +46,7 @@ public interface ManagerAuthority {
      *     refusal, a frozen gate), {@code permission-denied} (another owner, actor or principal),
      *     {@code conflict} (the gate moved while it was opened)
      */
-    ServingGate openGate(String owner, String actor, String instanceId);
+    ServingGate openGate(Principal manager, InstanceId instanceId);
 
     /**
      * Freezes the gate of {@code instanceId} (epoch and registration revision kept); a frozen gate is
@@ -51,10 +54,10 @@ public interface ManagerAuthority {
      *
      * @throws ai.cotal.core.CotalException {@code not-found} when there is no gate
      */
-    ServingGate freezeGate(String instanceId);
+    ServingGate freezeGate(InstanceId instanceId);
 
     /** The gate of manager instance {@code instanceId}, read from the stream leader; empty when none. */
-    Optional<ServingGate> gate(String instanceId);
+    Optional<ServingGate> gate(InstanceId instanceId);
 
     /**
      * {@code registeredManagerCluster}: the manager cluster the spec registered at
@@ -62,10 +65,10 @@ public interface ManagerAuthority {
      *
      * @throws ai.cotal.core.CotalException with the refusals of SPEC §14.3
      */
-    ManagerCluster registeredCluster(String owner, String instanceId, long registrationRevision);
+    ManagerCluster registeredCluster(Owner owner, InstanceId instanceId, long registrationRevision);
 
     /** The candidate verdict of manager instance {@code instanceId} for {@code owner} (SPEC §14.4). */
-    Verdict verdict(String owner, String instanceId);
+    Verdict verdict(Owner owner, InstanceId instanceId);
 
     /**
      * {@code selectManagerInstance}: {@code requested} when it is a candidate; without one, the one
@@ -74,13 +77,13 @@ public interface ManagerAuthority {
      * @throws ai.cotal.core.CotalException {@code permission-denied} when there is no candidate,
      *     {@code failed-precondition} when there are several
      */
-    String selectInstance(String owner, Optional<String> requested);
+    InstanceId selectInstance(Owner owner, Optional<InstanceId> requested);
 
     /**
      * {@code authorizeManagerCaller}: returns when {@code instanceId} is a candidate manager of
      * {@code owner}, refuses {@code permission-denied} naming the verdict otherwise.
      */
-    void authorizeCaller(String owner, String instanceId);
+    void authorizeCaller(Owner owner, InstanceId instanceId);
 
     /**
      * {@code verifySession} (SPEC §14.5): the session {@code grant} ({@code <instanceId>.<sessionId>})
@@ -91,7 +94,7 @@ public interface ManagerAuthority {
      *     {@code failed-precondition} for a refusal of the registered cluster, {@code data-loss} for a
      *     corrupt row
      */
-    Session verifySession(String callerOwner, String callerActor, String grant);
+    Session verifySession(Principal caller, String grant);
 
     /**
      * {@code issueManagerServiceAuthority} (SPEC §14.6): the standing service credential of manager
@@ -103,7 +106,7 @@ public interface ManagerAuthority {
      *     candidate, a refusal of the registered cluster), {@code permission-denied} (not granted,
      *     another principal)
      */
-    ServiceAuthority issueServiceAuthority(String owner, String actor, String instanceId, String userPublicKey,
+    ServiceAuthority issueServiceAuthority(Principal manager, InstanceId instanceId, String userPublicKey,
             Optional<Renewal> renewing);
 
     /** The verdicts of SPEC §14.4, in the order they are decided. */

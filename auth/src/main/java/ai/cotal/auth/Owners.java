@@ -23,7 +23,7 @@ public final class Owners {
     }
 
     /** The owner token of {@code subject} at {@code issuer}. */
-    public static String deriveOwnerForIdpSubject(byte[] secret, String issuer, String subject) {
+    public static Owner deriveOwnerForIdpSubject(byte[] secret, String issuer, String subject) {
         if (issuer == null || issuer.isEmpty() || subject == null || subject.isEmpty()) {
             throw CotalException.badRequest("subject", "issuer and subject must be non-empty");
         }
@@ -31,8 +31,8 @@ public final class Owners {
                 StandardCharsets.UTF_8));
     }
 
-    /** {@code u_} + 26 lowercase base32 characters. */
-    public static String deriveOwnerToken(byte[] secret, String input) {
+    /** The owner of {@code input}: {@code u_} + 26 lowercase base32 characters. */
+    public static Owner deriveOwnerToken(byte[] secret, String input) {
         if (secret == null || secret.length < 32) {
             throw CotalException.badRequest("ownerSecret", "must be at least 32 bytes");
         }
@@ -40,7 +40,7 @@ public final class Owners {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
             byte[] digest = mac.doFinal(("cotal-owner-v1:" + input).getBytes(StandardCharsets.UTF_8));
-            return "u_" + NKeyCodec.base32(java.util.Arrays.copyOf(digest, 16)).toLowerCase(java.util.Locale.ROOT);
+            return new Owner("u_" + NKeyCodec.base32(java.util.Arrays.copyOf(digest, 16)).toLowerCase(java.util.Locale.ROOT));
         } catch (GeneralSecurityException e) {
             throw CotalException.internal("HmacSHA256 unavailable", e);
         }

@@ -8,6 +8,7 @@ import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import com.nimbusds.jose.jwk.JWKSet;
@@ -35,8 +36,8 @@ class IdentityPiecesTest {
         }
         // python3: hmac.new(bytes(range(32)), b'cotal-owner-v1:["https://idp.example","user-123"]', sha256),
         // first 16 bytes, base32, lowercase, unpadded
-        assertEquals("u_g34qewu4qwbgftozn4lar5yudu", Owners.deriveOwnerForIdpSubject(secret, "https://idp.example", "user-123"));
-        assertEquals(28, Owners.deriveOwnerToken(secret, "x").length());
+        assertEquals(new Owner("u_g34qewu4qwbgftozn4lar5yudu"), Owners.deriveOwnerForIdpSubject(secret, "https://idp.example", "user-123"));
+        assertEquals(28, Owners.deriveOwnerToken(secret, "x").value().length());
         assertThrows(CotalException.class, () -> Owners.deriveOwnerToken(new byte[31], "x"));
     }
 

@@ -168,7 +168,7 @@ class OperatorRunAttemptsBrokerTest {
             assertEquals(ErrorCode.PERMISSION_DENIED, otherOwner.code(), otherOwner.getMessage());
             assertTrue(otherOwner.getMessage().contains("not a candidate (other-owner)"), otherOwner.getMessage());
 
-            plane.managers().freezeGate(RunParty.IID);
+            plane.managers().freezeGate(new InstanceId(RunParty.IID));
             CotalException frozen = assertThrows(CotalException.class, () -> runs.issueOperatorAttempt(OPS,
                     new Owner(RunParty.OWNER), new InstanceId(RunParty.IID), p.resume(RUN, attemptId(1), "cp1", Optional.empty())));
             assertEquals(ErrorCode.PERMISSION_DENIED, frozen.code(), frozen.getMessage());

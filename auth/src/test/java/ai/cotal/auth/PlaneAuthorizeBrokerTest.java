@@ -51,7 +51,7 @@ class PlaneAuthorizeBrokerTest {
             assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"),
                     List.of("chat"), row.lifecycleUid(), fresh)));
             assertThrows(CotalException.class, () -> plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
-            assertTrue(plane.deriveOwner("https://idp.example", "user").startsWith("u_"));
+            assertTrue(plane.deriveOwner("https://idp.example", "user").value().startsWith("u_"));
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.internal.manager.RestartIdentity;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -143,7 +144,7 @@ class PlaneRegistrationBrokerTest {
                 assertEquals(ErrorCode.UNAVAILABLE, assertThrows(CotalException.class,
                         () -> first.credentials().list()).code(), "the fenced predecessor refuses everything");
                 assertEquals(ErrorCode.UNAVAILABLE, assertThrows(CotalException.class,
-                        () -> first.managers().freezeGate("abcdefghijklmnopqrstuvwxyz")).code());
+                        () -> first.managers().freezeGate(new InstanceId("abcdefghijklmnopqrstuvwxyz"))).code());
                 assertEquals(second.registration(), second.observeRegistration(), "the successor is still current");
             }
         } finally {

@@ -72,7 +72,7 @@ public final class RunParty implements AutoCloseable {
         this.manager = TestManager.candidate(plane, nats, owner, "mgr", iid, commands);
         this.holder = new ManagerRuns.Holder(Principal.of(owner, "mgr"), new InstanceId(iid), List.of("supervise"));
         this.callout = cf.responder(nats, plane);
-        String nonce = InboxNonce.of(owner, "laptop", "runcaller-" + iid);
+        String nonce = InboxNonce.of(Principal.of(owner, "laptop"), "runcaller-" + iid);
         this.callerToken = IssuedAuthority.acceptedToken(nonce);
         this.caller = Nats.connect(cf.clientOptions(nats, callerBearer("laptop"), nonce)
                 .errorListener(new ErrorListener() {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.IssuedAuthority;
 import ai.cotal.testbroker.NatsBroker;
@@ -61,8 +62,8 @@ class StandingRunRequestsBrokerTest {
                 p.admit(RUN);
                 p.waiting(RUN, "cp1");
                 Identity identity = Identity.create();
-                ManagerAuthority.ServiceAuthority standing = plane.managers().issueServiceAuthority(RunParty.OWNER, "mgr",
-                        RunParty.IID, identity.id(), Optional.empty());
+                ManagerAuthority.ServiceAuthority standing = plane.managers().issueServiceAuthority(Principal.of(RunParty.OWNER, "mgr"),
+                        new InstanceId(RunParty.IID), identity.id(), Optional.empty());
                 BlockingQueue<String> violations = new LinkedBlockingQueue<>();
                 try (Connection remote = RunParty.connect(nats, standing.jwt(), identity, violations)) {
                     String own = RunParty.SUBJECTS + RunParty.OWNER + ".run.";

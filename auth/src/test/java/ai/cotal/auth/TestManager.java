@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import io.nats.client.Connection;
@@ -30,7 +31,7 @@ public final class TestManager implements AutoCloseable {
         this.owner = owner;
         this.actor = actor;
         this.instanceId = instanceId;
-        Creds creds = plane.managers().registrarCredential(owner, actor, instanceId, Duration.ofMinutes(10));
+        Creds creds = plane.managers().registrarCredential(Principal.of(owner, actor), new InstanceId(instanceId), Duration.ofMinutes(10));
         this.connection = NatsConnector.builder().server(nats.url()).creds(creds).label("test-manager").build().connect();
         this.bucket = "cotal_records_" + plane.space();
         try {
@@ -50,7 +51,7 @@ public final class TestManager implements AutoCloseable {
             String instanceId) throws Exception {
         TestManager manager = of(plane, nats, owner, actor, instanceId);
         long revision = manager.spec(List.of(manager.managerCluster()));
-        ServingGate gate = plane.managers().openGate(owner, actor, instanceId);
+        ServingGate gate = plane.managers().openGate(Principal.of(owner, actor), new InstanceId(instanceId));
         manager.status(revision, gate.processEpoch());
         return manager;
     }
@@ -72,7 +73,7 @@ public final class TestManager implements AutoCloseable {
         TestManager manager = of(plane, nats, owner, actor, instanceId);
         String root = manager.artifact(ManagerRecords.root(ManagerRecords.MANAGER_URN, commands));
         long revision = manager.spec(List.of(manager.artifact(ManagerRecords.manifest(root, List.of()))));
-        ServingGate gate = plane.managers().openGate(owner, actor, instanceId);
+        ServingGate gate = plane.managers().openGate(Principal.of(owner, actor), new InstanceId(instanceId));
         manager.status(revision, gate.processEpoch());
         return manager;
     }

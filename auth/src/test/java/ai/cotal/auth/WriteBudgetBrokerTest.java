@@ -101,21 +101,21 @@ class WriteBudgetBrokerTest {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             String flooder = managerBearer(plane, grant(plane, "laptop"));
             String other = managerBearer(plane, grant(plane, "desk"));
-            f.connect(nats, flooder, InboxNonce.of(CalloutFixture.OWNER, "laptop", "flood-000001")).close();
-            f.connect(nats, flooder, InboxNonce.of(CalloutFixture.OWNER, "laptop", "flood-000002")).close();
+            f.connect(nats, flooder, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "flood-000001")).close();
+            f.connect(nats, flooder, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "flood-000002")).close();
             long accepted = state(admin, "KV_cotal_accepted_alpha").getMsgCount();
             long evidence = state(admin, "KV_cotal_issued_alpha").getLastSequence();
-            Exception refused = f.refused(nats, flooder, InboxNonce.of(CalloutFixture.OWNER, "laptop", "flood-000003"));
+            Exception refused = f.refused(nats, flooder, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "flood-000003"));
             assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());
             assertEquals(accepted, state(admin, "KV_cotal_accepted_alpha").getMsgCount(), "no accepted row for the refusal");
             assertEquals(evidence, state(admin, "KV_cotal_issued_alpha").getLastSequence(), "no evidence either");
 
-            try (CalloutFixture.Client again = f.connect(nats, flooder, InboxNonce.of(CalloutFixture.OWNER, "laptop",
+            try (CalloutFixture.Client again = f.connect(nats, flooder, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"),
                     "flood-000001"))) {
                 assertEquals(Connection.Status.CONNECTED, again.connection().getStatus(),
                         "a confirm of an existing accepted row writes nothing and is not charged");
             }
-            try (CalloutFixture.Client desk = f.connect(nats, other, InboxNonce.of(CalloutFixture.OWNER, "desk",
+            try (CalloutFixture.Client desk = f.connect(nats, other, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "desk"),
                     "desk-0000001"))) {
                 assertEquals(Connection.Status.CONNECTED, desk.connection().getStatus(), "another principal connects");
             }

@@ -15,6 +15,8 @@ import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
+import ai.cotal.core.id.Actor;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -104,14 +106,14 @@ final class ServiceEndpointDemo {
                         .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
                         .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                         .meterSink(MicrometerSink.of(meters)).build())) {
-                    String owner = service.plane().deriveOwner(pin.issuer(), subject);
+                    Owner owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
-                    service.plane().ledger().grantActor(Principal.of(owner, "laptop"), none);
-                    service.plane().ledger().grantActor(Principal.of(owner, "phone"), none);
+                    service.plane().ledger().grantActor(new Principal(owner, new Actor("laptop")), none);
+                    service.plane().ledger().grantActor(new Principal(owner, new Actor("phone")), none);
                     out.println("auth service ready at " + service.loopbackUrl() + "; " + (oidc == null ? "alice"
                             : "the token's subject") + " is owner " + owner);
-                    drive(service, stateDir, signIn.call(), owner);
-                    join(service.publicUrl().orElseThrow(), signIn, owner);
+                    drive(service, stateDir, signIn.call(), owner.value());
+                    join(service.publicUrl().orElseThrow(), signIn, owner.value());
                 }
                 DemoCounters.print(out, meters);
             }
@@ -185,7 +187,7 @@ final class ServiceEndpointDemo {
         }
         out.printf("| %-8s | POST %s: a bearer for %s/laptop until %d%n", "exchange", exchangeUrl, owner,
                 token.path("exp").asLong());
-        String nonce = InboxNonce.forPrincipal(owner, "laptop");
+        String nonce = InboxNonce.forPrincipal(Principal.of(owner, "laptop"));
         try (Connection joined = NatsConnector.builder().server(bundle.path("server").asText())
                 .creds(Creds.parse(bundle.path("sentinelCreds").asText())).bearer(token.path("token").asText())
                 .label(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).maxReconnects(0).build().connect()) {

@@ -112,7 +112,7 @@ class CalloutHostCommandBrokerTest {
             String metrics = await(outLines, "metrics at"); // printed before the host starts
             await(outLines, "answering for [alpha], refused []");
             assertArrayEquals(Files.readAllBytes(manifest), Files.readAllBytes(applied));
-            String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
+            String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
             try (Connection client = Nats.connect(new Options.Builder().server(nats.url()).noReconnect()
                     .connectionTimeout(Duration.ofSeconds(5)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
                     .authHandler(alpha.callout.sentinelCreds().authHandler()).token(bearer.toCharArray()).connectionName(nonce)

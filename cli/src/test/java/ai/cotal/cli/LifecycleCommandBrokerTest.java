@@ -170,7 +170,7 @@ class LifecycleCommandBrokerTest {
 
     private static Connection connect(NatsBroker nats, CalloutAuth callout, String bearer, ConnectionListener listener)
             throws Exception {
-        String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
+        String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
         return Nats.connect(new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(5))
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
                 .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))

@@ -91,7 +91,7 @@ public final class FirstProgram {
             CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid());
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(5)));
-            String nonce = InboxNonce.forPrincipal(owner, "laptop");
+            String nonce = InboxNonce.forPrincipal(laptop);
             CompletableFuture<String> refusal = new CompletableFuture<>();
             Options options = new Options.Builder().server(url).authHandler(callout.sentinelCreds().authHandler())
                     .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))

@@ -164,9 +164,9 @@ final class CalloutHandler {
             throw CotalException.badRequest("name", "the connection name must be the inbox nonce (8 to 120 of"
                     + " [A-Za-z0-9_-]); connect with inboxPrefix _INBOX_<nonce>");
         }
-        if (!InboxNonce.belongsTo(nonce, row.owner().value(), row.actor().value())) {
+        if (!InboxNonce.belongsTo(nonce, row.principal())) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "name: the inbox nonce is not this principal's;"
-                    + " derive it with InboxNonce.forPrincipal(owner, actor)");
+                    + " derive it with InboxNonce.forPrincipal(principal)");
         }
         progress.step = CalloutReason.ENDPOINT;
         EndpointAccess access = options.plane().endpointAccess(bearer, row);

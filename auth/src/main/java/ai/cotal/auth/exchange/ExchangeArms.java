@@ -11,6 +11,7 @@ import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.Actor;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -111,12 +112,12 @@ final class ExchangeArms {
 
     private Response human(Request request) {
         JWTClaimsSet idp = verifyIdp(request.idpToken());
-        String owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
+        Owner owner = plane.deriveOwner(idp.getIssuer(), idp.getSubject());
         String actor = request.actor();
         if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
-        ActorRow row = plane.ledger().find(Principal.of(owner, actor)).orElseThrow(() -> refused("actor " + actor + " is not granted"));
+        ActorRow row = plane.ledger().find(new Principal(owner, new Actor(actor))).orElseThrow(() -> refused("actor " + actor + " is not granted"));
         if (row.kind() != ActorRow.Kind.INTERACTIVE) {
             throw refused("actor " + actor + " is a managed agent: use its actor token");
         }

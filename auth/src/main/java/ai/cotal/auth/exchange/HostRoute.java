@@ -107,7 +107,7 @@ final class HostRoute {
      * and a tripped or unreachable host answers the write as it answers any.
      */
     private Granter granter(ServiceEndpointHost host, JWTClaimsSet idp, HostRequest request, boolean loopback) {
-        Granter.Owner owner = new Granter.Owner(plane.deriveOwner(idp.getIssuer(), idp.getSubject()));
+        Granter.Owner owner = new Granter.Owner(plane.deriveOwner(idp.getIssuer(), idp.getSubject()).value());
         if (!loopback) {
             return owner;
         }

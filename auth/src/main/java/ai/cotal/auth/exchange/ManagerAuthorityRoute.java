@@ -5,6 +5,8 @@ import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.core.CotalException;
+import ai.cotal.core.id.InstanceId;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.json.ClosedJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -58,8 +60,8 @@ final class ManagerAuthorityRoute {
         }
         BearerClaims bearer = plane.bearers().verify(request.bearer());
         plane.credentials().authorize(bearer.attempt()); // ledger row, credential row, lifecycle head (SPEC §13.14)
-        ManagerAuthority.ServiceAuthority issued = plane.managers().issueServiceAuthority(bearer.owner().value(), bearer.actor().value(),
-                request.instanceId(), request.userPublicKey(), renewing);
+        ManagerAuthority.ServiceAuthority issued = plane.managers().issueServiceAuthority(bearer.principal(),
+                InstanceId.of(request.instanceId(), "instanceId"), request.userPublicKey(), renewing);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("jwt", issued.jwt());
         answer.put("instanceId", issued.instanceId());
@@ -75,17 +77,19 @@ final class ManagerAuthorityRoute {
         Enrollment request = ClosedJson.read(ClosedJson.cotal(), body, Enrollment.class, "body");
         require(request.owner(), "owner");
         require(request.instanceId(), "instanceId");
+        Owner owner = Owner.of(request.owner(), "owner");
+        InstanceId instanceId = InstanceId.of(request.instanceId(), "instanceId");
         ManagerAuthority managers = plane.managers();
-        ManagerAuthority.Verdict verdict = managers.verdict(request.owner(), request.instanceId());
+        ManagerAuthority.Verdict verdict = managers.verdict(owner, instanceId);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("owner", request.owner());
         answer.put("instanceId", request.instanceId());
         answer.put("verdict", verdict.wire());
         if (verdict == ManagerAuthority.Verdict.CANDIDATE) {
-            ServingGate gate = managers.gate(request.instanceId()).orElseThrow(() -> new CotalException(
+            ServingGate gate = managers.gate(instanceId).orElseThrow(() -> new CotalException(
                     ai.cotal.core.ErrorCode.DATA_LOSS, "the manager gate of " + request.instanceId()
                     + " vanished while it was read"));
-            ManagerAuthority.ManagerCluster cluster = managers.registeredCluster(request.owner(), request.instanceId(),
+            ManagerAuthority.ManagerCluster cluster = managers.registeredCluster(owner, instanceId,
                     gate.registrationRevision());
             answer.put("registrationRevision", gate.registrationRevision());
             answer.put("processEpoch", gate.processEpoch());

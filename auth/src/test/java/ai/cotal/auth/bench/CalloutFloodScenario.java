@@ -64,7 +64,7 @@ public final class CalloutFloodScenario {
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             Runnable victim = () -> {
-                String nonce = InboxNonce.of(OWNER, "victim", "victim-" + nonces.incrementAndGet() + "-x");
+                String nonce = InboxNonce.of(Principal.of(OWNER, "victim"), "victim-" + nonces.incrementAndGet() + "-x");
                 try {
                     CalloutScenario.connectOnly(new io.nats.client.Options.Builder().server(nats.url()).noReconnect()
                             .connectionTimeout(Duration.ofSeconds(VICTIM_TIMEOUT)).maxControlLine(ai.cotal.core.config.ServerConfig.MAX_CONTROL_LINE)

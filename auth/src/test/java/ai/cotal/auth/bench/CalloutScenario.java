@@ -72,7 +72,7 @@ public final class CalloutScenario {
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> calloutConnect = i -> {
-                String nonce = InboxNonce.of(owner, "bench", "bench-" + nonces.incrementAndGet() + "-x");
+                String nonce = InboxNonce.of(Principal.of(owner, "bench"), "bench-" + nonces.incrementAndGet() + "-x");
                 return base(nats).authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
                         .connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build();
             };
@@ -121,7 +121,7 @@ public final class CalloutScenario {
                                 row.lifecycleUid(), credential, Duration.ofMinutes(15)));
                         AtomicLong nonces = new AtomicLong();
                         Concurrent.Result result = Concurrent.run(THREADS, perThread, (t, i) -> {
-                            String nonce = InboxNonce.of(owner, "bench", "bench-" + nonces.incrementAndGet() + "-x");
+                            String nonce = InboxNonce.of(Principal.of(owner, "bench"), "bench-" + nonces.incrementAndGet() + "-x");
                             connectOnly(base(nats).authHandler(callout.sentinelCreds().authHandler())
                                     .token(bearer.toCharArray()).connectionName(nonce)
                                     .inboxPrefix(InboxNonce.inboxPrefix(nonce)).build());

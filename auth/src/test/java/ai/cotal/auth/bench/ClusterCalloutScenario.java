@@ -101,7 +101,7 @@ public final class ClusterCalloutScenario {
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> calloutConnect = i -> {
-                String nonce = InboxNonce.of(owner, "bench", "bench-" + nonces.incrementAndGet() + "-x");
+                String nonce = InboxNonce.of(Principal.of(owner, "bench"), "bench-" + nonces.incrementAndGet() + "-x");
                 return base(urls.get(i % urls.size())).authHandler(callout.sentinelCreds().authHandler())
                         .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))
                         .build();

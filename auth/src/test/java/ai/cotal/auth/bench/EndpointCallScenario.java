@@ -286,7 +286,7 @@ public final class EndpointCallScenario {
         }
 
         private Connection viaCallout(String actor, String bearer) throws Exception {
-            String nonce = InboxNonce.forPrincipal(OWNER, actor);
+            String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, actor));
             return Nats.connect(base().authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
                     .connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build());
         }
@@ -298,7 +298,7 @@ public final class EndpointCallScenario {
          * granted subject and subscribes its inbox), for {@link Admission#UNRESTRICTED} none.
          */
         private Connection statically(String actor, Admission admission, String stem, boolean serving) throws Exception {
-            String nonce = InboxNonce.forPrincipal(OWNER, actor);
+            String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, actor));
             String inbox = InboxNonce.inboxPrefix(nonce);
             List<String> tags = List.of("owner:" + OWNER, "actor:" + actor, "principal:" + OWNER + "." + actor);
             String account = signer.accountPublicKey();

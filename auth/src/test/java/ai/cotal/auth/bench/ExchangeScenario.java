@@ -130,7 +130,7 @@ public final class ExchangeScenario {
 
     private static long[] humanArm(int calls, HttpClient http, AuthAuthorityPlane plane, IdpPin pin, String idpToken,
             String capability, String url) {
-        plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice"), "laptop"), ActorLedger.Grant.of(List.of(),
+        plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"), ActorLedger.Grant.of(List.of(),
                 List.of(), List.of()));
         HttpRequest post = HttpRequest.newBuilder(URI.create(url + "/exchange")).header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + capability).POST(HttpRequest.BodyPublishers.ofString(

@@ -151,7 +151,7 @@ public final class FloodScenario {
                             floodRegister.record(start, register(service, flooder, ids));
                         } else {
                             floodConnect.record(start, connect(nats, callout, flooderBearer,
-                                    InboxNonce.of(FLOODER, "laptop", "flood" + ids.incrementAndGet() + "-nonce"),
+                                    InboxNonce.of(Principal.of(FLOODER, "laptop"), "flood" + ids.incrementAndGet() + "-nonce"),
                                     Duration.ofSeconds(1)));
                         }
                     }
@@ -166,7 +166,7 @@ public final class FloodScenario {
                 victimExchange.record(start, exchange(http, service.loopbackUrl(), capability, VICTIM));
                 start = System.nanoTime();
                 victimConnect.record(start, connect(nats, callout, victimBearer,
-                        InboxNonce.of(VICTIM, "laptop", "victim" + ids.incrementAndGet() + "-nonce"),
+                        InboxNonce.of(Principal.of(VICTIM, "laptop"), "victim" + ids.incrementAndGet() + "-nonce"),
                         Duration.ofSeconds(5)));
                 start = System.nanoTime();
                 victimRegister.record(start, register(service, victim, ids));

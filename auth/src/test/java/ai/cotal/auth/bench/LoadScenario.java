@@ -194,7 +194,7 @@ public final class LoadScenario {
             throw new CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "exchange answered " + response.statusCode());
         }
         String bearer = new ObjectMapper().readTree(response.body()).path("token").asText();
-        String nonce = ai.cotal.auth.InboxNonce.of(OWNER, "agent", "load" + ids.incrementAndGet() + "-bench");
+        String nonce = ai.cotal.auth.InboxNonce.of(Principal.of(OWNER, "agent"), "load" + ids.incrementAndGet() + "-bench");
         Violation violation = new Violation();
         Options options = new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
                 .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())

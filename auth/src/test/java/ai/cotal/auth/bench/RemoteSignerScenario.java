@@ -94,7 +94,7 @@ public final class RemoteSignerScenario {
                         Duration.ofMinutes(15)));
                 AtomicLong nonces = new AtomicLong();
                 Concurrent.Task connect = (t, i) -> {
-                    String nonce = InboxNonce.of(owner, "bench", "bench-" + nonces.incrementAndGet() + "-x");
+                    String nonce = InboxNonce.of(Principal.of(owner, "bench"), "bench-" + nonces.incrementAndGet() + "-x");
                     Nats.connect(new Options.Builder().server(nats.url()).noReconnect()
                             .connectionTimeout(Duration.ofSeconds(10)).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
                             .authHandler(callout.sentinelCreds().authHandler()).token(bearer.toCharArray())

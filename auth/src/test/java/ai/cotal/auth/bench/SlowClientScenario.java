@@ -74,7 +74,7 @@ public final class SlowClientScenario {
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             IntFunction<Options> connect = i -> {
-                String nonce = InboxNonce.of(owner, "bench", "slow" + nonces.incrementAndGet() + "-nonce");
+                String nonce = InboxNonce.of(Principal.of(owner, "bench"), "slow" + nonces.incrementAndGet() + "-nonce");
                 return new Options.Builder().server(nats.url()).noReconnect().connectionTimeout(Duration.ofSeconds(10))
                         .maxControlLine(ServerConfig.MAX_CONTROL_LINE).authHandler(callout.sentinelCreds().authHandler())
                         .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce)).build();

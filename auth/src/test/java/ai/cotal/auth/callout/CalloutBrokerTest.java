@@ -6,6 +6,7 @@ import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -34,7 +35,7 @@ class CalloutBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             String bearer = f.bearer(plane, "laptop", List.of("general"), List.of("general"), Duration.ofMinutes(5));
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop"))) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
                 client.connection().publish("cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general",
                         "ok".getBytes(StandardCharsets.UTF_8));

@@ -33,7 +33,7 @@ public final class CalloutFixture {
 
     /** {@code actor}'s inbox nonce (SPEC §13.16) with the given random part. */
     public static String nonce(String actor, String random) {
-        return InboxNonce.of(OWNER, actor, random);
+        return InboxNonce.of(Principal.of(OWNER, actor), random);
     }
 
     public String config(NatsBroker nats) {

@@ -9,6 +9,7 @@ import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.Principal;
 import ai.cotal.core.issued.Ceiling;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
@@ -122,8 +123,7 @@ class CalloutLanesBrokerTest {
             assertTrue(entered.await(30, TimeUnit.SECONDS), "a worker holds one of them");
 
             // published after all of them: it arrives behind them at the responder
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER,
-                    "laptop"))) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
             } finally {
                 release.countDown();
@@ -145,14 +145,13 @@ class CalloutLanesBrokerTest {
                      .plane(plane.calloutAuthority()).signer(new SpaceAuth(f.plane.broker, f.plane.space).strip())
                      .build())) {
             String bearer = f.bearer(plane, "laptop", List.of("general"), List.of("general"), Duration.ofMinutes(5));
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER,
-                    "laptop"))) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
             }
             assertTrue(callout.answers() != callout.connection(), "two connections");
             callout.answers().close();
             // the requests still arrive on the other connection, but the admission has no way out
-            Exception unanswered = f.refused(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop"));
+            Exception unanswered = f.refused(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")));
             assertTrue(unanswered.getMessage().contains("Authorization Violation"), unanswered.getMessage());
             assertEquals(Connection.Status.CONNECTED, callout.connection().getStatus());
         }

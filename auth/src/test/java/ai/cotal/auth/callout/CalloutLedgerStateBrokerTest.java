@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -48,7 +49,7 @@ class CalloutLedgerStateBrokerTest {
     /** Connects where the callout must refuse, and returns the reason the broker logged. */
     private String refusal(NatsBroker nats, String bearer) {
         long mark = nats.log().mark();
-        Exception e = f.refused(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop"));
+        Exception e = f.refused(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")));
         assertTrue(e.getMessage().contains("Authorization Violation"), e.getMessage());
         String line = nats.log().await(mark, l -> l.contains(CALLOUT_ERROR), Duration.ofSeconds(5))
                 .orElseThrow(() -> new AssertionError("no callout refusal in the broker's log:\n" + nats.logTail(40)));
@@ -100,8 +101,7 @@ class CalloutLedgerStateBrokerTest {
             for (Path dir : chain) { // as a pre-existing tree another local user could plant rows in
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
             }
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(CalloutFixture.OWNER,
-                    "laptop"))) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus());
             }
             for (Path dir : chain) {

@@ -179,7 +179,7 @@ final class EndpointConnectsFixture implements AutoCloseable {
     Watched connect(String actor, String bearer) throws Exception {
         CompletableFuture<Long> closed = new CompletableFuture<>();
         CompletableFuture<String> violation = new CompletableFuture<>();
-        String nonce = InboxNonce.forPrincipal(OWNER, actor);
+        String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, actor));
         ConnectionListener listener = (conn, type) -> {
             if (type == ConnectionListener.Events.DISCONNECTED || type == ConnectionListener.Events.CLOSED) {
                 closed.complete(System.nanoTime());
@@ -199,7 +199,7 @@ final class EndpointConnectsFixture implements AutoCloseable {
 
     /** A connect the broker must refuse. */
     Exception refused(String actor, String bearer) {
-        return f.refused(nats, bearer, InboxNonce.forPrincipal(OWNER, actor));
+        return f.refused(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, actor)));
     }
 
     @Override

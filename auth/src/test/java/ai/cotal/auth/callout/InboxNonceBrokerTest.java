@@ -57,7 +57,7 @@ class InboxNonceBrokerTest {
             String attacker = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
                     row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(5)));
-            String victimNonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String victimNonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
             String subject = "cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general";
             Dispatcher responder = admin.createDispatcher(m -> admin.publish(m.getReplyTo(), m.getData()));
             responder.subscribe(subject);
@@ -75,7 +75,7 @@ class InboxNonceBrokerTest {
                         Duration.ofSeconds(5)).isPresent(), "the broker logs the signed reason:\n" + nats.logTail(50));
 
                 // Under its own nonce the other owner is admitted, but the broker refuses it the victim's inbox.
-                try (CalloutFixture.Client b = f.connect(nats, attacker, InboxNonce.forPrincipal(OTHER_OWNER, "laptop"))) {
+                try (CalloutFixture.Client b = f.connect(nats, attacker, InboxNonce.forPrincipal(Principal.of(OTHER_OWNER, "laptop")))) {
                     b.connection().subscribe(InboxNonce.inboxPrefix(victimNonce) + ".>");
                     String violation = b.violation().get(5, TimeUnit.SECONDS);
                     assertTrue(violation.contains("Subscription") && violation.contains(victimNonce), violation);
@@ -87,32 +87,30 @@ class InboxNonceBrokerTest {
                 again.connection().request(subject, "ping".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(5));
             }
             // A nonce of another actor of the same owner is not this actor's either.
-            f.refused(nats, victim, InboxNonce.forPrincipal(CalloutFixture.OWNER, "phone"));
+            f.refused(nats, victim, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "phone")));
         }
     }
 
     @Test
     void theNonceIsTheTagOfItsPrincipalAndARandomPart() {
-        String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+        String nonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
         assertTrue(nonce.matches("[a-z2-7]{16}-[A-Za-z0-9_-]{16}"), nonce);
-        assertTrue(InboxNonce.belongsTo(nonce, CalloutFixture.OWNER, "laptop"));
-        assertFalse(InboxNonce.belongsTo(nonce, OTHER_OWNER, "laptop"));
-        assertFalse(InboxNonce.belongsTo(nonce, CalloutFixture.OWNER, "phone"));
-        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(CalloutFixture.OWNER, "laptop") + "-short", CalloutFixture.OWNER,
-                "laptop"), "the random part is at least 8 characters");
-        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(CalloutFixture.OWNER, "laptop") + "_abcdefgh", CalloutFixture.OWNER,
-                "laptop"), "the tag ends with a dash");
-        assertFalse(InboxNonce.belongsTo(InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)) + "x",
-                CalloutFixture.OWNER, "laptop"), "at most 120 characters");
-        assertEquals(120, InboxNonce.of(CalloutFixture.OWNER, "laptop", "x".repeat(103)).length());
+        assertTrue(InboxNonce.belongsTo(nonce, Principal.of(CalloutFixture.OWNER, "laptop")));
+        assertFalse(InboxNonce.belongsTo(nonce, Principal.of(OTHER_OWNER, "laptop")));
+        assertFalse(InboxNonce.belongsTo(nonce, Principal.of(CalloutFixture.OWNER, "phone")));
+        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(Principal.of(CalloutFixture.OWNER, "laptop")) + "-short", Principal.of(CalloutFixture.OWNER, "laptop")), "the random part is at least 8 characters");
+        assertFalse(InboxNonce.belongsTo(InboxNonce.tag(Principal.of(CalloutFixture.OWNER, "laptop")) + "_abcdefgh", Principal.of(CalloutFixture.OWNER, "laptop")), "the tag ends with a dash");
+        assertFalse(InboxNonce.belongsTo(InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "x".repeat(103)) + "x",
+                Principal.of(CalloutFixture.OWNER, "laptop")), "at most 120 characters");
+        assertEquals(120, InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "x".repeat(103)).length());
         // two principals have different tags, and only owners (u_ and 26 of [a-z2-7]) get one
-        assertFalse(InboxNonce.tag(CalloutFixture.OWNER, "b_c").equals(InboxNonce.tag(OTHER_OWNER, "b_c")));
-        assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class, () -> InboxNonce.tag("a_b", "c")).code());
-        CotalException bad = assertThrows(CotalException.class, () -> InboxNonce.of(CalloutFixture.OWNER, "laptop", "a.b>c*d"));
+        assertFalse(InboxNonce.tag(Principal.of(CalloutFixture.OWNER, "b_c")).equals(InboxNonce.tag(Principal.of(OTHER_OWNER, "b_c"))));
+        assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class, () -> InboxNonce.tag(Principal.of("a_b", "c"))).code());
+        CotalException bad = assertThrows(CotalException.class, () -> InboxNonce.of(Principal.of(CalloutFixture.OWNER, "laptop"), "a.b>c*d"));
         assertEquals(ErrorCode.BAD_REQUEST, bad.code());
         assertTrue(bad.getMessage().startsWith("random:"), bad.getMessage());
         assertEquals(ErrorCode.BAD_REQUEST, assertThrows(CotalException.class,
-                () -> InboxNonce.tag("u_x.y", "laptop")).code());
+                () -> InboxNonce.tag(Principal.of("u_x.y", "laptop"))).code());
     }
 
     @Test
@@ -123,7 +121,7 @@ class InboxNonceBrokerTest {
             ai.cotal.auth.TestManager.forOwner(plane, nats, OTHER_OWNER).close();
             String victim = caller(plane, CalloutFixture.OWNER);
             String attacker = caller(plane, OTHER_OWNER);
-            String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String nonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
             String token = ai.cotal.core.issued.IssuedAuthority.acceptedToken(nonce);
             try (CalloutFixture.Client a = f.connect(nats, victim, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, a.connection().getStatus());

@@ -88,7 +88,7 @@ class LedgerGrammarBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             String bearer = f.bearer(plane, "laptop", List.of(), List.of("general"), Duration.ofMinutes(5));
-            String nonce = InboxNonce.forPrincipal(CalloutFixture.OWNER, "laptop");
+            String nonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
             try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the literal grant connects");
             }
@@ -132,7 +132,7 @@ class LedgerGrammarBrokerTest {
                     "no ledger row (no ledger directory) was written");
             assertEquals(List.of(), plane.credentials().list(), "no credential row was written");
 
-            Principal laptop = Principal.of(plane.deriveOwner("https://idp.example", "alice"), "laptop");
+            Principal laptop = Principal.of(plane.deriveOwner("https://idp.example", "alice").value(), "laptop");
             ActorRow row = plane.ledger().grantActor(laptop, grant);
             assertEquals(laptop, row.principal());
             assertEquals(Optional.of(row), plane.ledger().find(laptop));
@@ -146,8 +146,7 @@ class LedgerGrammarBrokerTest {
             assertEquals(laptop, claims.principal());
             assertEquals(row.lifecycleUid(), claims.lifecycleUid());
             assertEquals(credential, claims.credentialId());
-            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(laptop.owner().value(),
-                    laptop.actor().value()))) {
+            try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(laptop))) {
                 assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the callout admitted it");
             }
         }

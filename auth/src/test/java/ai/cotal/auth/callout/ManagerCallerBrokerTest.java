@@ -69,14 +69,14 @@ class ManagerCallerBrokerTest {
 
             try (TestManager manager = TestManager.of(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 long spec = manager.spec(List.of(manager.managerCluster()));
-                ServingGate gate = plane.managers().openGate(CalloutFixture.OWNER, "mgr", IID);
+                ServingGate gate = plane.managers().openGate(Principal.of(CalloutFixture.OWNER, "mgr"), new InstanceId(IID));
                 f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000002")); // open, not yet observed
                 manager.status(spec, gate.processEpoch());
                 try (CalloutFixture.Client client = f.connect(nats, bearer, CalloutFixture.nonce("laptop", "caller-000003"))) {
                     assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(),
                             "registered, open and observed at the gate's epoch: admitted");
                 }
-                plane.managers().freezeGate(IID);
+                plane.managers().freezeGate(new InstanceId(IID));
                 long frozen = nats.log().mark();
                 f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000004"));
                 assertTrue(nats.log().containsSince(frozen, "has no candidate manager instance"),
@@ -163,7 +163,7 @@ class ManagerCallerBrokerTest {
                         CalloutFixture.nonce("laptop", "named-000002"))) {
                     assertEquals(Connection.Status.CONNECTED, client.connection().getStatus(), "the named candidate admits");
                 }
-                plane.managers().freezeGate(second);
+                plane.managers().freezeGate(new InstanceId(second));
                 long frozen = nats.log().mark();
                 f.refused(nats, named(plane, laptop, second), CalloutFixture.nonce("laptop", "named-000003"));
                 assertTrue(nats.log().containsSince(frozen, "manager instance " + second + " of " + CalloutFixture.OWNER

@@ -10,6 +10,7 @@ import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.ManagerRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -91,7 +92,7 @@ class SessionCallerBrokerTest {
                 assertTrue(nats.log().containsSince(undeclared, "grants delete, which the registered manager cluster does"
                         + " not declare"), logs(nats));
 
-                plane.managers().freezeGate(IID);
+                plane.managers().freezeGate(new InstanceId(IID));
                 long frozen = nats.log().mark();
                 f.refused(nats, bearer, CalloutFixture.nonce("laptop", "session-000004"));
                 assertTrue(nats.log().containsSince(frozen, "is not a candidate (frozen)"), logs(nats));

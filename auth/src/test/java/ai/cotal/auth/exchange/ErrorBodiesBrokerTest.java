@@ -9,6 +9,7 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
 import ai.cotal.testbroker.NatsBroker;
@@ -65,8 +66,8 @@ class ErrorBodiesBrokerTest {
         try (TestIdp idp = new TestIdp();
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             Path row = stateDir.resolve("actors").resolve("interactive").resolve(owner + ".laptop.json");
             if (!Files.exists(row)) {
                 try (var found = Files.walk(stateDir)) {

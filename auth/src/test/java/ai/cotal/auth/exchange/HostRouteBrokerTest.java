@@ -12,6 +12,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostRequest;
@@ -87,9 +88,9 @@ class HostRouteBrokerTest {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
              io.nats.client.Connection admin = f.admin(nats)) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
-            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "ops@example.test"), "desk"),
+            Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "ops@example.test").value(), "desk"),
                     ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
@@ -108,7 +109,7 @@ class HostRouteBrokerTest {
                         "sha256:" + "c".repeat(64), List.of("ask")));
                 assertEquals(Status.PENDING, pending.status(), pending.reason());
                 assertEquals(rid, pending.requestId(), "the result echoes its request");
-                assertEquals(owner, pending.proposal().owner(), "the route derived the owner from the IdP proof");
+                assertEquals(owner.value(), pending.proposal().owner(), "the route derived the owner from the IdP proof");
                 assertTrue(row(admin, "svc.req." + rid).contains("\"granter\":\"owner:" + owner + "\""));
                 assertEquals(Status.COMPLETED, publicFace.invoke(token, new HostRequest.Decide(rid(), endpoint, IID,
                         HostRequest.Decision.APPROVE)).status());
@@ -117,7 +118,7 @@ class HostRouteBrokerTest {
                 assertEquals(Status.COMPLETED, loopback.invoke(token, new HostRequest.Decide(rid(), endpoint, other,
                         HostRequest.Decision.APPROVE), cap).status(), "a decision on loopback runs as the owner");
 
-                HostRequest.NameBind bind = new HostRequest.NameBind(rid(), "com.example.forecast", endpoint, owner,
+                HostRequest.NameBind bind = new HostRequest.NameBind(rid(), "com.example.forecast", endpoint, owner.value(),
                         "dns:x", 0);
                 assertEquals(Status.DENIED, publicFace.invoke(token, bind).status(),
                         "on the public face the proved owner cannot bind names");
@@ -251,8 +252,8 @@ class HostRouteBrokerTest {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true)
                      .endpointWritesPerPrincipalPerMinute(1).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 String url = exchange.publicUrl().orElseThrow();

@@ -17,6 +17,7 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ServiceEndpointHostClient;
 import ai.cotal.testbroker.NatsBroker;
@@ -103,8 +104,8 @@ class HttpBodiesFuzzTest {
                      .writeBudgets(new ai.cotal.auth.WriteBudgets(1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000,
                              1_000_000)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            String owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
                     HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                             .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
@@ -135,7 +136,7 @@ class HttpBodiesFuzzTest {
                                 + "\"endpoint\":\"weather\",\"instanceId\":\"" + iid + "\"}}");
                 // the laptop's lifecycle is active (the exchange minted at it): the seed retires it, its replays
                 // answer alreadyRetired, a mutated uid notStarted or conflict (SPEC §14.1)
-                LifecycleUid uid = plane.ledger().find(Principal.of(owner, "laptop")).orElseThrow().lifecycleUid();
+                LifecycleUid uid = plane.ledger().find(Principal.of(owner.value(), "laptop")).orElseThrow().lifecycleUid();
                 fuzz("http-retire", route(url + "/interactive-lifecycle/retire", capability),
                         "{\"owner\":\"" + owner + "\",\"actor\":\"laptop\",\"lifecycleUid\":\"" + uid + "\"}",
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"nobody\",\"lifecycleUid\":\"" + iid + "\"}");

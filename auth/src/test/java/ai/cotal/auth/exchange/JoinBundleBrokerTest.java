@@ -18,6 +18,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
@@ -85,8 +86,8 @@ class JoinBundleBrokerTest {
                      .stateDir(stateDir).secretStore(store).agentProvisioningUrl("https://agents.example/provision")
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             String publicUrl = service.publicUrl().orElseThrow();
             assertFalse(publicUrl.endsWith(":0"), "the bound port, not the asked-for 0: " + publicUrl);
 
@@ -118,10 +119,10 @@ class JoinBundleBrokerTest {
                     "{\"idpToken\":\"" + idpToken + "\",\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, exchanged.statusCode(), exchanged.body());
             JsonNode token = JSON.readTree(exchanged.body());
-            assertEquals(owner, token.get("owner").asText());
+            assertEquals(owner.value(), token.get("owner").asText());
 
             // 3. connect to the bundle's server with the bundle's sentinel and the bearer: the callout admits it
-            String nonce = InboxNonce.forPrincipal(token.get("owner").asText(), "laptop");
+            String nonce = InboxNonce.forPrincipal(Principal.of(token.get("owner").asText(), "laptop"));
             byte[] sentinel = bundle.get("sentinelCreds").asText().getBytes(StandardCharsets.UTF_8);
             try (Connection joined = Nats.connect(new Options.Builder().server(bundle.get("server").asText())
                     .authHandler(Nats.staticCredentials(sentinel)).token(token.get("token").asText().toCharArray())

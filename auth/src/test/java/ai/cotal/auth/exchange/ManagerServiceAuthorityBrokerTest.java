@@ -13,6 +13,7 @@ import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.CredentialId;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -153,7 +154,7 @@ class ManagerServiceAuthorityBrokerTest {
                         renew), capability());
                 assertEquals(200, renewed.statusCode(), renewed.body());
 
-                plane.managers().freezeGate(IID);
+                plane.managers().freezeGate(new InstanceId(IID));
                 HttpResponse<String> afterFreeze = post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token,
                         identity.id(), renew), null);
                 assertEquals(409, afterFreeze.statusCode(), afterFreeze.body());
@@ -182,7 +183,7 @@ class ManagerServiceAuthorityBrokerTest {
 
                 // the manager restarts: the plane opens its gate again, at the next epoch, and it observes it
                 long spec = first.path("registrationRevision").asLong();
-                long epoch = plane.managers().openGate(OWNER, "mgr", IID).processEpoch();
+                long epoch = plane.managers().openGate(Principal.of(OWNER, "mgr"), new InstanceId(IID)).processEpoch();
                 assertEquals(first.path("processEpoch").asLong() + 1, epoch);
                 manager.status(spec, epoch);
                 HttpResponse<String> stale = post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(),
@@ -196,7 +197,7 @@ class ManagerServiceAuthorityBrokerTest {
 
                 // re-registered (a new spec revision): a fresh issue is pinned to what is registered now
                 long respec = manager.spec(List.of(manager.cluster("ai.cotal.manager")));
-                long reopened = plane.managers().openGate(OWNER, "mgr", IID).processEpoch();
+                long reopened = plane.managers().openGate(Principal.of(OWNER, "mgr"), new InstanceId(IID)).processEpoch();
                 manager.status(respec, reopened);
                 JsonNode again = json(post(publicUrl, ManagerAuthorityRoute.ISSUE, issueBody(token, identity.id(), ""), null));
                 assertEquals(respec, again.path("registrationRevision").asLong(), again.toString());

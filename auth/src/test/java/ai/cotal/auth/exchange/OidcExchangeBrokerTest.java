@@ -7,6 +7,7 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -68,9 +69,9 @@ class OidcExchangeBrokerTest {
     private String grant(AuthAuthorityPlane plane, OidcTestProvider idp) {
         IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of());
         assertEquals(List.of("RS256", "ES256"), pin.algorithms(), "the accepted ones the provider advertises");
-        String owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        return owner;
+        Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        return owner.value();
     }
 
     private static String error(HttpResponse<String> response) throws Exception {
@@ -114,7 +115,7 @@ class OidcExchangeBrokerTest {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              TokenExchange exchange = start(plane, 6)) {
             IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("EdDSA", "RS256"));
-            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice"), "laptop"),
+            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"),
                     ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             HttpResponse<String> eddsa = exchange(exchange, idp.eddsa("alice"));
             assertEquals(200, eddsa.statusCode(), eddsa.body());

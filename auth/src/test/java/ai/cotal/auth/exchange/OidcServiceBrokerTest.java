@@ -20,6 +20,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
@@ -89,16 +90,16 @@ class OidcServiceBrokerTest {
             IdpPin pin = IdpPin.read(stateDir).orElseThrow();
             assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start");
             assertTrue(Files.readString(stateDir.resolve("idp.json")).contains("\"kind\":\"oidc\""));
-            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
             for (String idpToken : List.of(idp.rs256("alice"), idp.es256("alice"))) {
                 HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
                         + "/exchange")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
                         "{\"idpToken\":\"" + idpToken + "\",\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
                 assertEquals(200, exchanged.statusCode(), exchanged.body());
                 JsonNode token = JSON.readTree(exchanged.body());
-                assertEquals(owner, token.get("owner").asText());
-                String nonce = InboxNonce.forPrincipal(owner, "laptop");
+                assertEquals(owner.value(), token.get("owner").asText());
+                String nonce = InboxNonce.forPrincipal(Principal.of(owner.value(), "laptop"));
                 try (Connection joined = Nats.connect(new Options.Builder().server(nats.url())
                         .authHandler(Nats.staticCredentials(callout.sentinelCreds().text().getBytes(StandardCharsets.UTF_8)))
                         .token(token.get("token").asText().toCharArray()).connectionName(nonce)

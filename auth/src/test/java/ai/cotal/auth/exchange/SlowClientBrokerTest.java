@@ -139,8 +139,8 @@ class SlowClientBrokerTest {
                 assertTrue(excess.closedByServer(), "a connection past the peer's cap is closed by the server");
             }
             assertEquals(4, exchange.counts().closedAtPeerCap());
-            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowpeer1"));
-            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(OWNER, "agent1", "slowpeer2"));
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(Principal.of(OWNER, "agent1"), "slowpeer1"));
+            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(Principal.of(OWNER, "agent1"), "slowpeer2"));
             assertEquals(200, raw.get(0).request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status(),
                     "the peer's first connections stay usable");
         }
@@ -226,7 +226,7 @@ class SlowClientBrokerTest {
             RawClients.Raw idle = raw.open(port(exchange.loopbackUrl()));
             assertEquals(200, idle.request("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").status());
             assertTrue(idle.closedByServer(), "an idle keep-alive connection is closed after the deadline");
-            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowcut1"));
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(Principal.of(OWNER, "agent1"), "slowcut1"));
         }
     }
 
@@ -275,14 +275,14 @@ class SlowClientBrokerTest {
             excess.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
 
             // the other face and the callout answer
-            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(OWNER, "agent1", "slowcap1"));
+            goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(Principal.of(OWNER, "agent1"), "slowcap1"));
             plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
             assertTrue(plane.ledger().find(Principal.of(OWNER, "laptop")).isPresent(), "the plane answers");
             assertEquals(6, exchange.publicConnections(), "the excess was not taken in: the face holds its cap");
 
             raw.get(0).close(); // slots free: the face accepts again
             raw.get(1).close();
-            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(OWNER, "agent1", "slowcap2"));
+            goodClient(exchange.publicUrl().orElseThrow(), null, InboxNonce.of(Principal.of(OWNER, "agent1"), "slowcap2"));
         }
     }
 

@@ -77,7 +77,7 @@ class TokenExchangeBrokerTest {
                 .secretStore(store).signer(auth.strip()).mintsPerPrincipalPerMinute(1_000).build());
         idp = new TestIdp();
         IdpPin pin = IdpPin.pin(stateDir, idp.url());
-        owner = plane.deriveOwner(pin.issuer(), "alice");
+        owner = plane.deriveOwner(pin.issuer(), "alice").value();
         plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
         plane.ledger().grantManagedActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "agent1"), ActorLedger.Grant.of(List.of(), List.of(),
                 List.of()), ActorTokens.tokenHash("agent-secret"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));

@@ -10,6 +10,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -194,7 +195,7 @@ class PermissionMatrixBrokerTest {
         try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), ai.cotal.auth.ActorLedger.Grant.of(
                     List.of("chat"), List.of(), List.of()));
-            creds.put("manager registrar", plane.managers().registrarCredential("u_abcdefghijklmnopqrstuvwxyz", "mgr", IID,
+            creds.put("manager registrar", plane.managers().registrarCredential(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), new InstanceId(IID),
                     Duration.ofMinutes(5)));
         }
         expected.put("manager registrar", except(s, "manager-own-record")); // SPEC §14.4: no gate, no other instance

@@ -21,6 +21,7 @@ import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
@@ -196,9 +197,9 @@ class AuthServiceBrokerTest {
         SpaceProvisioning.forSpace(auth, callout).write(store);
         try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
-            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
-            Granter granter = new Granter.Owner(owner, "laptop");
+            Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Granter granter = new Granter.Owner(owner.value(), "laptop");
             ServiceEndpointHost kept = service.serviceEndpoints().orElseThrow();
             ServiceEndpointHost planes = service.plane().serviceEndpoints().orElseThrow();
             assertEquals(HostResult.Status.PENDING, kept.admit(granter, new HostRequest.Register("req-kept-00000000001",
@@ -227,12 +228,12 @@ class AuthServiceBrokerTest {
             assertEquals(AuthService.State.READY, service.state());
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
-            String owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
             store.delete(SecretKeys.ownerSecretKey("alpha")); // a store emptied under a running service
             assertEquals(owner, service.plane().deriveOwner(pin.issuer(), "alice"), "the owner secret was loaded once");
             assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
-            service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
-            Granter granter = new Granter.Owner(owner, "laptop");
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            Granter granter = new Granter.Owner(owner.value(), "laptop");
             ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
             HostResult pending = host.admit(granter, new HostRequest.Register(
                     "req-service-0000000001", "weather", IID, "sha256:" + "c".repeat(64), List.of("ask")));

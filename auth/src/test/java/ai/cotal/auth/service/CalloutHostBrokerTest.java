@@ -61,7 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class CalloutHostBrokerTest {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
-    private static final String NONCE = InboxNonce.forPrincipal(OWNER, "laptop");
+    private static final String NONCE = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
     private static final String REPLICA_REFUSAL = "a callout replica cannot issue a service-endpoint connection";
 
     private final Clock clock = Clock.systemUTC();

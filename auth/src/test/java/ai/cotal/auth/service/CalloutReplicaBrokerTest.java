@@ -85,7 +85,7 @@ class CalloutReplicaBrokerTest {
     void replicasRefuseOpenAdmissionAndAnswerForTheOtherSpaces(NatsBrokers brokers) throws Exception {
         NatsBroker nats = provision(brokers);
         String bearer;
-        String nonce = ai.cotal.auth.InboxNonce.forPrincipal("u_abcdefghijklmnopqrstuvwxyz", "laptop");
+        String nonce = ai.cotal.auth.InboxNonce.forPrincipal(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"));
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));

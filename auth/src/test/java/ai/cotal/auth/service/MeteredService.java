@@ -21,6 +21,7 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.id.LifecycleUid;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.trust.CalloutAuth;
@@ -133,20 +134,20 @@ final class MeteredService {
         handled.add(bearer);
         handled.add(plane.bearers().verify(bearer).credentialId().value());
 
-        String nonce = InboxNonce.forPrincipal(OWNER, AGENT);
+        String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, AGENT));
         handled.add(nonce);
         Nats.connect(client(nats, bearer, nonce).build()).close();
-        refused(client(nats, null, InboxNonce.forPrincipal(OWNER, AGENT)));
-        refused(client(nats, "not-a-bearer", InboxNonce.forPrincipal(OWNER, AGENT)));
-        String foreign = InboxNonce.forPrincipal(OWNER, "someone_else");
+        refused(client(nats, null, InboxNonce.forPrincipal(Principal.of(OWNER, AGENT))));
+        refused(client(nats, "not-a-bearer", InboxNonce.forPrincipal(Principal.of(OWNER, AGENT))));
+        String foreign = InboxNonce.forPrincipal(Principal.of(OWNER, "someone_else"));
         handled.add(foreign);
         refused(client(nats, bearer, foreign));
 
         IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
-        String owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
-        handled.addAll(List.of(owner, "laptop"));
-        Granter granter = new Granter.Owner(owner, "laptop");
+        Owner owner = plane.deriveOwner(pin.issuer(), "alice");
+        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        handled.addAll(List.of(owner.value(), "laptop"));
+        Granter granter = new Granter.Owner(owner.value(), "laptop");
         ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
         HostRequest.Register register = new HostRequest.Register("req-metrics-0000000001", "weather", IID,
                 "sha256:" + "c".repeat(64), List.of("ask"));

@@ -44,7 +44,7 @@ public final class NoMicrometerMain {
                         + MeteredService.AGENT + "\",\"actorToken\":\"" + MeteredService.AGENT_SECRET + "\"}", capability);
                 require(answer.statusCode() == 200, "exchange answered " + answer.statusCode());
                 String bearer = new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer.body()).path("token").asText();
-                String nonce = InboxNonce.forPrincipal(MeteredService.OWNER, MeteredService.AGENT);
+                String nonce = InboxNonce.forPrincipal(Principal.of(MeteredService.OWNER, MeteredService.AGENT));
                 Nats.connect(new io.nats.client.Options.Builder().server(nats.url())
                         .authHandler(f.callout.sentinelCreds().authHandler()).token(bearer.toCharArray())
                         .connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))

@@ -84,7 +84,7 @@ class RemoteSignerOutageBrokerTest {
             traffic = new Thread(() -> {
                 while (!stop.get()) {
                     try {
-                        RemoteSignerServiceBrokerTest.connect(nats, space, bearer, InboxNonce.forPrincipal(OWNER, "laptop"))
+                        RemoteSignerServiceBrokerTest.connect(nats, space, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, "laptop")))
                                 .close();
                         admitted.incrementAndGet();
                     } catch (Exception e) {

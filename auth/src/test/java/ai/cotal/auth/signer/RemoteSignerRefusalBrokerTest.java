@@ -14,6 +14,7 @@ import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.jwt.ClaimSet;
 import ai.cotal.core.jwt.NatsJwt;
@@ -102,7 +103,7 @@ class RemoteSignerRefusalBrokerTest {
                 // a profile outside the policy, asked for through the plane's own API
                 plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
                 refused(ErrorCode.PERMISSION_DENIED, "profile: manager-registrar is not in this signer's policy",
-                        () -> plane.managers().registrarCredential(OWNER, "mgr", "abcdefghijklmnopqrstuvwxyz",
+                        () -> plane.managers().registrarCredential(Principal.of(OWNER, "mgr"), new InstanceId("abcdefghijklmnopqrstuvwxyz"),
                                 Duration.ofMinutes(1)));
                 audited(space, "profile: manager-registrar is not in this signer's policy");
 
@@ -114,7 +115,7 @@ class RemoteSignerRefusalBrokerTest {
                         Duration.ofMinutes(5)));
                 long mark = nats.log().mark();
                 assertThrows(Exception.class, () -> RemoteSignerServiceBrokerTest.connect(nats, space, bearer,
-                        InboxNonce.forPrincipal(OWNER, "laptop")).close(), "the broker refused the connect");
+                        InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"))).close(), "the broker refused the connect");
                 String line = nats.log().await(mark, l -> l.contains(CALLOUT_ERROR), Duration.ofSeconds(5))
                         .orElseThrow(() -> new AssertionError("no callout refusal in the broker's log"));
                 assertTrue(line.contains("signer refused: exp: a lifetime of") && line.contains(
@@ -160,7 +161,7 @@ class RemoteSignerRefusalBrokerTest {
                 String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofSeconds(50)));
-                String nonce = InboxNonce.forPrincipal(OWNER, "laptop");
+                String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
                 for (int i = 0; i < 3; i++) {
                     RemoteSignerServiceBrokerTest.connect(nats, space, bearer, nonce).close();
                 }

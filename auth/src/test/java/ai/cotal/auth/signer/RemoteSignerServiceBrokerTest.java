@@ -18,6 +18,7 @@ import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.keys.InMemoryAccountSigner;
 import ai.cotal.core.keys.NKeyPair;
@@ -87,11 +88,11 @@ class RemoteSignerServiceBrokerTest {
                     .secretStore(space.serviceStore).signer(remote).serviceEndpoints(ServiceEndpoints.normal())
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
             try (AuthService service = AuthService.start(options)) {
-                String owner = service.plane().deriveOwner(pin.issuer(), "alice");
-                service.plane().ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+                Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
+                service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
-                Granter granter = new Granter.Owner(owner, "laptop");
+                Granter granter = new Granter.Owner(owner.value(), "laptop");
                 assertEquals(HostResult.Status.PENDING, host.admit(granter, new HostRequest.Register("req-remote-000000001",
                         "weather", IID, "sha256:" + "c".repeat(64), List.of("ask"))).status());
                 assertEquals(HostResult.Status.COMPLETED, host.serve(granter, new HostRequest.Decide("req-remote-000000002",
@@ -103,7 +104,7 @@ class RemoteSignerServiceBrokerTest {
                         + idp.token("alice", 300) + "\",\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
                 assertEquals(200, exchanged.statusCode(), exchanged.body());
                 String bearer = new ObjectMapper().readTree(exchanged.body()).path("token").asText();
-                String nonce = InboxNonce.forPrincipal(owner, "laptop");
+                String nonce = InboxNonce.forPrincipal(Principal.of(owner.value(), "laptop"));
                 try (Connection member = connect(nats, space, bearer, nonce)) {
                     member.publish("cotal.alpha.chat." + owner + ".laptop.general", "hi".getBytes(StandardCharsets.UTF_8));
                     member.flush(Duration.ofSeconds(5));

@@ -57,18 +57,26 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public Session verifySession(String callerOwner, String callerActor, String grant) {
+    public Session verifySession(Principal caller, String grant) {
+        String callerOwner = caller.owner().value();
+        String callerActor = caller.actor().value();
         return sessions.verify(callerOwner, callerActor, grant);
     }
 
     @Override
-    public ServiceAuthority issueServiceAuthority(String owner, String actor, String instanceId, String userPublicKey,
+    public ServiceAuthority issueServiceAuthority(Principal manager, InstanceId instance, String userPublicKey,
             Optional<Renewal> renewing) {
+        String owner = manager.owner().value();
+        String actor = manager.actor().value();
+        String instanceId = instance.value();
         return service.issue(owner, actor, instanceId, userPublicKey, renewing);
     }
 
     @Override
-    public Creds registrarCredential(String owner, String actor, String instanceId, Duration ttl) {
+    public Creds registrarCredential(Principal manager, InstanceId instance, Duration ttl) {
+        String owner = manager.owner().value();
+        String actor = manager.actor().value();
+        String instanceId = instance.value();
         checkPrincipal(owner, actor);
         checkInstance(instanceId);
         if (ttl == null || ttl.compareTo(Duration.ofSeconds(1)) < 0 || ttl.compareTo(MAX_TTL) > 0) {
@@ -88,7 +96,10 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public ServingGate openGate(String owner, String actor, String instanceId) {
+    public ServingGate openGate(Principal manager, InstanceId instance) {
+        String owner = manager.owner().value();
+        String actor = manager.actor().value();
+        String instanceId = instance.value();
         checkPrincipal(owner, actor);
         checkInstance(instanceId);
         w.refuseIfUnavailable().run();
@@ -159,7 +170,8 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public ServingGate freezeGate(String instanceId) {
+    public ServingGate freezeGate(InstanceId instance) {
+        String instanceId = instance.value();
         checkInstance(instanceId);
         w.refuseIfUnavailable().run();
         w.observeRegistration().run();
@@ -181,14 +193,17 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public Optional<ServingGate> gate(String instanceId) {
+    public Optional<ServingGate> gate(InstanceId instance) {
+        String instanceId = instance.value();
         checkInstance(instanceId);
         w.refuseIfUnavailable().run();
         return w.records().gate(ENDPOINT, instanceId);
     }
 
     @Override
-    public ManagerCluster registeredCluster(String owner, String instanceId, long registrationRevision) {
+    public ManagerCluster registeredCluster(Owner ownerId, InstanceId instance, long registrationRevision) {
+        String owner = ownerId.value();
+        String instanceId = instance.value();
         checkOwner(owner);
         checkInstance(instanceId);
         if (!ServingDocuments.counter(registrationRevision)) {
@@ -199,7 +214,9 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public Verdict verdict(String owner, String instanceId) {
+    public Verdict verdict(Owner ownerId, InstanceId instance) {
+        String owner = ownerId.value();
+        String instanceId = instance.value();
         checkOwner(owner);
         checkInstance(instanceId);
         w.refuseIfUnavailable().run();
@@ -239,13 +256,15 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     @Override
-    public String selectInstance(String owner, Optional<String> requested) {
+    public InstanceId selectInstance(Owner ownerId, Optional<InstanceId> requestedId) {
+        String owner = ownerId.value();
+        Optional<String> requested = requestedId.map(InstanceId::value);
         checkOwner(owner);
         requested.ifPresent(ManagerGates::checkInstance);
         w.refuseIfUnavailable().run();
         if (requested.isPresent()) {
             authorize(owner, requested.get());
-            return requested.get();
+            return requestedId.get();
         }
         List<String> candidates = new ArrayList<>();
         for (Map.Entry<String, byte[]> row : w.scan().apply(GATE_PREFIX).entrySet()) {
@@ -267,11 +286,13 @@ public final class ManagerGates implements ManagerAuthority {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "manager-caller: " + owner + " has "
                     + candidates.size() + " candidate manager instances; name one");
         }
-        return candidates.get(0);
+        return new InstanceId(candidates.get(0));
     }
 
     @Override
-    public void authorizeCaller(String owner, String instanceId) {
+    public void authorizeCaller(Owner ownerId, InstanceId instance) {
+        String owner = ownerId.value();
+        String instanceId = instance.value();
         checkOwner(owner);
         checkInstance(instanceId);
         w.refuseIfUnavailable().run();
@@ -293,21 +314,14 @@ public final class ManagerGates implements ManagerAuthority {
     }
 
     static void checkOwner(String owner) {
-        if (!Owner.matches(owner)) {
-            throw CotalException.badRequest("owner", "must be u_ and 26 of [a-z2-7]");
-        }
+        Owner.of(owner, "owner");
     }
 
     static void checkPrincipal(String owner, String actor) {
-        checkOwner(owner);
-        if (actor == null || !Actor.matches(actor)) {
-            throw CotalException.badRequest("actor", "must be 1 to 64 of [A-Za-z0-9_]");
-        }
+        Principal.of(owner, actor);
     }
 
     static void checkInstance(String instanceId) {
-        if (instanceId == null || !InstanceId.matches(instanceId)) {
-            throw CotalException.badRequest("instanceId", "must be 26 to 32 of [a-z0-9]");
-        }
+        InstanceId.of(instanceId, "instanceId");
     }
 }

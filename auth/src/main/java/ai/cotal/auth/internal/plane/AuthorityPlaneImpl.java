@@ -32,6 +32,7 @@ import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
+import ai.cotal.core.id.Owner;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.stores.SpaceStores;
 import ai.cotal.core.internal.kv.StoreNames;
@@ -339,7 +340,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     @Override
-    public String deriveOwner(String issuerName, String subject) {
+    public Owner deriveOwner(String issuerName, String subject) {
         refuseIfUnavailable();
         return Owners.deriveOwnerForIdpSubject(ownerSecret, issuerName, subject);
     }

@@ -50,15 +50,15 @@ record PlaneCalloutAuthority(String space, Bearers bearers, ConnectCredentials c
      */
     @Override
     public String authorizeManagerCaller(BearerClaims bearer) {
-        String instanceId = managers.selectInstance(bearer.owner().value(), bearer.managerInstanceId().map(ai.cotal.core.id.InstanceId::value));
-        managers.authorizeCaller(bearer.owner().value(), instanceId);
-        return instanceId;
+        ai.cotal.core.id.InstanceId instanceId = managers.selectInstance(bearer.owner(), bearer.managerInstanceId());
+        managers.authorizeCaller(bearer.owner(), instanceId);
+        return instanceId.value();
     }
 
     /** {@code verifySession} (SPEC §14.5), at every connect. */
     @Override
     public ai.cotal.auth.ManagerAuthority.Session verifySession(BearerClaims bearer) {
-        return managers.verifySession(bearer.owner().value(), bearer.actor().value(), bearer.sessionGrant().orElseThrow(() ->
+        return managers.verifySession(bearer.principal(), bearer.sessionGrant().orElseThrow(() ->
                 CotalException.badRequest("sessionGrant", "required with the view session-caller")));
     }
 

@@ -34,26 +34,24 @@ final class OperatorRunAttempts {
         this.refuseIfUnavailable = refuseIfUnavailable;
     }
 
-    Attempt issue(Granter.Operator operator, Owner ownerId, InstanceId instance, AttemptRequest request) {
+    Attempt issue(Granter.Operator operator, Owner owner, InstanceId instance, AttemptRequest request) {
         if (operator == null) {
             throw CotalException.badRequest("granter", "required: the operator's audit id");
         }
         if (request != null && request.kind() == Kind.START) {
             throw CotalException.badRequest("kind", "an operator drives resume and answer only");
         }
-        if (ownerId == null || instance == null) {
-            throw CotalException.badRequest(ownerId == null ? "owner" : "instanceId", "is required");
+        if (owner == null || instance == null) {
+            throw CotalException.badRequest(owner == null ? "owner" : "instanceId", "is required");
         }
         runs.checks.attempt(request, true);
-        String owner = ownerId.value();
-        String instanceId = instance.value();
         refuseIfUnavailable.run();
-        managers.authorizeCaller(owner, instanceId); // a candidate of the owner (SPEC §14.4)
-        ServingGate gate = managers.gate(instanceId).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
-                "manager instance " + instanceId + " has no gate"));
+        managers.authorizeCaller(owner, instance); // a candidate of the owner (SPEC §14.4)
+        ServingGate gate = managers.gate(instance).orElseThrow(() -> new CotalException(ErrorCode.PERMISSION_DENIED,
+                "manager instance " + instance + " has no gate"));
         // the manager's actor is its gate's principal's
         Actor actor = Actor.of(gate.principal().substring(gate.principal().indexOf('.') + 1), "gate.principal");
-        return runs.attempt(new Holder(new Principal(ownerId, actor), instance, List.of()), gate, request,
+        return runs.attempt(new Holder(new Principal(owner, actor), instance, List.of()), gate, request,
                 operator.auditId());
     }
 }

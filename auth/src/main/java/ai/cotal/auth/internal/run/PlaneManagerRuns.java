@@ -333,8 +333,8 @@ public final class PlaneManagerRuns implements ManagerRuns {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, what
                     + " needs scope \"supervise\"; spawn/admin do not imply it");
         }
-        w.managers().authorizeCaller(holder.owner().value(), holder.instanceId().value());
-        ServingGate gate = w.managers().gate(holder.instanceId().value()).orElseThrow(() -> new CotalException(
+        w.managers().authorizeCaller(holder.owner(), holder.instanceId());
+        ServingGate gate = w.managers().gate(holder.instanceId()).orElseThrow(() -> new CotalException(
                 ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId().value() + " has no gate"));
         if (!gate.principal().equals(holder.owner().value() + "." + holder.actor().value())) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "manager instance " + holder.instanceId().value()
@@ -345,7 +345,7 @@ public final class PlaneManagerRuns implements ManagerRuns {
 
     /** {@code registeredCommand}: the registered cluster at the gate's registration revision declares it. */
     private void registeredCommand(Holder holder, ServingGate gate, String command) {
-        if (!w.managers().registeredCluster(holder.owner().value(), holder.instanceId().value(), gate.registrationRevision()).commands()
+        if (!w.managers().registeredCluster(holder.owner(), holder.instanceId(), gate.registrationRevision()).commands()
                 .contains(command)) {
             throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the registered manager cluster declares no " + command);
         }

@@ -14,6 +14,7 @@ import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
+import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBrokerExtension;
@@ -71,7 +72,7 @@ class AdminListenerBrokerTest {
 
     private static Standing standing(LifecycleFixture x, String owner, String actor, String instanceId) throws Exception {
         Identity identity = Identity.create();
-        ManagerAuthority.ServiceAuthority authority = x.plane.managers().issueServiceAuthority(owner, actor, instanceId,
+        ManagerAuthority.ServiceAuthority authority = x.plane.managers().issueServiceAuthority(Principal.of(owner, actor), new InstanceId(instanceId),
                 identity.id(), Optional.empty());
         CompletableFuture<String> violation = new CompletableFuture<>();
         Options options = new Options.Builder().server(x.nats.url()).authHandler(new Creds(authority.jwt(), identity)
@@ -135,7 +136,7 @@ class AdminListenerBrokerTest {
                 assertEquals("alreadyRetired", rail.request(body("agent", uid.value())).path("outcome").asText());
                 assertEquals(Lifecycles.State.RETIRED, x.plane.lifecycles().head(Principal.of(OWNER, "agent")).orElseThrow().state());
 
-                x.plane.managers().freezeGate(IID);
+                x.plane.managers().freezeGate(new InstanceId(IID));
                 assertError(rail.request(body("agent", uid.value())), "permission-denied", "is not a candidate (frozen)");
                 assertTrue(!rail.violation().isDone(), "every request above was the credential's to send");
             }

@@ -77,13 +77,13 @@ final class LifecycleFixture implements AutoCloseable {
                 closed.complete(null);
             }
         };
-        return new Watched(Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(OWNER, actor))
+        return new Watched(Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, actor)))
                 .connectionListener(listener).build()), closed);
     }
 
     /** A connect the broker must refuse; returns its refusal. */
     Exception refused(String actor, String bearer) {
-        return f.refused(nats, bearer, InboxNonce.forPrincipal(OWNER, actor));
+        return f.refused(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, actor)));
     }
 
     /** The loopback face's capability, from the discovery file. */

@@ -167,7 +167,7 @@ class LifecycleRetirementBrokerTest {
             CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid());
             bearer = first.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
-            client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(OWNER, "laptop"))
+            client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, "laptop")))
                     .connectionListener((conn, type) -> {
                         if (type == ConnectionListener.Events.DISCONNECTED || type == ConnectionListener.Events.CLOSED) {
                             closed.complete(null);
