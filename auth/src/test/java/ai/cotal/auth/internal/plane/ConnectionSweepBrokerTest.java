@@ -87,7 +87,7 @@ class ConnectionSweepBrokerTest {
 
             @Override
             public EndpointAccess endpointAccess(BearerClaims bearer, ActorRow row) {
-                return EndpointAccess.callerGrants(grants.getOrDefault(row.actor(), List.of()).stream()
+                return EndpointAccess.callerGrants(grants.getOrDefault(row.actor().value(), List.of()).stream()
                         .map(id -> new EndpointAccess.Grant(id, WEATHER, List.of("ask"))).toList());
             }
         };
