@@ -134,32 +134,13 @@ class ClosingTripBrokerTest {
     }
 
     /**
-     * The space's signer, except that once armed it refuses the next signature of the writer's
-     * JWT (its next renewal): the standing connections open and renew side by side, so only the
-     * claim's own name says whose renewal it is. The writer is the one to fail because the close
-     * releases the claim on the barrier and the reader, which must stay up.
+     * The space's signer, refusing the writer's next JWT once armed (its next renewal). The writer
+     * is the one to fail because the close releases the claim on the barrier and the reader.
      */
     private static ai.cotal.core.trust.SpaceSigner failingWriterRenewal(ai.cotal.core.trust.SpaceSigner signer,
             AtomicBoolean armed) {
-        ai.cotal.core.keys.AccountSigner signing = signer.signing();
-        String writer = "\"name\":\"" + ai.cotal.auth.internal.connect.AuthorityRole.WRITER.connectionName(signer.space()) + "\"";
-        return new ai.cotal.core.trust.SpaceSigner(signer.space(), signer.accountPublicKey(), new ai.cotal.core.keys.AccountSigner() {
-            @Override
-            public String publicKey() {
-                return signing.publicKey();
-            }
-
-            @Override
-            public byte[] sign(byte[] input) {
-                String text = new String(input, StandardCharsets.US_ASCII);
-                String payload = new String(java.util.Base64.getUrlDecoder().decode(text.substring(text.indexOf('.') + 1)),
-                        StandardCharsets.UTF_8);
-                if (payload.contains(writer) && armed.compareAndSet(true, false)) {
-                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "injected: the signer failed the writer's renewal");
-                }
-                return signing.sign(input);
-            }
-        });
+        return RefusingSigner.refusing(signer, ai.cotal.auth.internal.connect.AuthorityRole.WRITER,
+                () -> armed.compareAndSet(true, false));
     }
 
     @Test

@@ -92,32 +92,11 @@ class HostLifecycleBrokerTest {
         }
     }
 
-    /**
-     * The space's signer, except that it refuses the second signature of the discovery
-     * connection's JWT (its first renewal; the first is its open): the standing connections open
-     * and renew side by side, so only the claim's own name says whose renewal it is.
-     */
+    /** The space's signer, refusing the discovery JWT's second signature (its first renewal; the first is its open). */
     private static ai.cotal.core.trust.SpaceSigner failingDiscoveryRenewal(ai.cotal.core.trust.SpaceSigner signer) {
-        java.util.concurrent.atomic.AtomicInteger discoverySignatures = new java.util.concurrent.atomic.AtomicInteger();
-        ai.cotal.core.keys.AccountSigner signing = signer.signing();
-        return new ai.cotal.core.trust.SpaceSigner(signer.space(), signer.accountPublicKey(), new ai.cotal.core.keys.AccountSigner() {
-            @Override
-            public String publicKey() {
-                return signing.publicKey();
-            }
-
-            @Override
-            public byte[] sign(byte[] input) {
-                String text = new String(input, java.nio.charset.StandardCharsets.US_ASCII);
-                String payload = new String(java.util.Base64.getUrlDecoder().decode(text.substring(text.indexOf('.') + 1)),
-                        java.nio.charset.StandardCharsets.UTF_8);
-                if (payload.contains("\"name\":\"" + ai.cotal.auth.internal.connect.AuthorityRole.DISCOVERY
-                        .connectionName(signer.space()) + "\"") && discoverySignatures.incrementAndGet() == 2) {
-                    throw new CotalException(ErrorCode.FAILED_PRECONDITION, "injected: the signer failed a renewal");
-                }
-                return signing.sign(input);
-            }
-        });
+        java.util.concurrent.atomic.AtomicInteger signatures = new java.util.concurrent.atomic.AtomicInteger();
+        return RefusingSigner.refusing(signer, ai.cotal.auth.internal.connect.AuthorityRole.DISCOVERY,
+                () -> signatures.incrementAndGet() == 2);
     }
 
     @Test
