@@ -42,6 +42,9 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The space this plane owns. */
     String space();
 
+    /** The options this plane was opened with (never refuses). */
+    AuthPlaneOptions options();
+
     /** The generation and id of the claim this plane holds. */
     ClaimInfo claim();
 

@@ -2,6 +2,7 @@ package ai.cotal.auth;
 
 import ai.cotal.core.CotalException;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import java.time.Duration;
 import java.util.Optional;
@@ -11,8 +12,9 @@ import javax.net.ssl.SSLContext;
  * Options of {@link AuthAuthorityPlane#open}, immutable and validated in {@link Builder#build()}:
  * the {@link PlaneSettings} (broker URLs, space, state directory, identity root,
  * {@link SecretStore}, clock, liveness oracle, standing credential lifetime, service endpoints,
- * the write budgets of SPEC §13.20), the data account's signer ({@code {pub, signingSeed}}) and
- * an optional TLS context.
+ * the write budgets of SPEC §13.20), the data account's signer ({@code {pub, signingSeed}}), the
+ * space's callout account when the plane answers the auth callout itself, and an optional TLS
+ * context.
  * Thread-safe; {@code toString()} shows the signer's public key only.
  */
 public final class AuthPlaneOptions implements PlaneSettingsHolder {
@@ -34,11 +36,13 @@ public final class AuthPlaneOptions implements PlaneSettingsHolder {
     private final PlaneSettings settings;
     private final SpaceSigner signer;
     private final Optional<SSLContext> sslContext;
+    private final Optional<CalloutAuth> callout;
 
     private AuthPlaneOptions(PlaneSettings settings, Builder b) {
         this.settings = settings;
         this.signer = b.signer;
         this.sslContext = Optional.ofNullable(b.sslContext);
+        this.callout = Optional.ofNullable(b.callout);
     }
 
     public static Builder builder() {
@@ -62,6 +66,11 @@ public final class AuthPlaneOptions implements PlaneSettingsHolder {
 
     public Optional<SSLContext> sslContext() {
         return sslContext;
+    }
+
+    /** The callout account the plane answers the space's auth callout with; empty when it does not answer it. */
+    public Optional<CalloutAuth> callout() {
+        return callout;
     }
 
     /** Credential-row mints one principal ({@code owner.actor}) may make per rolling minute (SPEC §13.20). */
@@ -97,13 +106,14 @@ public final class AuthPlaneOptions implements PlaneSettingsHolder {
     @Override
     public String toString() {
         return "AuthPlaneOptions[" + settings + ", signer=" + signer.accountPublicKey() + ", tls=" + sslContext.isPresent()
-                + "]";
+                + ", callout=" + callout.map(CalloutAuth::accountPublicKey).orElse("none") + "]";
     }
 
     /** Builds {@link AuthPlaneOptions}; {@link #build()} names the first bad option. */
     public static final class Builder extends PlaneSettings.Builder<Builder> {
         private SpaceSigner signer;
         private SSLContext sslContext;
+        private CalloutAuth callout;
 
         private Builder() {
         }
@@ -119,6 +129,18 @@ public final class AuthPlaneOptions implements PlaneSettingsHolder {
             return this;
         }
 
+        /**
+         * Makes the plane answer its space's auth callout with {@code callout} (the callout account
+         * of {@code CalloutAuth.create}, or the one the secret store holds): a responder joins the
+         * space's queue group once the plane holds its claim, signs through the plane's signer,
+         * reports on {@link AuthAuthorityPlane#health()} and closes first when the plane closes.
+         * Without it the plane answers no connect; callout replicas may answer for it.
+         */
+        public Builder callout(CalloutAuth callout) {
+            this.callout = callout;
+            return this;
+        }
+
         public AuthPlaneOptions build() {
             PlaneSettings settings = buildSettings();
             if (signer == null) {
@@ -126,6 +148,9 @@ public final class AuthPlaneOptions implements PlaneSettingsHolder {
             }
             if (!signer.space().equals(settings.space())) {
                 throw CotalException.badRequest("signer", "belongs to space '" + signer.space() + "'");
+            }
+            if (callout != null && !callout.space().equals(settings.space())) {
+                throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "'");
             }
             return new AuthPlaneOptions(settings, this);
         }

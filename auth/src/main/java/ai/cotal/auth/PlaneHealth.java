@@ -9,19 +9,30 @@ import java.util.Optional;
  * Where a plane stands, as {@link AuthAuthorityPlane#health()} reads it (SPEC §13.21): its state,
  * why it fenced, its own connections ({@link AuthAuthorityPlane#connections()}) and the fill of the
  * authority stores its budgeted writes go to, as the store-pressure signal last read them
- * (SPEC §13.20). Holds no secret. Immutable.
+ * (SPEC §13.20), and its callout responder when it answers the auth callout
+ * ({@link AuthPlaneOptions.Builder#callout}). Holds no secret. Immutable.
  *
  * @param state       the plane's state now
  * @param fenceReason the operator message of the fence, when {@link State#FENCED}
  * @param connections the plane's connections, in boot order
  * @param stores      one reading per watched store: {@code auth}, {@code issued}, {@code accepted}
+ * @param callout     the callout responder's standing; empty when the plane answers no callout
  */
 public record PlaneHealth(State state, Optional<String> fenceReason, List<PlaneConnection> connections,
-        List<StoreFill> stores) {
+        List<StoreFill> stores, Optional<Callout> callout) {
     /** Copies the lists. */
     public PlaneHealth {
         connections = List.copyOf(connections);
         stores = List.copyOf(stores);
+    }
+
+    /**
+     * The plane's callout responder.
+     *
+     * @param answering true while it is in the space's queue group (false once the plane fenced or closed)
+     * @param status    its connection's status, lower case ({@code connected}, {@code reconnecting}, ...)
+     */
+    public record Callout(boolean answering, String status) {
     }
 
     /** A plane's state. */

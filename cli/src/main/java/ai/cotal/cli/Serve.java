@@ -3,8 +3,11 @@ package ai.cotal.cli;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.auth.service.AuthHost;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.stores.StoreReplicas;
 import ai.cotal.core.trust.SpaceSigner;
@@ -113,18 +116,22 @@ final class Serve {
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
-                AuthServiceOptions.Builder options = laneOptions(flags, root, secrets, replicas);
+                AuthPlaneOptions.Builder options = laneOptions(flags, root, secrets, replicas);
                 if (metrics != null) {
                     options.meterSink(MicrometerSink.of(metrics.registry()));
                 }
                 UnixSocketAccountSigner remote = null;
+                SpaceSigner remoteSigner = null;
                 if (flags.containsKey("--signer-socket")) { // the seed stays with the signer (SPEC §16.4)
                     Path socket = Path.of(flags.get("--signer-socket").get(0));
                     SignerDescription signer = UnixSocketAccountSigner.describe(socket, UnixSocketAccountSigner.DEFAULT_TIMEOUT);
                     remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(signer.signingKey()).build();
-                    options.signer(new SpaceSigner(signer.space(), signer.accountPublicKey(), remote));
+                    remoteSigner = new SpaceSigner(signer.space(), signer.accountPublicKey(), remote);
                 }
-                try (AuthService service = AuthService.start(options.build())) {
+                ServiceMaterial.Loaded material = ServiceMaterial.forService(secrets, space, remoteSigner);
+                try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.signer(material.signer())
+                        .callout(material.callout()).build());
+                     AuthService service = AuthService.start(plane, serviceOptions(flags))) {
                     out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
                     service.unavailable().thenRun(() -> stop.complete(null));
                     stop.join();
@@ -163,13 +170,21 @@ final class Serve {
         return StoreReplicas.of(Integer.parseInt(given.get(0)));
     }
 
-    /** The one space's service options ({@code --space}), with the root's secret store and state directory. */
-    static AuthServiceOptions.Builder laneOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
+    /**
+     * The one space's plane options ({@code --space}), with the root's secret store and state
+     * directory; the signer and the callout account are added from the store's service material.
+     */
+    static AuthPlaneOptions.Builder laneOptions(Map<String, List<String>> flags, Path root, SecretStore secrets,
             StoreReplicas replicas) {
         String space = flags.get("--space").get(0);
-        AuthServiceOptions.Builder options = AuthServiceOptions.builder().servers(flags.get("--server")).space(space)
+        return AuthPlaneOptions.builder().servers(flags.get("--server")).space(space)
                 .stateDir(CotalRoot.userAuthStateDir(root, space)).secretStore(secrets).storeReplicas(replicas)
                 .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
+    }
+
+    /** The one space's service options: {@code --port} and the OpenID Connect pin. */
+    static AuthServiceOptions serviceOptions(Map<String, List<String>> flags) {
+        AuthServiceOptions.Builder options = AuthServiceOptions.builder();
         if (flags.containsKey("--port")) {
             options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
         }
@@ -177,7 +192,7 @@ final class Serve {
             options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
                     flags.getOrDefault("--oidc-alg", List.of()));
         }
-        return options;
+        return options.build();
     }
 
     /** The multi-space host's options ({@code --spaces}): its lanes' state under {@code .cotal/auth-host}. */

@@ -8,6 +8,8 @@ import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.micrometer.MicrometerSink;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.config.ServerConfig;
@@ -102,10 +104,11 @@ final class ServiceEndpointDemo {
                 }
                 io.micrometer.core.instrument.simple.SimpleMeterRegistry meters
                         = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-                try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space(SPACE)
-                        .stateDir(stateDir).secretStore(secrets).serviceEndpoints(ServiceEndpoints.normal())
-                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                        .meterSink(MicrometerSink.of(meters)).build())) {
+                try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url())
+                        .space(SPACE).stateDir(stateDir).secretStore(secrets).signer(space.strip()).callout(callout)
+                        .serviceEndpoints(ServiceEndpoints.normal()).meterSink(MicrometerSink.of(meters)).build());
+                     AuthService service = AuthService.start(plane, AuthServiceOptions.builder()
+                        .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                     Owner owner = service.plane().deriveOwner(pin.issuer(), subject);
                     ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(new Principal(owner, new Actor("laptop")), none);

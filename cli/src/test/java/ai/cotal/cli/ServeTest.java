@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code cotal-auth serve --store-replicas}: the count reaches the one space's service and every host lane. */
 class ServeTest {
+    private static final ai.cotal.core.trust.SpaceSigner SIGNER = ai.cotal.core.trust.SpaceAuth.create("alpha",
+            java.time.Clock.systemUTC()).strip();
     private static final String SERVER = "nats://127.0.0.1:4222";
     private final InMemorySecretStore secrets = new InMemorySecretStore();
 
@@ -32,12 +34,12 @@ class ServeTest {
     @Test
     void storeReplicasReachTheServiceAndTheHostOneUnlessGiven() {
         Map<String, List<String>> single = flags("--space", "alpha", "--store-replicas", "3");
-        assertEquals(3, Serve.laneOptions(single, root, secrets, Serve.storeReplicas(single)).build().storeReplicas()
+        assertEquals(3, Serve.laneOptions(single, root, secrets, Serve.storeReplicas(single)).signer(SIGNER).build().storeReplicas()
                 .resolve(null));
         Map<String, List<String>> multi = flags("--spaces", "m.json", "--store-replicas", "5");
         assertEquals(5, Serve.hostOptions(multi, root, secrets, Serve.storeReplicas(multi)).storeReplicas().resolve(null));
         Map<String, List<String>> unset = flags("--space", "alpha");
-        assertEquals(1, Serve.laneOptions(unset, root, secrets, Serve.storeReplicas(unset)).build().storeReplicas()
+        assertEquals(1, Serve.laneOptions(unset, root, secrets, Serve.storeReplicas(unset)).signer(SIGNER).build().storeReplicas()
                 .resolve(null));
     }
 

@@ -1,7 +1,6 @@
 package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
@@ -10,7 +9,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -18,24 +16,12 @@ import java.util.Optional;
  * The loopback face always binds {@code 127.0.0.1} (port 0 by default) and requires the
  * capability written to {@code <stateDir>/auth-service.json}; the public face is optional and
  * binds where the host says (put a TLS proxy in front of it, named by {@code trustedProxy}).
- * Each face runs on its own bounded server: {@code maxConnections} open connections at most,
- * {@code maxConnectionsPerPeer} per direct peer address, {@code workerThreads} threads, and a
- * request's headers and body must arrive within {@code readDeadline} (SPEC §13.17). Optional: the
- * callout responder the loopback {@code /health} reports, and a Micrometer registry (SPEC §13.21).
+ * Each face runs on its own bounded server ({@link FaceLimits}, SPEC §13.17). The loopback
+ * {@code /health} reports the plane's callout responder when the plane answers the callout;
+ * optional: a meter sink (SPEC §13.21).
  * Thread-safe.
  */
 public final class ExchangeOptions {
-    /** The highest {@code refusalsPerMinute}: a window keeps up to that many timestamps. */
-    public static final int MAX_REFUSALS_PER_MINUTE = 1_000_000;
-    /** The highest {@code maxConnections} per face (each open connection holds a file descriptor). */
-    public static final int MAX_CONNECTIONS = 10_000;
-    /** The fewest and the most {@code workerThreads} per face (one accepts, one selects, the rest serve). */
-    public static final int MIN_WORKER_THREADS = 4;
-    public static final int MAX_WORKER_THREADS = 64;
-    /** The bounds of {@code readDeadline}. */
-    public static final Duration MIN_READ_DEADLINE = Duration.ofMillis(100);
-    public static final Duration MAX_READ_DEADLINE = Duration.ofMinutes(2);
-
     private final AuthAuthorityPlane plane;
     private final Path stateDir;
     private final int loopbackPort;
@@ -43,19 +29,12 @@ public final class ExchangeOptions {
     private final JwksSource jwks;
     private final int jwksFetchesPerMinute;
     private final Clock clock;
-    private final int refusalsPerMinute;
-    private final int maxInFlight;
-    private final Duration deadline;
-    private final int maxConnections;
-    private final int maxConnectionsPerPeer;
-    private final int workerThreads;
-    private final Duration readDeadline;
+    private final FaceLimits limits;
     private final Optional<InetAddress> trustedProxy;
     private final Optional<String> advertisedServer;
     private final Optional<String> agentProvisioningUrl;
     private final Optional<String> meshServer;
     private final Optional<Creds> sentinelCreds;
-    private final Optional<AuthCallout> callout;
     private final AuthMetrics metrics;
 
     private ExchangeOptions(Builder b, JwksSource jwks) {
@@ -66,19 +45,12 @@ public final class ExchangeOptions {
         this.jwks = jwks;
         this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
         this.clock = b.clock;
-        this.refusalsPerMinute = b.refusalsPerMinute;
-        this.maxInFlight = b.maxInFlight;
-        this.deadline = b.deadline;
-        this.maxConnections = b.maxConnections;
-        this.maxConnectionsPerPeer = b.maxConnectionsPerPeer;
-        this.workerThreads = b.workerThreads;
-        this.readDeadline = b.readDeadline;
+        this.limits = b.limits;
         this.trustedProxy = Optional.ofNullable(b.trustedProxy);
         this.advertisedServer = Optional.ofNullable(b.advertisedServer);
         this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
         this.meshServer = Optional.ofNullable(b.meshServer);
         this.sentinelCreds = Optional.ofNullable(b.sentinelCreds);
-        this.callout = Optional.ofNullable(b.callout);
         this.metrics = AuthMetrics.of(b.meterSink, b.meterSpaceTag, b.plane.space());
     }
 
@@ -125,32 +97,9 @@ public final class ExchangeOptions {
         return clock;
     }
 
-    public int refusalsPerMinute() {
-        return refusalsPerMinute;
-    }
-
-    public int maxInFlight() {
-        return maxInFlight;
-    }
-
-    public Duration deadline() {
-        return deadline;
-    }
-
-    public int maxConnections() {
-        return maxConnections;
-    }
-
-    public int maxConnectionsPerPeer() {
-        return maxConnectionsPerPeer;
-    }
-
-    public int workerThreads() {
-        return workerThreads;
-    }
-
-    public Duration readDeadline() {
-        return readDeadline;
+    /** The bounds of each face. */
+    public FaceLimits limits() {
+        return limits;
     }
 
     public Optional<InetAddress> trustedProxy() {
@@ -177,11 +126,6 @@ public final class ExchangeOptions {
         return sentinelCreds;
     }
 
-    /** The responder the loopback {@code /health} reports, when given. */
-    public Optional<AuthCallout> callout() {
-        return callout;
-    }
-
     /** Where the faces' meters go (SPEC §13.21). */
     AuthMetrics metrics() {
         return metrics;
@@ -190,10 +134,7 @@ public final class ExchangeOptions {
     @Override
     public String toString() {
         return "ExchangeOptions[stateDir=" + stateDir + ", loopbackPort=" + loopbackPort + ", publicAddress="
-                + publicAddress + ", refusalsPerMinute=" + refusalsPerMinute + ", maxInFlight=" + maxInFlight
-                + ", deadline=" + deadline + ", maxConnections=" + maxConnections + ", maxConnectionsPerPeer="
-                + maxConnectionsPerPeer + ", workerThreads=" + workerThreads + ", readDeadline=" + readDeadline
-                + ", trustedProxy=" + trustedProxy + ", advertisedServer=" + advertisedServer
+                + publicAddress + ", " + limits + ", trustedProxy=" + trustedProxy + ", advertisedServer=" + advertisedServer
                 + ", agentProvisioningUrl=" + agentProvisioningUrl + ", bundle=" + sentinelCreds.isPresent() + ", metered="
                 + (metrics != AuthMetrics.NONE) + "]";
     }
@@ -207,19 +148,12 @@ public final class ExchangeOptions {
         private JwksSource jwks;
         private int jwksFetchesPerMinute = DEFAULT_JWKS_FETCHES_PER_MINUTE;
         private Clock clock = Clock.systemUTC();
-        private int refusalsPerMinute = 30;
-        private int maxInFlight = 64;
-        private Duration deadline = Duration.ofSeconds(10);
-        private int maxConnections = 256;
-        private int maxConnectionsPerPeer = 32;
-        private int workerThreads = 16;
-        private Duration readDeadline = Duration.ofSeconds(10);
+        private FaceLimits limits = FaceLimits.DEFAULT;
         private InetAddress trustedProxy;
         private String advertisedServer;
         private String agentProvisioningUrl;
         private String meshServer;
         private Creds sentinelCreds;
-        private AuthCallout callout;
         private MeterSink meterSink;
         private boolean meterSpaceTag;
 
@@ -288,63 +222,9 @@ public final class ExchangeOptions {
             return this;
         }
 
-        /**
-         * Refused exchanges allowed per rolling minute (per face on loopback, per peer in public),
-         * 1 to {@value ExchangeOptions#MAX_REFUSALS_PER_MINUTE}; 30 by default.
-         */
-        public Builder refusalsPerMinute(int limit) {
-            this.refusalsPerMinute = limit;
-            return this;
-        }
-
-        /** Public face: requests in flight at once (more get 503 busy). */
-        public Builder maxInFlight(int limit) {
-            this.maxInFlight = limit;
-            return this;
-        }
-
-        /** Public face: the longest an exchange may take (longer gets 503). */
-        public Builder deadline(Duration deadline) {
-            this.deadline = deadline;
-            return this;
-        }
-
-        /**
-         * Open connections per face, 1 to {@value ExchangeOptions#MAX_CONNECTIONS}; 256 by default.
-         * At the cap the face stops accepting until one closes: further connections wait in the
-         * kernel's backlog (one that races the cap is accepted and closed at once).
-         */
-        public Builder maxConnections(int limit) {
-            this.maxConnections = limit;
-            return this;
-        }
-
-        /**
-         * Open connections per direct peer address on each face, 1 to {@code maxConnections}; 32 by
-         * default. The excess is closed as soon as it is accepted. The trusted proxy is exempt (only
-         * the face's cap counts its connections).
-         */
-        public Builder maxConnectionsPerPeer(int limit) {
-            this.maxConnectionsPerPeer = limit;
-            return this;
-        }
-
-        /**
-         * Threads per face (acceptor, selector and request work), {@value ExchangeOptions#MIN_WORKER_THREADS}
-         * to {@value ExchangeOptions#MAX_WORKER_THREADS}; 16 by default.
-         */
-        public Builder workerThreads(int threads) {
-            this.workerThreads = threads;
-            return this;
-        }
-
-        /**
-         * The longest a request may take to arrive, headers and body together, counted from the
-         * connection's opening or the previous answer; 100 ms to 2 min, 10 s by default. A late
-         * request's connection is closed unanswered; so is an idle keep-alive connection.
-         */
-        public Builder readDeadline(Duration deadline) {
-            this.readDeadline = deadline;
+        /** The bounds of each face ({@link FaceLimits#DEFAULT} unless set). */
+        public Builder limits(FaceLimits limits) {
+            this.limits = limits;
             return this;
         }
 
@@ -355,12 +235,6 @@ public final class ExchangeOptions {
          */
         public Builder trustedProxy(InetAddress proxy) {
             this.trustedProxy = proxy;
-            return this;
-        }
-
-        /** The space's callout responder: the loopback {@code /health} reports its subscription (SPEC §13.21). */
-        public Builder callout(AuthCallout responder) {
-            this.callout = responder;
             return this;
         }
 
@@ -393,28 +267,8 @@ public final class ExchangeOptions {
             if (loopbackPort < 0 || loopbackPort > 65535) {
                 throw CotalException.badRequest("loopbackPort", "must be 0 to 65535");
             }
-            if (refusalsPerMinute < 1 || refusalsPerMinute > MAX_REFUSALS_PER_MINUTE) {
-                throw CotalException.badRequest("refusalsPerMinute", "must be 1 to " + MAX_REFUSALS_PER_MINUTE
-                        + " (a window holds that many timestamps)");
-            }
-            if (maxInFlight < 1) {
-                throw CotalException.badRequest("maxInFlight", "must be positive");
-            }
-            if (deadline == null || deadline.isNegative() || deadline.isZero()) {
-                throw CotalException.badRequest("deadline", "must be positive");
-            }
-            if (maxConnections < 1 || maxConnections > MAX_CONNECTIONS) {
-                throw CotalException.badRequest("maxConnections", "must be 1 to " + MAX_CONNECTIONS);
-            }
-            if (maxConnectionsPerPeer < 1 || maxConnectionsPerPeer > maxConnections) {
-                throw CotalException.badRequest("maxConnectionsPerPeer", "must be 1 to maxConnections (" + maxConnections + ")");
-            }
-            if (workerThreads < MIN_WORKER_THREADS || workerThreads > MAX_WORKER_THREADS) {
-                throw CotalException.badRequest("workerThreads", "must be " + MIN_WORKER_THREADS + " to " + MAX_WORKER_THREADS);
-            }
-            if (readDeadline == null || readDeadline.compareTo(MIN_READ_DEADLINE) < 0
-                    || readDeadline.compareTo(MAX_READ_DEADLINE) > 0) {
-                throw CotalException.badRequest("readDeadline", "must be 100 ms to 2 min");
+            if (limits == null) {
+                throw CotalException.badRequest("limits", "is required");
             }
             if (clock == null) {
                 throw CotalException.badRequest("clock", "is required");

@@ -55,9 +55,9 @@ final class ExchangeRoutes {
                 options.clock());
         this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
-        this.loopbackRefusals = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
-        this.badCapabilities = new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock());
-        this.inFlight = new Semaphore(options.maxInFlight());
+        this.loopbackRefusals = new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock());
+        this.badCapabilities = new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock());
+        this.inFlight = new Semaphore(options.limits().maxInFlight());
     }
 
     void publicFaceBound(String url) {
@@ -200,7 +200,7 @@ final class ExchangeRoutes {
 
     private RollingWindow peerWindow(String client) {
         synchronized (peers) {
-            return peers.computeIfAbsent(client, k -> new RollingWindow(options.refusalsPerMinute(), MINUTE, options.clock()));
+            return peers.computeIfAbsent(client, k -> new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock()));
         }
     }
 
@@ -219,7 +219,7 @@ final class ExchangeRoutes {
         Scheduler.Task late = call.face().schedule(() -> {
             call.send(503, Map.of("error", "request deadline exceeded"));
             running.interrupt();
-        }, options.deadline().toMillis());
+        }, options.limits().deadline().toMillis());
         try {
             running.enter();
             finish(call, request, refusals);
@@ -302,7 +302,7 @@ final class ExchangeRoutes {
         Scheduler.Task late = isPublic ? call.face().schedule(() -> {
             call.send(503, Map.of("error", "request deadline exceeded"));
             running.interrupt();
-        }, options.deadline().toMillis()) : null;
+        }, options.limits().deadline().toMillis()) : null;
         try {
             running.enter();
             call.send(200, RunRoute.serve(options.plane(), path, body));
@@ -357,7 +357,7 @@ final class ExchangeRoutes {
 
     /** The loopback face's health (SPEC §13.21), with the proof of the capability when challenged (SPEC §13.17). */
     private Map<String, Object> health(String challenge) {
-        return HealthDocument.loopback(options.plane().space(), options.plane().health(), options.callout(),
+        return HealthDocument.loopback(options.plane().space(), options.plane().health(),
                 HealthProof.wellFormed(challenge) ? HealthProof.proof(capability, challenge) : null);
     }
 

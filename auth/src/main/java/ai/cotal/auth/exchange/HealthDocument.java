@@ -3,13 +3,11 @@ package ai.cotal.auth.exchange;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.PlaneHealth;
-import ai.cotal.auth.callout.AuthCallout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The body of {@code GET /health} (SPEC §13.17, §13.21): the public face's {@code {ok, issuer}},
@@ -33,8 +31,8 @@ final class HealthDocument {
      * The loopback face's document; {@code proof} (may be null) answers the challenge. {@code ok}
      * is true iff the plane is open and the callout, when reported, answers.
      */
-    static Map<String, Object> loopback(String space, PlaneHealth plane, Optional<AuthCallout> callout, String proof) {
-        boolean answering = callout.map(AuthCallout::answering).orElse(true);
+    static Map<String, Object> loopback(String space, PlaneHealth plane, String proof) {
+        boolean answering = plane.callout().map(PlaneHealth.Callout::answering).orElse(true);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", plane.state() == PlaneHealth.State.OPEN && answering);
         body.put("issuer", BearerIssuer.issuerOf(space));
@@ -56,10 +54,10 @@ final class HealthDocument {
             connections.add(row);
         }
         body.put("connections", connections);
-        callout.ifPresent(responder -> {
+        plane.callout().ifPresent(responder -> {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("answering", responder.answering());
-            row.put("status", lower(responder.connection().getStatus()));
+            row.put("status", responder.status());
             body.put("callout", row);
         });
         List<Map<String, Object>> stores = new ArrayList<>();

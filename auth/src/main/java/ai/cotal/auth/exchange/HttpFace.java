@@ -91,8 +91,8 @@ final class HttpFace implements AutoCloseable {
     record Bounds(int workerThreads, int maxConnections, int maxConnectionsPerPeer, Duration readDeadline) {
         /** The bounds the exchange's options give each of its faces. */
         static Bounds of(ExchangeOptions options) {
-            return new Bounds(options.workerThreads(), options.maxConnections(), options.maxConnectionsPerPeer(),
-                    options.readDeadline());
+            return new Bounds(options.limits().workerThreads(), options.limits().maxConnections(), options.limits().maxConnectionsPerPeer(),
+                    options.limits().readDeadline());
         }
     }
 

@@ -26,7 +26,7 @@ public final class MetricsFace implements AutoCloseable {
     /** The path served. */
     public static final String ROUTE = "/metrics";
     /** The face's threads: the fewest a face runs on. */
-    public static final int WORKER_THREADS = ExchangeOptions.MIN_WORKER_THREADS;
+    public static final int WORKER_THREADS = FaceLimits.MIN_WORKER_THREADS;
     /** The face's open connections at most. */
     public static final int MAX_CONNECTIONS = 64;
     /** The open connections of one direct peer at most; the excess is closed as soon as it is accepted. */

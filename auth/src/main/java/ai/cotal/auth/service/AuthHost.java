@@ -1,5 +1,7 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
@@ -151,9 +153,11 @@ public final class AuthHost implements AutoCloseable {
     private final Map<String, Lane> lanes = new LinkedHashMap<>();
 
     /** A running lane, with the remote signer's client it owns (null: the seed is in the host's store). */
-    private record Lane(AuthHostManifest.Entry entry, AuthService service, RemoteSpaceSigner signer) {
+    private record Lane(AuthHostManifest.Entry entry, AuthAuthorityPlane plane, AuthService service,
+            RemoteSpaceSigner signer) {
         void close() {
-            service.close(); // throws when the lane cannot close: its signer stays open for the retry
+            service.close();
+            plane.close(); // throws when the lane cannot close: its signer stays open for the retry
             if (signer != null) {
                 signer.close();
             }
@@ -240,24 +244,32 @@ public final class AuthHost implements AutoCloseable {
         // the encoded segment, never the raw name: a space name may hold "/", "." or ".."
         Path stateDir = options.stateRoot().resolve(ai.cotal.workspace.SecretKeys.spaceSegment(entry.space()));
         PrivateFiles.ensureDirectory(options.stateRoot(), stateDir);
-        AuthServiceOptions.Builder lane = AuthServiceOptions.builder().servers(options.servers()).space(entry.space())
-                .stateDir(stateDir).secretStore(options.secretStore()).clock(options.clock())
-                .storeReplicas(options.storeReplicas())
-                .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
+        AuthServiceOptions.Builder faces = AuthServiceOptions.builder();
         if (entry.oidc() != null) {
-            lane.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
-        }
-        if (options.metered()) {
-            lane.meterSink(options.meterSink).meterSpaceTag(true);
+            faces.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
         }
         RemoteSpaceSigner remote = null;
+        AuthAuthorityPlane plane = null;
         try {
             if (entry.signerSocket() != null) { // the seed stays with the signer (SPEC §16.4)
                 remote = RemoteSpaceSigner.open(entry.signerSocket(), entry.space(), "lane " + entry.space() + ": ");
-                lane.signer(remote.signer());
             }
-            return new Lane(entry, AuthService.start(lane.build()), remote);
+            ServiceMaterial.Loaded material = ServiceMaterial.forService(options.secretStore(), entry.space(),
+                    remote == null ? null : remote.signer());
+            AuthPlaneOptions.Builder lane = AuthPlaneOptions.builder().servers(options.servers()).space(entry.space())
+                    .secretStore(options.secretStore()).signer(material.signer()).callout(material.callout())
+                    .stateDir(stateDir)
+                    .clock(options.clock()).storeReplicas(options.storeReplicas())
+                    .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
+            if (options.metered()) {
+                lane.meterSink(options.meterSink).meterSpaceTag(true);
+            }
+            plane = AuthAuthorityPlane.open(lane.build());
+            return new Lane(entry, plane, AuthService.start(plane, faces.build()), remote);
         } catch (RuntimeException e) {
+            if (plane != null) {
+                plane.close();
+            }
             if (remote != null) {
                 remote.close();
             }

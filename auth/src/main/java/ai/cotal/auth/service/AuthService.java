@@ -1,37 +1,37 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.IdpPin;
-import ai.cotal.auth.SpaceProvisioning;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.PlaneClaimRefusal;
+import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.secrets.SecretStore;
-import io.nats.client.Connection;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stock auth service of one space ({@code startAuthService}), embeddable: it loads its
- * material from the secret store, opens the authority plane, starts the auth callout, then the
- * HTTP faces (token exchange, JWKS, health and the service-endpoint routes); the capability file
- * {@code auth-service.json} appears last and is the readiness signal. It installs no signal
- * handlers and never exits the process. A fenced plane makes it {@code UNAVAILABLE}; every door
- * then refuses with {@code unavailable}. Thread-safe.
+ * The stock auth service of one space, embeddable: the HTTP faces (token exchange, JWKS, health,
+ * the join bundle and the service-endpoint routes) on an authority plane the embedder opened and
+ * keeps; the capability file {@code auth-service.json} appears last and is the readiness signal.
+ * It installs no signal handlers and never exits the process. A fenced plane makes it
+ * {@code UNAVAILABLE}; every door then refuses with {@code unavailable}. Thread-safe.
+ *
+ * <pre>{@code
+ * try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(planeOptions);
+ *      AuthService service = AuthService.start(plane, AuthServiceOptions.builder().build())) {
+ *     ...
+ * }
+ * }</pre>
  */
 public final class AuthService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuthService.class);
@@ -41,18 +41,17 @@ public final class AuthService implements AutoCloseable {
 
     private final String space;
     private final AuthAuthorityPlane plane;
-    private final AuthCallout callout;
     private final TokenExchange exchange;
     private volatile State state = State.READY;
+    private volatile boolean ownsPlane; // opened by open(): closed with the service
     private volatile String cause;
     private final java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
 
     private final Optional<ServiceEndpointHost> host;
 
-    private AuthService(String space, AuthAuthorityPlane plane, AuthCallout callout, TokenExchange exchange) {
+    private AuthService(String space, AuthAuthorityPlane plane, TokenExchange exchange) {
         this.space = space;
         this.plane = plane;
-        this.callout = callout;
         this.exchange = exchange;
         this.host = plane.serviceEndpoints().map(Hosted::new);
     }
@@ -79,64 +78,82 @@ public final class AuthService implements AutoCloseable {
     }
 
     /**
-     * Starts the service. A missing secret kind fails before any broker connection; any later
-     * failure releases what was taken, in reverse.
+     * Starts the stock service on {@code plane}, which the caller opened and keeps (the service
+     * takes no claim of its own and never closes the plane): the checks of {@code options} first
+     * (the expected store, the expected data account), then the OpenID Connect pin when set, then
+     * the HTTP faces; the capability file {@code auth-service.json} appears last and is the
+     * readiness signal. The faces use the plane's state directory, clock and meter sink; the
+     * public face's join bundle carries the sentinel of the plane's callout account
+     * ({@link AuthPlaneOptions.Builder#callout}). Safe to call from any thread.
+     *
+     * @throws CotalException {@code failed-precondition} when a check fails or a public face is
+     *         asked of a plane that answers no callout; {@code unavailable} when the plane is not
+     *         open; any refusal of the faces' start (nothing stays bound)
      */
-    public static AuthService start(AuthServiceOptions options) {
-        ServiceMaterial.Loaded material = preflight(options);
-        options.oidc().ifPresent(oidc -> IdpPin.pinOidc(options.stateDir(), oidc.issuer(), oidc.clientId(),
-                oidc.algorithms())); // before anything is taken (SPEC §13.18)
-        Deque<AutoCloseable> taken = new ArrayDeque<>();
+    public static AuthService start(AuthAuthorityPlane plane, AuthServiceOptions options) {
+        if (plane == null || options == null) {
+            throw CotalException.badRequest(plane == null ? "plane" : "options", "is required");
+        }
+        AuthPlaneOptions on = plane.options();
+        preflight(plane, on, options);
+        options.oidc().ifPresent(oidc -> IdpPin.pinOidc(on.stateDir(), oidc.issuer(), oidc.clientId(),
+                oidc.algorithms())); // before the faces (SPEC §13.18)
+        ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(plane).stateDir(on.stateDir())
+                .loopbackPort(options.loopbackPort()).clock(on.clock()).limits(options.limits())
+                .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
+        on.settings().meterSink().ifPresent(sink -> faces.meterSink(sink).meterSpaceTag(on.settings().meterSpaceTag()));
+        options.publicAddress().ifPresent(faces::publicAddress);
+        options.jwks().ifPresent(faces::jwks);
+        options.trustedProxy().ifPresent(faces::trustedProxy);
+        if (options.publicAddress().isPresent()) { // the join bundle (SPEC §13.17)
+            faces.mesh(on.servers().get(0), on.callout().orElseThrow().sentinelCreds());
+            options.advertisedServer().ifPresent(faces::advertisedServer);
+            options.agentProvisioningUrl().ifPresent(faces::agentProvisioningUrl);
+        }
+        TokenExchange exchange = TokenExchange.start(faces.build());
+        AuthService service = new AuthService(plane.space(), plane, exchange);
+        plane.fenced().thenAccept(service::unavailable);
+        LOG.info("auth-service: space {} ready at {}", plane.space(), exchange.loopbackUrl());
+        return service;
+    }
+
+    /**
+     * The one-call convenience: opens the plane of {@code plane} and starts the service on it, as
+     * {@link #start(AuthAuthorityPlane, AuthServiceOptions)} does; the service then owns that
+     * plane, and {@link #close()} closes it after the faces. A failed start closes the plane again.
+     *
+     * @throws PlaneClaimRefusal when another plane holds the space
+     * @throws CotalException as the plane's open and {@link #start(AuthAuthorityPlane, AuthServiceOptions)} do
+     */
+    public static AuthService open(AuthPlaneOptions plane, AuthServiceOptions options) {
+        if (options == null) {
+            throw CotalException.badRequest("options", "is required");
+        }
+        AuthAuthorityPlane opened = AuthAuthorityPlane.open(plane);
         try {
-            AuthAuthorityPlane opened = AuthAuthorityPlane.open(AuthPlaneOptions.builder().settings(options.settings())
-                    .signer(material.signer()).build());
-            taken.push(opened);
-            CalloutOptions.Builder responder = CalloutOptions.builder().servers(options.servers())
-                    .callout(material.callout()).plane(opened.calloutAuthority()).signer(material.signer())
-                    .clock(options.clock());
-            ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(opened).stateDir(options.stateDir())
-                    .loopbackPort(options.loopbackPort()).clock(options.clock())
-                    .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
-            options.settings().meterSink().ifPresent(sink -> { // the plane's sink, for the callout and the faces (SPEC §13.21)
-                responder.meterSink(sink).meterSpaceTag(options.settings().meterSpaceTag());
-                faces.meterSink(sink).meterSpaceTag(options.settings().meterSpaceTag());
-            });
-            AuthCallout callout = AuthCallout.start(responder.build());
-            taken.push(callout);
-            faces.callout(callout);
-            options.publicAddress().ifPresent(faces::publicAddress);
-            options.jwks().ifPresent(faces::jwks);
-            options.trustedProxy().ifPresent(faces::trustedProxy);
-            if (options.publicAddress().isPresent()) { // the join bundle (SPEC §13.17)
-                faces.mesh(options.servers().get(0), material.callout().sentinelCreds());
-                options.advertisedServer().ifPresent(faces::advertisedServer);
-                options.agentProvisioningUrl().ifPresent(faces::agentProvisioningUrl);
-            }
-            TokenExchange exchange = TokenExchange.start(faces.build());
-            taken.push(exchange);
-            AuthService service = new AuthService(options.space(), opened, callout, exchange);
-            opened.fenced().thenAccept(service::unavailable);
-            LOG.info("auth-service: space {} ready at {}", options.space(), exchange.loopbackUrl());
+            AuthService service = start(opened, options);
+            service.ownsPlane = true;
             return service;
         } catch (RuntimeException e) {
-            while (!taken.isEmpty()) {
-                try {
-                    taken.pop().close();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+            try {
+                opened.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
             }
             throw e;
         }
     }
 
     /**
-     * The start checks (SPEC §13.18), before anything is taken: the store is the expected one;
-     * every secret is there ({@link SpaceProvisioning#require}, naming every missing key); the issuer is this space's; the
-     * service keys sign for the expected data account; the broker admits the callout credential.
+     * The start checks (SPEC §13.18), before anything is bound: the plane is open; its store is the
+     * expected one; its signer signs for the expected data account; a public face has a sentinel.
      */
-    private static ServiceMaterial.Loaded preflight(AuthServiceOptions options) {
-        SecretStore store = options.secretStore();
+    private static void preflight(AuthAuthorityPlane plane, AuthPlaneOptions on, AuthServiceOptions options) {
+        if (plane.health().state() != PlaneHealth.State.OPEN) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the authority plane of space \"" + plane.space()
+                    + "\" is " + plane.health().state().label() + "; open it again");
+        }
+        SecretStore store = on.secretStore();
         options.storeIdentity().ifPresent(expected -> {
             if (!store.identity().map(expected::equals).orElse(false)) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "secretStore: it is not the expected store ("
@@ -144,34 +161,23 @@ public final class AuthService implements AutoCloseable {
                         + "); a misplaced store would serve other keys or none");
             }
         });
-        // every secret the service and its plane need, all missing ones named at once (SPEC §13.22)
-        SpaceProvisioning.require(store, options.space(), options.signer().isPresent()
-                ? SpaceProvisioning.Role.SERVICE_WITH_REMOTE_SIGNER : SpaceProvisioning.Role.SERVICE);
-        ServiceMaterial.Loaded material = ServiceMaterial.load(store, options.space(), options.signer().orElse(null));
         options.dataAccount().ifPresent(expected -> {
-            if (!expected.equals(material.signer().accountPublicKey())) {
-                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "dataAccount: the service keys of space \""
-                        + options.space() + "\" sign for account " + material.signer().accountPublicKey()
+            if (!expected.equals(on.signer().accountPublicKey())) {
+                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "dataAccount: the plane of space \""
+                        + plane.space() + "\" signs for account " + on.signer().accountPublicKey()
                         + ", not the expected " + expected);
             }
         });
-        try (Connection probe = NatsConnector.builder().servers(options.servers()).creds(material.callout().calloutCreds())
-                .label("cotal:auth-service-check:" + options.space()).timeout(Duration.ofSeconds(5)).build().connect()) {
-            probe.flush(Duration.ofSeconds(5));
-        } catch (CotalException e) {
-            throw new CotalException(e.code(), "the broker does not admit the callout credential of space \""
-                    + options.space() + "\" (" + e.code().wire() + ")", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while checking the broker", e);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new CotalException(ErrorCode.UNAVAILABLE, "the broker did not answer the callout credential's check"
-                    + " of space \"" + options.space() + "\"", e);
+        if (options.publicAddress().isPresent() && on.callout().isEmpty()) {
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "publicAddress: the public face's join bundle carries"
+                    + " the sentinel of the plane's callout account; open the plane with callout(...)");
         }
-        return material;
     }
 
-    private void unavailable(String why) {
+    private synchronized void unavailable(String why) {
+        if (state == State.CLOSED || state == State.DRAINING) {
+            return; // the plane outlives a closed service
+        }
         cause = why;
         state = State.UNAVAILABLE;
         try {
@@ -234,9 +240,10 @@ public final class AuthService implements AutoCloseable {
     }
 
     /**
-     * Stops the HTTP faces, closes the plane (releasing its claim), then the callout. When the
-     * plane's release cannot reach the broker it throws {@code release-unreachable} and stays
-     * {@code DRAINING}: call {@code close()} again.
+     * Stops the HTTP faces and withdraws the capability file. A plane the caller opened stays open
+     * (its owner closes it); a plane {@link #open} opened is closed next, releasing its claim: when
+     * that release cannot reach the broker it throws {@code release-unreachable} and the service
+     * stays {@code DRAINING}; call {@code close()} again. Idempotent once closed.
      */
     @Override
     public synchronized void close() {
@@ -247,8 +254,9 @@ public final class AuthService implements AutoCloseable {
             state = State.DRAINING;
             exchange.close();
         }
-        plane.close(); // release-unreachable leaves DRAINING with the callout still answering: retry close()
-        callout.close();
+        if (ownsPlane) {
+            plane.close(); // release-unreachable leaves DRAINING: retry close()
+        }
         state = State.CLOSED;
         LOG.info("auth-service: space {} closed", space);
     }

@@ -1,9 +1,8 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.IdpPin;
-import ai.cotal.auth.PlaneSettings;
-import ai.cotal.auth.PlaneSettingsHolder;
 import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.FaceLimits;
 import ai.cotal.auth.exchange.JoinBundle;
 import ai.cotal.auth.exchange.JwksSource;
 import ai.cotal.core.CotalException;
@@ -11,23 +10,21 @@ import ai.cotal.core.internal.keys.NKeyCodec;
 import ai.cotal.core.keys.KeyType;
 import ai.cotal.core.secrets.SecretStore;
 import ai.cotal.core.secrets.SecretStoreIdentity;
-import ai.cotal.core.trust.SpaceSigner;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * What {@link AuthService#start} ({@code startAuthService}) needs: the {@link PlaneSettings} of the
- * plane it opens (broker, space, state directory, secret store, service endpoints, liveness
- * oracle, standing credential lifetime, write budgets, clock) and the service's own optional parts
- * (ports, a public face, an IdP key source, a trusted proxy, the expected store and data account,
- * and optionally the data account's signer: a remote signer, SPEC §16.4).
- * Validated at build, before anything is taken. Immutable and thread-safe; {@code toString()}
- * never shows the store.
+ * What {@link AuthService#start} needs beside the plane it runs on: the faces' ports and bounds
+ * (a loopback port, an optional public face and its TLS proxy, the faces' {@link
+ * FaceLimits}), an IdP key source or an OpenID Connect provider to pin, the join
+ * bundle's parts, and the checks made before anything is taken (the expected store and data
+ * account). The broker, space, state directory, store, clock, signer, meter sink and callout
+ * account are the plane's ({@link ai.cotal.auth.AuthPlaneOptions}). Validated at build, before
+ * anything is taken. Immutable and thread-safe.
  */
-public final class AuthServiceOptions implements PlaneSettingsHolder {
-    private final PlaneSettings settings;
+public final class AuthServiceOptions {
     private final int loopbackPort;
     private final Optional<InetSocketAddress> publicAddress;
     private final Optional<JwksSource> jwks;
@@ -38,7 +35,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
     private final Optional<String> agentProvisioningUrl;
     private final Optional<Oidc> oidc;
     private final int jwksFetchesPerMinute;
-    private final Optional<SpaceSigner> signer;
+    private final FaceLimits limits;
 
     /**
      * An OpenID Connect provider the service pins at start (SPEC §13.14, §13.18).
@@ -54,8 +51,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         }
     }
 
-    private AuthServiceOptions(PlaneSettings settings, Builder b) {
-        this.settings = settings;
+    private AuthServiceOptions(Builder b) {
         this.loopbackPort = b.loopbackPort;
         this.publicAddress = Optional.ofNullable(b.publicAddress);
         this.jwks = Optional.ofNullable(b.jwks);
@@ -66,17 +62,11 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         this.agentProvisioningUrl = Optional.ofNullable(b.agentProvisioningUrl);
         this.oidc = Optional.ofNullable(b.oidc);
         this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
-        this.signer = Optional.ofNullable(b.signer);
+        this.limits = b.limits;
     }
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    /** The settings of the plane the service opens. */
-    @Override
-    public PlaneSettings settings() {
-        return settings;
     }
 
     public int loopbackPort() {
@@ -123,25 +113,22 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         return jwksFetchesPerMinute;
     }
 
-    /**
-     * The data account's signer when it is given here (a remote signer, SPEC §16.4); empty: the
-     * service loads it from {@code service-keys.json}.
-     */
-    public Optional<SpaceSigner> signer() {
-        return signer;
+    /** The bounds of each face. */
+    public FaceLimits limits() {
+        return limits;
     }
 
     @Override
     public String toString() {
-        return "AuthServiceOptions[" + settings + ", loopbackPort=" + loopbackPort + ", publicAddress="
+        return "AuthServiceOptions[loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", trustedProxy=" + trustedProxy + ", storeIdentity=" + storeIdentity
                 + ", dataAccount=" + dataAccount + ", advertisedServer=" + advertisedServer + ", agentProvisioningUrl="
-                + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + ", signer="
-                + signer.map(x -> x.signing().toString()).orElse("service-keys") + "]";
+                + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + ", " + limits
+                + "]";
     }
 
     /** Builder; {@link #build()} validates, naming the first bad option. */
-    public static final class Builder extends PlaneSettings.Builder<Builder> {
+    public static final class Builder {
         private int loopbackPort;
         private InetSocketAddress publicAddress;
         private JwksSource jwks;
@@ -152,18 +139,14 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         private String agentProvisioningUrl;
         private Oidc oidc;
         private int jwksFetchesPerMinute = ExchangeOptions.DEFAULT_JWKS_FETCHES_PER_MINUTE;
-        private SpaceSigner signer;
+        private FaceLimits limits = FaceLimits.DEFAULT;
 
         private Builder() {
         }
 
-        /**
-         * Signs the space's user JWTs through {@code signer} (normally a remote signer,
-         * {@code ai.cotal.signer.UnixSocketAccountSigner}) instead of the seed in
-         * {@code service-keys.json}; the store must then not hold that file (SPEC §16.4).
-         */
-        public Builder signer(SpaceSigner signer) {
-            this.signer = signer;
+        /** The bounds of each face ({@link FaceLimits#DEFAULT} unless set). */
+        public Builder limits(FaceLimits limits) {
+            this.limits = limits;
             return this;
         }
 
@@ -187,7 +170,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         /**
          * The broker URL the public face's join bundle advertises ({@code nats}, {@code tls},
          * {@code ws} or {@code wss}; a broker that requires TLS is advertised as {@code tls} or
-         * {@code wss}); default the first of the servers. Needs {@link #publicAddress}.
+         * {@code wss}); default the plane's first server. Needs {@link #publicAddress}.
          */
         public Builder advertisedServer(String url) {
             this.advertisedServer = url;
@@ -245,7 +228,9 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
         }
 
         public AuthServiceOptions build() {
-            PlaneSettings settings = buildSettings();
+            if (limits == null) {
+                throw CotalException.badRequest("limits", "is required");
+            }
             if (loopbackPort < 0 || loopbackPort > 65535) {
                 throw CotalException.badRequest("loopbackPort", "must be 0 to 65535");
             }
@@ -257,10 +242,7 @@ public final class AuthServiceOptions implements PlaneSettingsHolder {
                 IdpPin.checkOidc(oidc.issuer(), oidc.clientId(), oidc.algorithms());
             }
             ExchangeOptions.checkJwksFetchesPerMinute(jwksFetchesPerMinute);
-            if (signer != null && !signer.space().equals(settings.space())) {
-                throw CotalException.badRequest("signer", "belongs to space '" + signer.space() + "'");
-            }
-            return new AuthServiceOptions(settings, this);
+            return new AuthServiceOptions(this);
         }
     }
 }

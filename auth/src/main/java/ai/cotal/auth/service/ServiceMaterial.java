@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.internal.secrets.OwnerSecret;
@@ -29,6 +30,20 @@ public final class ServiceMaterial {
         public String toString() {
             return "ServiceMaterial[" + signer.accountPublicKey() + ", callout " + callout.accountPublicKey() + "]";
         }
+    }
+
+    /**
+     * What a plane serving {@code space} as the stock service needs from {@code store}
+     * ({@link SpaceProvisioning.Role#SERVICE}, or {@link SpaceProvisioning.Role#SERVICE_WITH_REMOTE_SIGNER}
+     * when {@code remote} is given): the data account's signer ({@code remote} or the service keys)
+     * and the callout account, for {@link AuthPlaneOptions.Builder#signer} and
+     * {@link AuthPlaneOptions.Builder#callout}. Every missing secret is named at once
+     * ({@code failed-precondition}), before any connection.
+     */
+    public static Loaded forService(SecretStore store, String space, SpaceSigner remote) {
+        SpaceProvisioning.require(store, space, remote == null ? SpaceProvisioning.Role.SERVICE
+                : SpaceProvisioning.Role.SERVICE_WITH_REMOTE_SIGNER);
+        return load(store, space, remote);
     }
 
     /** The data account's signer alone ({@code service-keys}); missing is {@code failed-precondition}. */

@@ -28,6 +28,7 @@ import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.SpaceProvisioning;
+import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
@@ -78,6 +79,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private volatile PlaneRegistrar registrar; // set by the open's registration step (SPEC §14.2)
     private volatile AuthorityConnection adminConnection; // the admin listener's, opened last (SPEC §14.1)
     private volatile AdminListener admin;
+    private volatile AuthCallout responder; // the plane's own callout responder, started last, closed first
     private final CompletableFuture<String> fenced = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -207,6 +209,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 plane.adminConnection = connects.get(AuthorityRole.ADMIN);
                 plane.admin = AdminListener.open(plane.adminConnection, space, plane.managers, plane.serving,
                         plane.lifecycles, plane::refuseIfUnavailable);
+                if (options.callout().isPresent()) { // last: it answers connects only from a plane that serves
+                    plane.responder = PlaneResponder.start(options, plane.calloutAuthority);
+                }
             } catch (RuntimeException e) {
                 plane.closing = true; // the unwind closes the scanners: that is no fault to fence on
                 throw e;
@@ -269,6 +274,11 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public String space() {
         return space;
+    }
+
+    @Override
+    public AuthPlaneOptions options() {
+        return options;
     }
 
     @Override
@@ -377,7 +387,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED : fenced.isDone() ? PlaneHealth.State.FENCED
                 : closing ? PlaneHealth.State.CLOSING : PlaneHealth.State.OPEN;
         return StoreReadings.health(space, state, Optional.ofNullable(fenced.getNow(null)), connections(), pressure,
-                scheduler);
+                scheduler, Optional.ofNullable(responder).map(PlaneResponder::health));
     }
 
     @Override
@@ -387,6 +397,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         }
         closing = true;
         if (!readersClosed) {
+            if (responder != null) {
+                responder.close(); // first: the queue group's other responders answer from here on
+            }
             if (admin != null) {
                 admin.close(); // first: no retire request is taken from here on
             }

@@ -21,7 +21,8 @@ final class StoreReadings {
     }
 
     static PlaneHealth health(String space, PlaneHealth.State state, Optional<String> fenceReason,
-            List<PlaneConnection> connections, StorePressure pressure, Executor background) {
+            List<PlaneConnection> connections, StorePressure pressure, Executor background,
+            Optional<PlaneHealth.Callout> callout) {
         List<PlaneHealth.StoreFill> stores = new ArrayList<>();
         for (StorePressure.Reading reading : pressure.readings(background)) {
             stores.add(new PlaneHealth.StoreFill(kind(space, reading.stream()), reading.stream(), reading.bytes(),
@@ -29,7 +30,7 @@ final class StoreReadings {
                             : Optional.of(Instant.ofEpochMilli(reading.readAtMillis()))));
         }
         return new PlaneHealth(state, state == PlaneHealth.State.FENCED ? fenceReason : Optional.empty(), connections,
-                stores);
+                stores, callout);
     }
 
     /** {@code auth}, {@code issued} or {@code accepted}: the kind of one of the space's authority streams. */
