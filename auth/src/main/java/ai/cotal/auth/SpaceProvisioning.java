@@ -9,8 +9,11 @@ import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.creds.MintOptions;
 import ai.cotal.core.secrets.SecretStore;
+import ai.cotal.core.config.ServerConfig;
+import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
+import ai.cotal.core.trust.SpaceSigner;
 import ai.cotal.core.id.SpaceName;
 import ai.cotal.workspace.SecretKeys;
 import java.nio.charset.StandardCharsets;
@@ -33,17 +36,16 @@ import java.util.function.Function;
  * the same check and refuse, naming every missing secret, before any connection.
  *
  * <pre>{@code
- * SpaceProvisioning.forSpace(auth, callout).write(store);          // a new space
- * SpaceProvisioning.forSpace(auth, callout).complete(store);       // finish a half-provisioned one
+ * SpaceProvisioning space = SpaceProvisioning.create("alpha", clock); // new keys for a new space
+ * space.write(store);
+ * SpaceProvisioning.forSpace(auth, callout).complete(store);          // finish a half-provisioned one
  * }</pre>
  *
- * <p>Every secret is created, never replaced: {@link Builder#write} refuses a store that holds any
- * of them, {@link Builder#complete} writes only those {@link #missing} lists. Thread-safe: the
- * builder is not, the static checks are.
+ * <p>Every secret is created, never replaced: {@link #write} refuses a store that holds any
+ * of them, {@link #complete} writes only those {@link #missing} lists. Not thread-safe: confine
+ * an instance to one thread; the static checks are thread-safe.
  */
 public final class SpaceProvisioning {
-    private SpaceProvisioning() {
-    }
 
     /** One secret of a space, in the order provisioning writes them. */
     public enum Secret {
@@ -105,7 +107,7 @@ public final class SpaceProvisioning {
 
     /**
      * The store keys of every secret {@link Role#SERVICE} needs (everything a default
-     * {@link Builder#write} writes) that {@code store} lacks, in write order; empty when the space
+     * {@link #write} writes) that {@code store} lacks, in write order; empty when the space
      * is fully provisioned. Only presence is checked; each reader validates what it loads.
      */
     public static List<String> missing(SecretStore store, String space) {
@@ -144,138 +146,173 @@ public final class SpaceProvisioning {
      * trust, which must still hold the system account's key (the observer and the evictor are
      * minted with it), and its {@code callout} material.
      */
-    public static Builder forSpace(SpaceAuth auth, CalloutAuth callout) {
-        return new Builder(auth, callout);
+    public static SpaceProvisioning forSpace(SpaceAuth auth, CalloutAuth callout) {
+        return new SpaceProvisioning(auth, callout);
     }
 
-    /** What to write; {@link #write} or {@link #complete} writes it. Not thread-safe. */
-    public static final class Builder {
-        private final SpaceAuth auth;
-        private final CalloutAuth callout;
-        private Role role = Role.SERVICE;
-        private Clock clock = Clock.systemUTC();
-        private boolean systemCredentials = true;
+    /**
+     * The provisioning of a new space {@code space}: a new trust chain (operator, system account,
+     * the space's data account: {@link SpaceAuth#create}) and a new callout account for it
+     * ({@link CalloutAuth#create}), dated by {@code clock}. Nothing is written until {@link #write}.
+     */
+    public static SpaceProvisioning create(String space, Clock clock) {
+        SpaceAuth auth = SpaceAuth.create(space, clock);
+        return new SpaceProvisioning(auth, CalloutAuth.create(space, auth.broker(), auth.space().accountPublicKey(),
+                clock)).clock(clock);
+    }
 
-        private Builder(SpaceAuth auth, CalloutAuth callout) {
-            Objects.requireNonNull(auth, "auth");
-            Objects.requireNonNull(callout, "callout");
-            if (!auth.space().space().equals(callout.space())) {
-                throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
-                        + auth.space().space() + "'");
+    /** The trust chain this provisioning writes from (its operator, system account and data account). */
+    public SpaceAuth auth() {
+        return auth;
+    }
+
+    /** The space's callout account, for {@link AuthPlaneOptions.Builder#callout} and the broker's config. */
+    public CalloutAuth callout() {
+        return callout;
+    }
+
+    /** The data account's signer ({@link SpaceAuth#strip}), for {@link AuthPlaneOptions.Builder#signer}. */
+    public SpaceSigner signer() {
+        return auth.strip();
+    }
+
+    /**
+     * The nats-server config of a broker that serves this one space ({@link ServerConfig#render}):
+     * its operator, system account and data account, and the callout account among the extra
+     * accounts (added to those {@code options} names), so the broker sends the space's connects to
+     * its auth callout.
+     */
+    public String serverConfig(ServerConfigOptions options) {
+        List<String> extra = new ArrayList<>(options.extraAccounts());
+        extra.add(callout.jwt());
+        return ServerConfig.render(auth.broker(), List.of(auth.space()), options.withExtraAccounts(extra));
+    }
+
+    private final SpaceAuth auth;
+    private final CalloutAuth callout;
+    private Role role = Role.SERVICE;
+    private Clock clock = Clock.systemUTC();
+    private boolean systemCredentials = true;
+
+    private SpaceProvisioning(SpaceAuth auth, CalloutAuth callout) {
+        Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(callout, "callout");
+        if (!auth.space().space().equals(callout.space())) {
+            throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
+                    + auth.space().space() + "'");
+        }
+        this.auth = auth;
+        this.callout = callout;
+    }
+
+    /**
+     * The data account's signing seed lives with a remote signer (SPEC §16.4): the service keys
+     * are not written, and what is missing is judged for {@link Role#SERVICE_WITH_REMOTE_SIGNER}.
+     */
+    public SpaceProvisioning remoteSigner() {
+        role = Role.SERVICE_WITH_REMOTE_SIGNER;
+        return this;
+    }
+
+    /**
+     * Leaves out the membership observer and the connection evictor, for a broker trust that no
+     * longer holds the system account's key (it is held only right after creation or rotation).
+     * The space's plane refuses to open, naming both, until {@link #complete} with a trust
+     * that holds the key writes them.
+     */
+    public SpaceProvisioning withoutSystemCredentials() {
+        systemCredentials = false;
+        return this;
+    }
+
+    /** The clock the system credentials are dated by (default UTC). */
+    public SpaceProvisioning clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * Writes every secret, create-only, in {@link Secret} order. A store holding any of them is
+     * refused {@code already-exists} naming each, before anything is written; so is a secret a
+     * racing provisioner created first (what this call wrote before it stays: {@link #complete}
+     * finishes the store). A broker trust without the system account's key is
+     * {@code failed-precondition} before anything is written.
+     */
+    public void write(SecretStore store) {
+        List<String> present = new ArrayList<>();
+        for (Secret secret : secrets()) {
+            if (store.get(secret.key(space())).isPresent()) {
+                present.add(secret.key(space()));
             }
-            this.auth = auth;
-            this.callout = callout;
         }
-
-        /**
-         * The data account's signing seed lives with a remote signer (SPEC §16.4): the service keys
-         * are not written, and what is missing is judged for {@link Role#SERVICE_WITH_REMOTE_SIGNER}.
-         */
-        public Builder remoteSigner() {
-            role = Role.SERVICE_WITH_REMOTE_SIGNER;
-            return this;
+        if (!present.isEmpty()) {
+            throw new CotalException(ErrorCode.ALREADY_EXISTS, "space \"" + space() + "\": the secret store already"
+                    + " holds " + String.join(", ", present) + "; provisioning never replaces a secret (complete"
+                    + " writes only what is missing)");
         }
+        create(store, documents(secrets()));
+    }
 
-        /**
-         * Leaves out the membership observer and the connection evictor, for a broker trust that no
-         * longer holds the system account's key (it is held only right after creation or rotation).
-         * The space's plane refuses to open, naming both, until {@link #complete} with a trust
-         * that holds the key writes them.
-         */
-        public Builder withoutSystemCredentials() {
-            systemCredentials = false;
-            return this;
-        }
-
-        /** The clock the system credentials are dated by (default UTC). */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * Writes every secret, create-only, in {@link Secret} order. A store holding any of them is
-         * refused {@code already-exists} naming each, before anything is written; so is a secret a
-         * racing provisioner created first (what this call wrote before it stays: {@link #complete}
-         * finishes the store). A broker trust without the system account's key is
-         * {@code failed-precondition} before anything is written.
-         */
-        public void write(SecretStore store) {
-            List<String> present = new ArrayList<>();
-            for (Secret secret : secrets()) {
-                if (store.get(secret.key(space())).isPresent()) {
-                    present.add(secret.key(space()));
-                }
+    /**
+     * Writes only the secrets {@link #missing} lists for this provisioning
+     * (present ones are kept exactly as they are, unread) and answers their keys; empty when the
+     * store was complete. A secret a racing provisioner created first is {@code already-exists}.
+     */
+    public List<String> complete(SecretStore store) {
+        EnumSet<Secret> absent = EnumSet.noneOf(Secret.class);
+        for (Secret secret : secrets()) {
+            if (store.get(secret.key(space())).isEmpty()) {
+                absent.add(secret);
             }
-            if (!present.isEmpty()) {
-                throw new CotalException(ErrorCode.ALREADY_EXISTS, "space \"" + space() + "\": the secret store already"
-                        + " holds " + String.join(", ", present) + "; provisioning never replaces a secret (complete"
-                        + " writes only what is missing)");
-            }
-            create(store, documents(secrets()));
         }
-
-        /**
-         * Writes only the secrets {@link SpaceProvisioning#missing} lists for this provisioning
-         * (present ones are kept exactly as they are, unread) and answers their keys; empty when the
-         * store was complete. A secret a racing provisioner created first is {@code already-exists}.
-         */
-        public List<String> complete(SecretStore store) {
-            EnumSet<Secret> absent = EnumSet.noneOf(Secret.class);
-            for (Secret secret : secrets()) {
-                if (store.get(secret.key(space())).isEmpty()) {
-                    absent.add(secret);
-                }
-            }
-            if (absent.isEmpty()) {
-                return List.of();
-            }
-            Map<String, byte[]> documents = documents(absent);
-            create(store, documents);
-            return List.copyOf(documents.keySet());
+        if (absent.isEmpty()) {
+            return List.of();
         }
+        Map<String, byte[]> documents = documents(absent);
+        create(store, documents);
+        return List.copyOf(documents.keySet());
+    }
 
-        /** What this provisioning writes, in write order. */
-        private Set<Secret> secrets() {
-            EnumSet<Secret> secrets = EnumSet.copyOf(role.needs());
-            if (!systemCredentials) {
-                secrets.removeAll(EnumSet.of(Secret.MEMBERSHIP_OBSERVER, Secret.CONNECTION_EVICTOR));
-            }
-            return secrets;
+    /** What this provisioning writes, in write order. */
+    private Set<Secret> secrets() {
+        EnumSet<Secret> secrets = EnumSet.copyOf(role.needs());
+        if (!systemCredentials) {
+            secrets.removeAll(EnumSet.of(Secret.MEMBERSHIP_OBSERVER, Secret.CONNECTION_EVICTOR));
         }
+        return secrets;
+    }
 
-        private String space() {
-            return auth.space().space();
+    private String space() {
+        return auth.space().space();
+    }
+
+    /** Every document, encoded (and the system credentials minted) before the first write. */
+    private Map<String, byte[]> documents(Set<Secret> secrets) {
+        Map<String, byte[]> documents = new LinkedHashMap<>();
+        for (Secret secret : secrets) {
+            documents.put(secret.key(space()), switch (secret) {
+                case SERVICE_KEYS -> ServiceDocuments.serviceKeys(auth.space());
+                case CALLOUT -> ServiceDocuments.callout(callout);
+                case ISSUER_KEYS -> BearerIssuer.newKeyDocument(space());
+                case OWNER_SECRET -> OwnerSecret.newDocument();
+                case MEMBERSHIP_OBSERVER -> system(CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey());
+                case CONNECTION_EVICTOR -> system(CredentialProfile.CONNECTION_EVICTOR, null);
+            });
         }
+        return documents;
+    }
 
-        /** Every document, encoded (and the system credentials minted) before the first write. */
-        private Map<String, byte[]> documents(Set<Secret> secrets) {
-            Map<String, byte[]> documents = new LinkedHashMap<>();
-            for (Secret secret : secrets) {
-                documents.put(secret.key(space()), switch (secret) {
-                    case SERVICE_KEYS -> ServiceDocuments.serviceKeys(auth.space());
-                    case CALLOUT -> ServiceDocuments.callout(callout);
-                    case ISSUER_KEYS -> BearerIssuer.newKeyDocument(space());
-                    case OWNER_SECRET -> OwnerSecret.newDocument();
-                    case MEMBERSHIP_OBSERVER -> system(CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey());
-                    case CONNECTION_EVICTOR -> system(CredentialProfile.CONNECTION_EVICTOR, null);
-                });
-            }
-            return documents;
-        }
+    private byte[] system(CredentialProfile profile, String dataAccount) {
+        return Creds.mintSystem(auth.broker(), Identity.create(), profile, dataAccount,
+                MintOptions.builder().clock(clock).build()).text().getBytes(StandardCharsets.UTF_8);
+    }
 
-        private byte[] system(CredentialProfile profile, String dataAccount) {
-            return Creds.mintSystem(auth.broker(), Identity.create(), profile, dataAccount,
-                    MintOptions.builder().clock(clock).build()).text().getBytes(StandardCharsets.UTF_8);
-        }
-
-        private static void create(SecretStore store, Map<String, byte[]> documents) {
-            for (Map.Entry<String, byte[]> document : documents.entrySet()) {
-                if (!store.create(document.getKey(), document.getValue())) {
-                    throw new CotalException(ErrorCode.ALREADY_EXISTS, "the secret store already holds "
-                            + document.getKey() + ": another provisioner created it first; complete writes what is"
-                            + " still missing");
-                }
+    private static void create(SecretStore store, Map<String, byte[]> documents) {
+        for (Map.Entry<String, byte[]> document : documents.entrySet()) {
+            if (!store.create(document.getKey(), document.getValue())) {
+                throw new CotalException(ErrorCode.ALREADY_EXISTS, "the secret store already holds "
+                        + document.getKey() + ": another provisioner created it first; complete writes what is"
+                        + " still missing");
             }
         }
     }

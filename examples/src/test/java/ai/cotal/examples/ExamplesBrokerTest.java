@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.testbroker.NatsBrokerExtension;
+import ai.cotal.workspace.NatsServer;
 import ai.cotal.testbroker.NatsBrokers;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -24,7 +25,7 @@ class ExamplesBrokerTest {
     @Test
     void theFirstProgramIsRefusedByTheBrokerOnAnUngrantedSubjectAndAfterTheRevoke(NatsBrokers brokers) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        FirstProgram.run(config -> brokers.start(config).url(), new PrintStream(out, true, StandardCharsets.UTF_8));
+        FirstProgram.run(NatsServer.find(), new PrintStream(out, true, StandardCharsets.UTF_8));
         List<String> lines = lines(out);
         assertEquals(2, lines.size(), lines.toString());
         assertTrue(lines.get(0).startsWith("connected; the broker refused: ")
@@ -37,7 +38,7 @@ class ExamplesBrokerTest {
     @Test
     void theServiceExampleExchangesAnActorTokenForABearerOverHttp(NatsBrokers brokers) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ServiceExchange.run(config -> brokers.start(config).url(), new PrintStream(out, true, StandardCharsets.UTF_8));
+        ServiceExchange.run(NatsServer.find(), new PrintStream(out, true, StandardCharsets.UTF_8));
         assertEquals(List.of("exchange answered 200; the plane verifies the bearer for u_abcdefghijklmnopqrstuvwxyz"),
                 lines(out));
     }

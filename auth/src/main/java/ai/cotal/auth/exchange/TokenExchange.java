@@ -98,6 +98,14 @@ public final class TokenExchange implements AutoCloseable {
         return "http://127.0.0.1:" + loopback.address().getPort();
     }
 
+    /**
+     * The loopback face's capability, the {@code Authorization: Bearer} its POSTs need (the same
+     * as {@code auth-service.json} holds). A secret: never log it.
+     */
+    public String loopbackCapability() {
+        return new String(capability, StandardCharsets.US_ASCII);
+    }
+
     /** The public face's URL, when it runs. */
     public Optional<String> publicUrl() {
         return publicFace.map(TokenExchange::url);

@@ -235,6 +235,15 @@ public final class AuthService implements AutoCloseable {
         return exchange.loopbackUrl();
     }
 
+    /**
+     * The loopback face's capability: its POSTs (the exchange, the service-endpoint routes) need
+     * {@code Authorization: Bearer <capability>}. The same value {@code auth-service.json} holds;
+     * a secret: never log it.
+     */
+    public String capability() {
+        return exchange.loopbackCapability();
+    }
+
     public Optional<String> publicUrl() {
         return exchange.publicUrl();
     }

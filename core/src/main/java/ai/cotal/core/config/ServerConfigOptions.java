@@ -12,6 +12,9 @@ import java.util.Optional;
  * store directory have no default: a render states both. Immutable and thread-safe.
  */
 public final class ServerConfigOptions {
+    /** The port that lets the server choose a free one (nats-server's {@code -1}). */
+    public static final int ANY_PORT = -1;
+
     private final String host;
     private final int port;
     private final Transport transport;
@@ -69,6 +72,16 @@ public final class ServerConfigOptions {
         return extraAccounts;
     }
 
+    /** These options with {@code accountJwts} as the extra accounts instead, validated again. */
+    public ServerConfigOptions withExtraAccounts(List<String> accountJwts) {
+        Builder b = builder().host(host).port(port).transport(transport).storeDir(storeDir).resolver(resolver)
+                .extraAccounts(accountJwts).clock(clock);
+        maxFileStore.ifPresent(b::maxFileStore);
+        policy.ifPresent(b::policy);
+        cluster.ifPresent(b::cluster);
+        return b.build();
+    }
+
     public Clock clock() {
         return clock;
     }
@@ -104,6 +117,10 @@ public final class ServerConfigOptions {
             return this;
         }
 
+        /**
+         * The client port (default 4222); {@link #ANY_PORT} lets the server choose a free one,
+         * which {@code NatsServer.url()} then names.
+         */
         public Builder port(int port) {
             this.port = port;
             return this;
@@ -156,8 +173,8 @@ public final class ServerConfigOptions {
             if (host == null || host.isBlank() || !host.matches("[A-Za-z0-9.:\\-\\[\\]]+")) {
                 throw CotalException.badRequest("host", "must be a host name or IP address");
             }
-            if (port < 1 || port > 65535) {
-                throw CotalException.badRequest("port", "must be 1 to 65535");
+            if ((port < 1 || port > 65535) && port != ANY_PORT) {
+                throw CotalException.badRequest("port", "must be 1 to 65535, or ANY_PORT (-1)");
             }
             if (transport == null) {
                 throw CotalException.badRequest("transport", "must be stated: plaintext or tls-required");
