@@ -1,5 +1,6 @@
 package ai.cotal.cli;
 
+import ai.cotal.testbroker.oidc.OidcTestProvider;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
@@ -85,15 +86,15 @@ final class ServiceEndpointDemo {
             try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
                     List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())
                             .storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
-                 LocalIdp idp = oidc == null ? new LocalIdp() : null) {
+                 OidcTestProvider idp = oidc == null ? new OidcTestProvider() : null) {
                 Path stateDir = root.resolve("state");
                 IdpPin pin;
                 Callable<String> signIn;
                 String subject;
                 if (oidc == null) {
-                    out.println("nats-server " + nats.version() + " at " + nats.url() + "; identity provider at " + idp.url());
-                    pin = IdpPin.pin(stateDir, idp.url());
-                    signIn = () -> idp.token("alice", Duration.ofMinutes(5));
+                    out.println("nats-server " + nats.version() + " at " + nats.url() + "; identity provider at " + idp.stockUrl());
+                    pin = IdpPin.pin(stateDir, idp.stockUrl());
+                    signIn = () -> idp.stockToken("alice");
                     subject = "alice";
                 } else {
                     out.println("nats-server " + nats.version() + " at " + nats.url() + "; OpenID Connect issuer "

@@ -73,10 +73,10 @@ class CotalAuthTest {
             assertEquals(200, health.statusCode());
             Path stateDir = CotalRoot.userAuthStateDir(root, "alpha");
             assertTrue(Files.exists(stateDir.resolve("auth-service.json")));
-            try (LocalIdp idp = new LocalIdp()) {
-                IdpPin.pin(stateDir, idp.url());
+            try (OidcTestProvider idp = new OidcTestProvider()) {
+                IdpPin.pin(stateDir, idp.stockUrl());
                 Path token = root.resolve("token");
-                Files.writeString(token, idp.token("alice", Duration.ofMinutes(5)));
+                Files.writeString(token, idp.stockToken("alice"));
                 out.reset();
                 assertEquals(1, run("service-endpoint", "--space", "alpha", "--state", stateDir.toString(), "--token-file",
                         token.toString(), "{\"kind\":\"name-read\",\"name\":\"forecast\"}"),
