@@ -8,11 +8,12 @@ import java.util.List;
 
 /**
  * What every host of this package runs from: the broker URLs, the secret store and the clock. The
- * public {@code Options} of {@link AuthHost}, {@link CalloutHost} and {@link CalloutReplica} extend
- * it, so these setters, getters and checks are written once; each subclass names the store's setter
- * and getter as its API always has ({@code secretStore} or {@code secrets}). Immutable.
+ * {@code Options} of {@link AuthHost}, {@link CalloutHost} and {@link CalloutReplica} extend it
+ * (nothing else can: its constructors are this package's), so these setters, getters and checks
+ * are written once; each subclass names the store's setter and getter ({@code secretStore} or
+ * {@code secrets}). Immutable.
  */
-abstract class HostOptions {
+public abstract class HostOptions {
     private final List<String> servers;
     private final SecretStore store;
     private final Clock clock;
@@ -23,10 +24,12 @@ abstract class HostOptions {
         this.clock = b.clock;
     }
 
+    /** The broker URLs. */
     public List<String> servers() {
         return servers;
     }
 
+    /** The clock. */
     public Clock clock() {
         return clock;
     }
@@ -38,9 +41,11 @@ abstract class HostOptions {
     /**
      * The shared half of the hosts' builders: each setter returns the concrete builder {@code B};
      * {@code build()} stays in the subclass, which calls the checks in the order its refusals name
-     * the first bad option.
+     * the first bad option. Not thread-safe.
+     *
+     * @param <B> the concrete builder
      */
-    abstract static class Builder<B extends Builder<B>> {
+    public abstract static class Builder<B extends Builder<B>> {
         List<String> servers = List.of();
         SecretStore store;
         Clock clock = Clock.systemUTC();
@@ -50,15 +55,18 @@ abstract class HostOptions {
 
         abstract B self();
 
+        /** The broker URLs (each checked as the one connection door checks them). */
         public B servers(List<String> urls) {
             this.servers = urls;
             return self();
         }
 
+        /** One broker URL. */
         public B server(String url) {
             return servers(List.of(url));
         }
 
+        /** The clock (default UTC). */
         public B clock(Clock clock) {
             this.clock = clock;
             return self();

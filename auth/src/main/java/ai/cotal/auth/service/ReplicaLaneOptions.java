@@ -10,9 +10,9 @@ import java.util.function.BiConsumer;
  * top of {@link HostOptions}: the standing credentials' lifetime ({@code ttl}, default 15 min), the
  * retry interval of a refused space ({@code retry}, default 5 s), a listener hearing every
  * refusal (space, reason) and an optional meter sink every lane's callout reports into
- * (SPEC §13.21, tagged with its space). Immutable.
+ * (SPEC §13.21, tagged with its space). Only this package's options extend it. Immutable.
  */
-abstract class ReplicaLaneOptions extends HostOptions {
+public abstract class ReplicaLaneOptions extends HostOptions {
     private final Duration ttl;
     private final Duration retry;
     private final BiConsumer<String, String> onRefusal;
@@ -26,14 +26,17 @@ abstract class ReplicaLaneOptions extends HostOptions {
         this.onRefusal = b.onRefusal;
     }
 
+    /** The standing credentials' lifetime. */
     public Duration ttl() {
         return ttl;
     }
 
+    /** How often a refused space is tried again. */
     public Duration retry() {
         return retry;
     }
 
+    /** The listener that hears every refusal (space, reason). */
     public BiConsumer<String, String> onRefusal() {
         return onRefusal;
     }
@@ -43,8 +46,12 @@ abstract class ReplicaLaneOptions extends HostOptions {
         return new ReplicaLanes(servers(), store(), ttl, retry, clock(), onRefusal, meterSink);
     }
 
-    /** The lane half of the replicas' builders. */
-    abstract static class Builder<B extends Builder<B>> extends HostOptions.Builder<B> {
+    /**
+     * The lane half of the replicas' builders. Not thread-safe.
+     *
+     * @param <B> the concrete builder
+     */
+    public abstract static class Builder<B extends Builder<B>> extends HostOptions.Builder<B> {
         Duration ttl = Duration.ofMinutes(15);
         Duration retry = Duration.ofSeconds(5);
         BiConsumer<String, String> onRefusal = (space, why) -> { };
@@ -62,16 +69,19 @@ abstract class ReplicaLaneOptions extends HostOptions {
             return self();
         }
 
+        /** The standing credentials' lifetime (positive; default 15 min). */
         public B ttl(Duration ttl) {
             this.ttl = ttl;
             return self();
         }
 
+        /** How often a refused space is tried again (positive; default 5 s). */
         public B retry(Duration every) {
             this.retry = every;
             return self();
         }
 
+        /** Hears every refusal (space, reason); it must not block. */
         public B onRefusal(BiConsumer<String, String> listener) {
             this.onRefusal = listener;
             return self();
