@@ -2,6 +2,7 @@ package ai.cotal.examples;
 
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
@@ -26,11 +27,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The stock service: a space provisioned, its broker config, {@code AuthService} started on it (the
- * service opens the space's plane itself), an agent granted with an actor token, and the token
+ * The stock service: a space provisioned, its broker config, {@code AuthService} opened on it (the
+ * service opens the space's plane, which answers the callout, and closes it), an agent granted with an actor token, and the token
  * exchanged over HTTP on the service's loopback face for a bearer the plane verifies.
  *
- * <p>Size (measured by ExampleSizeTest): 37 lines (no blanks, comments or imports), 14 distinct
+ * <p>Size (measured by ExampleSizeTest): 38 lines (no blanks, comments or imports), 15 distinct
  * SDK types.
  */
 public final class ServiceExchange {
@@ -53,8 +54,9 @@ public final class ServiceExchange {
         String url = broker.start(ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(dir.resolve("jetstream"))
                 .extraAccounts(List.of(callout.jwt())).build()));
-        try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(url).space("alpha")
-                .stateDir(dir.resolve("state")).secretStore(store).build())) {
+        try (AuthService service = AuthService.open(AuthPlaneOptions.builder().server(url).space("alpha")
+                .stateDir(dir.resolve("state")).secretStore(store).signer(auth.strip()).callout(callout).build(),
+                AuthServiceOptions.builder().build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             String actorToken = ActorTokens.newActorToken();
             service.plane().ledger().grantManagedActor(Principal.of(owner, "agent1"), ActorLedger.Grant.of(List.of("chat"), List.of(),
