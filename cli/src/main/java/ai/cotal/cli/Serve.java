@@ -116,6 +116,7 @@ final class Serve {
         try {
             if (single) {
                 String space = flags.get("--space").get(0);
+                AuthServiceOptions faces = serviceOptions(flags); // its refusals name the flag before anything is read
                 AuthPlaneOptions.Builder options = laneOptions(flags, root, secrets, replicas);
                 if (metrics != null) {
                     options.meterSink(MicrometerSink.of(metrics.registry()));
@@ -128,14 +129,16 @@ final class Serve {
                     remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(signer.signingKey()).build();
                     remoteSigner = new SpaceSigner(signer.space(), signer.accountPublicKey(), remote);
                 }
-                ServiceMaterial.Loaded material = ServiceMaterial.forService(secrets, space, remoteSigner);
-                try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.signer(material.signer())
-                        .callout(material.callout()).build());
-                     AuthService service = AuthService.start(plane, serviceOptions(flags))) {
-                    out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
-                    service.unavailable().thenRun(() -> stop.complete(null));
-                    stop.join();
-                    return service.state() == AuthService.State.READY ? 0 : 1;
+                try {
+                    ServiceMaterial.Loaded material = ServiceMaterial.forService(secrets, space, remoteSigner);
+                    try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.signer(material.signer())
+                            .callout(material.callout()).build());
+                         AuthService service = AuthService.start(plane, faces)) {
+                        out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
+                        service.unavailable().thenRun(() -> stop.complete(null));
+                        stop.join();
+                        return service.state() == AuthService.State.READY ? 0 : 1;
+                    }
                 } finally {
                     if (remote != null) {
                         remote.close();

@@ -8,11 +8,13 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.ServiceMaterial;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Principal;
@@ -114,8 +116,10 @@ class LifecycleCommandBrokerTest {
         ProvisionedSpace alpha = new ProvisionedSpace(root, clock);
         NatsBroker nats = brokers.start(alpha::config);
         Path state = root.resolve("state");
-        try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                .stateDir(state).secretStore(alpha.secrets).clock(clock).build())) {
+        ServiceMaterial.Loaded material = ServiceMaterial.forService(alpha.secrets, "alpha", null);
+        try (AuthService service = AuthService.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
+                .stateDir(state).secretStore(alpha.secrets).clock(clock).signer(material.signer())
+                .callout(material.callout()).build(), AuthServiceOptions.builder().build())) {
             AuthAuthorityPlane plane = service.plane();
             ActorRow laptop = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of()));

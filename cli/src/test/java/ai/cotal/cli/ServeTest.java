@@ -1,9 +1,11 @@
 package ai.cotal.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.core.secrets.InMemorySecretStore;
+import ai.cotal.workspace.CotalRoot;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code cotal-auth serve --store-replicas}: the count reaches the one space's service and every host lane. */
+/** {@code cotal-auth serve}: the flags reach the one space's plane and service, and {@code --store-replicas} every host lane. */
 class ServeTest {
     private static final ai.cotal.core.trust.SpaceSigner SIGNER = ai.cotal.core.trust.SpaceAuth.create("alpha",
             java.time.Clock.systemUTC()).strip();
@@ -41,6 +43,21 @@ class ServeTest {
         Map<String, List<String>> unset = flags("--space", "alpha");
         assertEquals(1, Serve.laneOptions(unset, root, secrets, Serve.storeReplicas(unset)).signer(SIGNER).build().storeReplicas()
                 .resolve(null));
+    }
+
+    @Test
+    void thePortAndTheOidcPinReachTheServiceAndTheStoreReachesThePlane() {
+        Map<String, List<String>> given = flags("--space", "alpha", "--port", "4100", "--oidc-issuer",
+                "https://kc.example.com/realms/acme", "--oidc-client-id", "cotal-space");
+        ai.cotal.auth.service.AuthServiceOptions service = Serve.serviceOptions(given);
+        assertEquals(4100, service.loopbackPort());
+        assertEquals("https://kc.example.com/realms/acme", service.oidc().orElseThrow().issuer());
+        assertEquals(0, Serve.serviceOptions(flags("--space", "alpha")).loopbackPort(), "an ephemeral port unless given");
+        ai.cotal.auth.AuthPlaneOptions plane = Serve.laneOptions(given, root, secrets, Serve.storeReplicas(given))
+                .signer(SIGNER).build();
+        assertEquals(List.of(SERVER), plane.servers());
+        assertEquals(CotalRoot.userAuthStateDir(root, "alpha"), plane.stateDir());
+        assertSame(secrets, plane.secretStore(), "the root's store");
     }
 
     @Test

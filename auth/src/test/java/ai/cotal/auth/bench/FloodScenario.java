@@ -9,6 +9,7 @@ import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
@@ -112,10 +113,9 @@ public final class FloodScenario {
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("flood-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
-             AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(stateDir).secretStore(store)
-                     .serviceEndpoints(ServiceEndpoints.normal()).publicAddress(new InetSocketAddress("127.0.0.1", 0))
-                     .build())) {
+             AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, store)
+                     .serviceEndpoints(ServiceEndpoints.normal()).build(), AuthServiceOptions.builder()
+                     .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
             String publicUrl = service.publicUrl().orElseThrow();
             String capability = new com.fasterxml.jackson.databind.ObjectMapper().readTree(stateDir.resolve(
                     ai.cotal.auth.exchange.TokenExchange.DISCOVERY_FILE).toFile()).path("capability").asText();

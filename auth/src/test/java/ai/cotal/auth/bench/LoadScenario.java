@@ -7,6 +7,7 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.Creds;
@@ -64,9 +65,9 @@ public final class LoadScenario {
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
-             AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(stateDir).secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
-                     .writeBudgets(BenchSpace.UNBUDGETED).build())) {
+             AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, store)
+                     .serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
+                     .writeBudgets(BenchSpace.UNBUDGETED).build(), AuthServiceOptions.builder().build())) {
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
             service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), grant);
             String secret = "load-agent-secret";

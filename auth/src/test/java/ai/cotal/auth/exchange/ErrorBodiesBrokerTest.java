@@ -121,7 +121,7 @@ class ErrorBodiesBrokerTest {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).jwks(exhausted)
-                     .refusalsPerMinute(1).build())) {
+                     .limits(FaceLimits.DEFAULT.withRefusalsPerMinute(1)).build())) {
             IdpPin.pin(stateDir, idp.url());
             String face = exchange.publicUrl().orElseThrow();
             for (int i = 0; i < 3; i++) { // not counted as refused exchanges: the throttle (1 a minute) never engages

@@ -55,7 +55,7 @@ class ExchangeBudgetBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).mintsPerPrincipalPerMinute(2)
                 .build()); Connection admin = f.admin(nats);
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
-                     .refusalsPerMinute(3).build())) {
+                     .limits(FaceLimits.DEFAULT.withRefusalsPerMinute(3)).build())) {
             String flooder = ActorTokens.newActorToken();
             String other = ActorTokens.newActorToken();
             ActorLedger.Grant grant = ActorLedger.Grant.of(List.of(), List.of(), List.of());

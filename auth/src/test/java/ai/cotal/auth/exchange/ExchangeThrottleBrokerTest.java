@@ -78,7 +78,8 @@ class ExchangeThrottleBrokerTest {
     }
 
     private TokenExchange start(ExchangeOptions.Builder options) {
-        return TokenExchange.start(options.plane(plane).stateDir(stateDir).clock(clock).refusalsPerMinute(LIMIT).build());
+        return TokenExchange.start(options.plane(plane).stateDir(stateDir).clock(clock)
+                .limits(FaceLimits.DEFAULT.withRefusalsPerMinute(LIMIT)).build());
     }
 
     private HttpResponse<String> post(String url, String body, String capability, String... forwardedFor) throws Exception {

@@ -110,7 +110,7 @@ class HttpBodiesFuzzTest {
                     HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                             .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
-                    .refusalsPerMinute(ExchangeOptions.MAX_REFUSALS_PER_MINUTE).build())) {
+                    .limits(FaceLimits.DEFAULT.withRefusalsPerMinute(FaceLimits.MAX_REFUSALS_PER_MINUTE)).build())) {
                 String capability = JSON.readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
                         .path("capability").asText();
                 String token = idp.token("alice", 3600);

@@ -11,6 +11,7 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -82,8 +83,8 @@ class JoinBundleBrokerTest {
     void aClientThatKnowsOnlyThePublicUrlJoinsThroughTheCallout(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         try (TestIdp idp = new TestIdp();
-             AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                     .stateDir(stateDir).secretStore(store).agentProvisioningUrl("https://agents.example/provision")
+             AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, store).build(),
+                     AuthServiceOptions.builder().agentProvisioningUrl("https://agents.example/provision")
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
@@ -98,7 +99,7 @@ class JoinBundleBrokerTest {
             JsonNode bundle = JSON.readTree(answer.body());
             assertEquals(List.of("space", "server", "tlsRequired", "userAuth", "sentinelCreds"), fields(bundle));
             assertEquals("alpha", bundle.get("space").asText());
-            assertEquals(nats.url(), bundle.get("server").asText(), "no advertisedServer: the service's broker");
+            assertEquals(nats.url(), bundle.get("server").asText(), "no advertisedServer: the plane's first server");
             assertFalse(bundle.get("tlsRequired").asBoolean(), "a nats:// server is plaintext");
             JsonNode userAuth = bundle.get("userAuth");
             assertEquals("cotal", userAuth.get("provider").asText());

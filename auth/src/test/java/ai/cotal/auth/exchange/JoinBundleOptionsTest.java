@@ -9,11 +9,9 @@ import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.secrets.InMemorySecretStore;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -21,8 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The join bundle's options are refused at build, naming the field; its shape follows SPEC §13.17. */
 class JoinBundleOptionsTest {
     private static AuthServiceOptions.Builder options() {
-        return AuthServiceOptions.builder().server("nats://127.0.0.1:4222").space("alpha").stateDir(Path.of("/tmp/x"))
-                .secretStore(new InMemorySecretStore()).publicAddress(new InetSocketAddress("127.0.0.1", 0));
+        return AuthServiceOptions.builder().publicAddress(new InetSocketAddress("127.0.0.1", 0));
     }
 
     private static void refused(String field, AuthServiceOptions.Builder builder) {

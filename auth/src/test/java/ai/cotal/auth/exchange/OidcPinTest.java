@@ -105,8 +105,7 @@ class OidcPinTest {
                 List.of("https://idp.example", "c", List.of("none"), "algorithms"))) {
             @SuppressWarnings("unchecked")
             List<String> algs = (List<String>) c.get(2);
-            CotalException e = assertThrows(CotalException.class, () -> AuthServiceOptions.builder().server("nats://127.0.0.1:4222")
-                    .space("alpha").stateDir(stateDir).secretStore(new ai.cotal.core.secrets.InMemorySecretStore())
+            CotalException e = assertThrows(CotalException.class, () -> AuthServiceOptions.builder()
                     .oidc((String) c.get(0), (String) c.get(1), algs).build());
             assertEquals(ErrorCode.BAD_REQUEST, e.code());
             assertTrue(e.getMessage().startsWith(c.get(3) + ":"), e.getMessage());
@@ -116,8 +115,7 @@ class OidcPinTest {
         assertTrue(nullAlgs.getMessage().startsWith("algorithms:"), nullAlgs.getMessage());
         for (int fetches : new int[] {0, 61}) {
             CotalException rate = assertThrows(CotalException.class, () -> AuthServiceOptions.builder()
-                    .server("nats://127.0.0.1:4222").space("alpha").stateDir(stateDir)
-                    .secretStore(new ai.cotal.core.secrets.InMemorySecretStore()).jwksFetchesPerMinute(fetches).build());
+                    .jwksFetchesPerMinute(fetches).build());
             assertTrue(rate.getMessage().startsWith("jwksFetchesPerMinute:"), rate.getMessage());
         }
     }

@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
@@ -76,17 +79,20 @@ class OidcServiceBrokerTest {
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
-    private AuthServiceOptions.Builder options(NatsBroker nats, String issuer) {
-        return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store)
-                .oidc(issuer, OidcTestProvider.CLIENT_ID, List.of())
-                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    private AuthPlaneOptions plane(NatsBroker nats) {
+        return StockPlane.options(nats.url(), "alpha", stateDir, store).build();
+    }
+
+    private AuthServiceOptions options(String issuer) {
+        return AuthServiceOptions.builder().oidc(issuer, OidcTestProvider.CLIENT_ID, List.of())
+                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
     }
 
     @Test
     void rs256AndEs256ProofsConnectThroughTheCallout(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         try (OidcTestProvider idp = new OidcTestProvider();
-             AuthService service = AuthService.start(options(nats, idp.issuer()).build())) {
+             AuthService service = AuthService.open(plane(nats), options(idp.issuer()))) {
             IdpPin pin = IdpPin.read(stateDir).orElseThrow();
             assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start");
             assertTrue(Files.readString(stateDir.resolve("idp.json")).contains("\"kind\":\"oidc\""));
@@ -112,11 +118,14 @@ class OidcServiceBrokerTest {
             }
         }
         try (OidcTestProvider other = new OidcTestProvider()) {
-            CotalException refused = assertThrows(CotalException.class, () -> AuthService.start(options(nats, other.issuer())
-                    .build()).close());
+            CotalException refused = assertThrows(CotalException.class, () -> AuthService.open(plane(nats),
+                    options(other.issuer())).close());
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
             assertEquals(0, other.jwksFetches());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "nothing was started");
+        }
+        try (AuthAuthorityPlane again = AuthAuthorityPlane.open(plane(nats))) {
+            assertEquals(3, again.claim().generation(), "the refused open closed the plane it had opened");
         }
     }
 }

@@ -127,7 +127,7 @@ class SlowClientBrokerTest {
 
     @Test
     void aPeerPastItsCapIsClosedAtOnceWhileGoodClientsAreServed() throws Exception {
-        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(4).maxConnections(64));
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withConnections(64, 4)));
              RawClients raw = new RawClients(attacker)) {
             int port = port(exchange.publicUrl().orElseThrow());
             for (int i = 0; i < 4; i++) {
@@ -149,7 +149,7 @@ class SlowClientBrokerTest {
     @Test
     void everyClosedConnectionGivesItsPeerSlotBackExactlyOnce() throws Exception {
         int cap = 4;
-        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(cap).maxConnections(64));
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withConnections(64, cap)));
              RawClients raw = new RawClients(attacker); RawClients operator = new RawClients(InetAddress.getLoopbackAddress())) {
             for (String url : List.of(exchange.publicUrl().orElseThrow(), exchange.loopbackUrl())) {
                 int port = port(url);
@@ -192,7 +192,7 @@ class SlowClientBrokerTest {
 
     @Test
     void theTrustedProxyCountsOnlyAgainstTheFaceCap() throws Exception {
-        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(2).maxConnections(64)
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withConnections(64, 2))
                 .trustedProxy(attacker)); RawClients raw = new RawClients(attacker)) {
             int port = port(exchange.publicUrl().orElseThrow());
             for (int i = 0; i < 6; i++) {
@@ -206,7 +206,7 @@ class SlowClientBrokerTest {
 
     @Test
     void aRequestThatDoesNotArriveWithinTheReadDeadlineIsCutUnanswered() throws Exception {
-        try (TokenExchange exchange = start(ExchangeOptions.builder().readDeadline(Duration.ofSeconds(1)));
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withReadDeadline(Duration.ofSeconds(1))));
              RawClients raw = new RawClients(attacker)) {
             RawClients.Raw drip = raw.open(port(exchange.publicUrl().orElseThrow()));
             drip.drip("POST /exchange HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Slow: "
@@ -264,7 +264,7 @@ class SlowClientBrokerTest {
 
     @Test
     void aFaceAtItsConnectionCapLeavesTheCalloutAndThePlaneAnswering() throws Exception {
-        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnections(6).maxConnectionsPerPeer(6));
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withConnections(6, 6)));
              RawClients raw = new RawClients(attacker)) {
             int port = port(exchange.publicUrl().orElseThrow());
             for (int i = 0; i < 6; i++) {

@@ -247,8 +247,8 @@ class TokenExchangeBrokerTest {
             return real.keys(uri);
         };
         InetSocketAddress anyPort = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(anyPort).jwks(slow).maxInFlight(1)
-                .deadline(Duration.ofSeconds(5)))) {
+        try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(anyPort).jwks(slow)
+                .limits(FaceLimits.DEFAULT.withMaxInFlight(1).withDeadline(Duration.ofSeconds(5))))) {
             String url = exchange.publicUrl().orElseThrow();
             String body = "{\"idpToken\":\"" + idp.token("alice", 600) + "\",\"actor\":\"laptop\"}";
             CompletableFuture<HttpResponse<String>> first = http.sendAsync(HttpRequest.newBuilder(URI.create(url + "/exchange"))
@@ -271,7 +271,7 @@ class TokenExchangeBrokerTest {
             throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.UNAVAILABLE, "interrupted");
         };
         try (TokenExchange exchange = start(ExchangeOptions.builder().publicAddress(anyPort).jwks(stuck)
-                .deadline(Duration.ofMillis(300)))) {
+                .limits(FaceLimits.DEFAULT.withDeadline(Duration.ofMillis(300))))) {
             HttpResponse<String> late = post(exchange.publicUrl().orElseThrow(), "{\"idpToken\":\"" + idp.token("alice", 600)
                     + "\",\"actor\":\"laptop\"}", null, "application/json");
             assertEquals(503, late.statusCode());
@@ -305,7 +305,7 @@ class TokenExchangeBrokerTest {
     void aClientStillSendingAnOversizedBodyGetsItsAnswerNotAReset() throws Exception {
         // the per-peer cap is raised: each refused connection may linger up to a second, and this
         // client opens a new one per request faster than that (the cap has its own tests)
-        try (TokenExchange exchange = start(ExchangeOptions.builder().maxConnectionsPerPeer(1000).maxConnections(1000))) {
+        try (TokenExchange exchange = start(ExchangeOptions.builder().limits(FaceLimits.DEFAULT.withConnections(1000, 1000)))) {
             String big = "{\"x\":\"" + "a".repeat(TokenExchange.MAX_BODY) + "\"}";
             for (int i = 0; i < 100; i++) {
                 assertEquals(413, post(exchange.loopbackUrl(), big, capability(), "application/json").statusCode(),
@@ -323,15 +323,14 @@ class TokenExchangeBrokerTest {
         assertFalse(Files.exists(Path.of("relative-state")), "nothing was written in the working directory");
     }
 
+    /** The bounds' own refusals are FaceLimitsTest's; the options refuse none at all. */
     @Test
-    void limitsOutOfRangeAreRefusedNamingTheField() {
-        for (int bad : new int[] {0, ExchangeOptions.MAX_REFUSALS_PER_MINUTE + 1, Integer.MAX_VALUE}) {
-            ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
-                    () -> ExchangeOptions.builder().plane(plane).stateDir(stateDir).refusalsPerMinute(bad).build());
-            assertTrue(e.getMessage().startsWith("refusalsPerMinute"), e.getMessage());
-        }
+    void theOptionsRefuseNoLimitsNamingTheField() {
         ai.cotal.core.CotalException e = org.junit.jupiter.api.Assertions.assertThrows(ai.cotal.core.CotalException.class,
-                () -> ExchangeOptions.builder().plane(plane).stateDir(stateDir).maxInFlight(0).build());
-        assertTrue(e.getMessage().startsWith("maxInFlight"), e.getMessage());
+                () -> ExchangeOptions.builder().plane(plane).stateDir(stateDir).limits(null).build());
+        assertEquals(ai.cotal.core.ErrorCode.BAD_REQUEST, e.code());
+        assertTrue(e.getMessage().startsWith("limits"), e.getMessage());
+        assertEquals(FaceLimits.DEFAULT, ExchangeOptions.builder().plane(plane).stateDir(stateDir).build().limits(),
+                "the defaults unless set");
     }
 }

@@ -1,5 +1,7 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -41,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The stock service of one space: material from the secret store, plane, callout, faces, readiness. */
+/** The stock service of one space: material from the secret store, its plane and callout, faces, readiness. */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class AuthServiceBrokerTest {
@@ -67,21 +69,27 @@ class AuthServiceBrokerTest {
                 .orElseThrow()), evictor);
     }
 
-    private AuthServiceOptions.Builder options(NatsBroker nats) {
-        return AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store);
+    /** The plane options from the store's service material: refuses a missing secret before any connection. */
+    private AuthPlaneOptions.Builder plane(NatsBroker nats) {
+        return StockPlane.options(nats.url(), "alpha", stateDir, store);
+    }
+
+    private static AuthServiceOptions.Builder service() {
+        return AuthServiceOptions.builder();
     }
 
     @Test
     void anUnprovisionedSpaceFailsBeforeAnyConnectionNamingWhatIsMissing(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
-        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        CotalException missing = assertThrows(CotalException.class, () -> plane(nats));
         assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
         assertTrue(missing.getMessage().contains(SecretKeys.serviceKeysKey("alpha"))
                 && missing.getMessage().contains(SecretKeys.calloutKey("alpha")), missing.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
         assertFalse(missing.getMessage().contains("SA"), "no seed in the message");
         for (java.time.Duration bad : List.of(java.time.Duration.ofSeconds(4), java.time.Duration.ofHours(25))) {
-            CotalException ttl = assertThrows(CotalException.class, () -> options(nats).standingTtl(bad).build());
+            CotalException ttl = assertThrows(CotalException.class, () -> AuthPlaneOptions.builder().server(nats.url())
+                    .space("alpha").stateDir(stateDir).secretStore(store).signer(auth.strip()).standingTtl(bad).build());
             assertTrue(ttl.getMessage().startsWith("standingTtl"), "refused at build, naming the field: " + ttl.getMessage());
         }
     }
@@ -90,7 +98,7 @@ class AuthServiceBrokerTest {
     void aStoreWithoutTheSystemCredentialsFailsTheStartNamingBothBeforeAnyConnection(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).withoutSystemCredentials().write(store);
-        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        CotalException missing = assertThrows(CotalException.class, () -> plane(nats));
         assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
         assertEquals("the auth service of space \"alpha\" is not provisioned: the secret store lacks "
                 + SecretKeys.membershipObserverCredsKey("alpha") + ", " + SecretKeys.connectionEvictorCredsKey("alpha")
@@ -98,7 +106,7 @@ class AuthServiceBrokerTest {
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
         assertEquals(List.of(SecretKeys.membershipObserverCredsKey("alpha"), SecretKeys.connectionEvictorCredsKey("alpha")),
                 SpaceProvisioning.forSpace(auth, callout).complete(store));
-        try (AuthService service = AuthService.start(options(nats).build())) {
+        try (AuthService service = AuthService.open(plane(nats).build(), service().build())) {
             assertEquals(AuthService.State.READY, service.state(), "the completed store starts");
         }
     }
@@ -115,10 +123,10 @@ class AuthServiceBrokerTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(secret, store.get(SecretKeys.ownerSecretKey("alpha")).orElseThrow(),
                 "provisioning again never re-keys an owner");
         org.junit.jupiter.api.Assertions.assertArrayEquals(issuer, store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow());
-        // service keys, callout and the system credentials alone: the start names both missing keys and creates neither
+        // service keys, callout and the system credentials alone: loading names both missing keys and creates neither
         store.delete(SecretKeys.ownerSecretKey("alpha"));
         store.delete(SecretKeys.issuerKeysKey("alpha"));
-        CotalException missing = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        CotalException missing = assertThrows(CotalException.class, () -> plane(nats));
         assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
         assertTrue(missing.getMessage().contains(SecretKeys.ownerSecretKey("alpha"))
                 && missing.getMessage().contains(SecretKeys.issuerKeysKey("alpha")), missing.getMessage());
@@ -127,44 +135,52 @@ class AuthServiceBrokerTest {
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
     }
 
+    /**
+     * The material is checked as it is loaded (a foreign issuer key), the callout credential by the
+     * plane's open (its responder connects last: a refused one releases the claim), the store and
+     * the data account by the service's start on the open plane, before a face binds.
+     */
     @Test
-    void theStartChecksTheStoreTheAccountTheIssuerAndTheBrokerBeforeTakingAnything(NatsBrokers brokers) {
+    void theStartChecksTheIssuerTheBrokerTheStoreAndTheAccountBeforeTakingAnything(NatsBrokers brokers) {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
-                .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
-        assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
-        assertTrue(otherStore.getMessage().startsWith("secretStore"), otherStore.getMessage());
-
-        SpaceAuth other = SpaceAuth.create("alpha", clock);
-        CotalException otherAccount = assertThrows(CotalException.class, () -> AuthService.start(options(nats)
-                .storeIdentity(store.identity().orElseThrow()).dataAccount(other.space().accountPublicKey()).build()));
-        assertEquals(ErrorCode.FAILED_PRECONDITION, otherAccount.code());
-        assertTrue(otherAccount.getMessage().startsWith("dataAccount"), otherAccount.getMessage());
-
         InMemorySecretStore foreign = ai.cotal.auth.PlaneFixture.provisioned("beta");
         byte[] alphaIssuer = store.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
         store.put(SecretKeys.issuerKeysKey("alpha"), foreign.get(SecretKeys.issuerKeysKey("beta")).orElseThrow());
-        CotalException wrongIssuer = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
+        CotalException wrongIssuer = assertThrows(CotalException.class, () -> plane(nats));
         assertEquals(ErrorCode.DATA_LOSS, wrongIssuer.code());
         assertTrue(wrongIssuer.getMessage().contains(SecretKeys.issuerKeysKey("alpha")), wrongIssuer.getMessage());
         store.put(SecretKeys.issuerKeysKey("alpha"), alphaIssuer);
 
-        // a callout credential the broker does not know: refused before the plane opens or a face binds
+        // a callout credential the broker does not know: the plane's open refuses it and releases its claim
+        SpaceAuth other = SpaceAuth.create("alpha", clock);
         byte[] alphaCallout = store.get(SecretKeys.calloutKey("alpha")).orElseThrow();
         InMemorySecretStore unknown = new InMemorySecretStore();
         SpaceProvisioning.forSpace(auth, CalloutAuth.create("alpha", other.broker(), auth.space().accountPublicKey(), clock))
                 .write(unknown);
         store.put(SecretKeys.calloutKey("alpha"), unknown.get(SecretKeys.calloutKey("alpha")).orElseThrow());
-        CotalException unreachable = assertThrows(CotalException.class, () -> AuthService.start(options(nats).build()));
-        assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code());
-        assertTrue(unreachable.getMessage().contains("callout credential"), unreachable.getMessage());
+        CotalException unreachable = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(plane(nats).build()));
+        assertEquals(ErrorCode.UNAUTHENTICATED, unreachable.code(), unreachable.getMessage());
         assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
-
         store.put(SecretKeys.calloutKey("alpha"), alphaCallout);
-        try (AuthService service = AuthService.start(options(nats).storeIdentity(store.identity().orElseThrow())
-                .dataAccount(auth.space().accountPublicKey()).build())) {
-            assertEquals(AuthService.State.READY, service.state(), "the plane was never taken by the refused starts");
+
+        try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(plane(nats).build())) {
+            assertEquals(2, plane.claim().generation(), "the refused open released the claim it had taken");
+            CotalException otherStore = assertThrows(CotalException.class, () -> AuthService.start(plane, service()
+                    .storeIdentity(new InMemorySecretStore().identity().orElseThrow()).build()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, otherStore.code());
+            assertTrue(otherStore.getMessage().startsWith("secretStore"), otherStore.getMessage());
+
+            CotalException otherAccount = assertThrows(CotalException.class, () -> AuthService.start(plane, service()
+                    .storeIdentity(store.identity().orElseThrow()).dataAccount(other.space().accountPublicKey()).build()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, otherAccount.code());
+            assertTrue(otherAccount.getMessage().startsWith("dataAccount"), otherAccount.getMessage());
+            assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
+
+            try (AuthService service = AuthService.start(plane, service().storeIdentity(store.identity().orElseThrow())
+                    .dataAccount(auth.space().accountPublicKey()).build())) {
+                assertEquals(AuthService.State.READY, service.state(), "the refused starts took nothing of the plane");
+            }
         }
     }
 
@@ -172,7 +188,8 @@ class AuthServiceBrokerTest {
     void aFencedPlaneMakesTheServiceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+        try (AuthService service = AuthService.open(plane(nats).serviceEndpoints(ServiceEndpoints.normal()).build(),
+                service().build())) {
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "ready: the capability file is there");
             fence(nats);
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -195,7 +212,8 @@ class AuthServiceBrokerTest {
     void aHostHandleKeptFromBeforeAFenceAnswersWritesUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+        try (AuthService service = AuthService.open(plane(nats).serviceEndpoints(ServiceEndpoints.normal()).build(),
+                service().build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
             service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
@@ -224,7 +242,8 @@ class AuthServiceBrokerTest {
     void theServiceHostsTheRoutesAndRefusesOnceUnavailable(NatsBrokers brokers) throws Exception {
         NatsBroker nats = broker(brokers);
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        try (AuthService service = AuthService.start(options(nats).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+        try (AuthService service = AuthService.open(plane(nats).serviceEndpoints(ServiceEndpoints.normal()).build(),
+                service().build())) {
             assertEquals(AuthService.State.READY, service.state());
             assertTrue(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "the readiness file is written last");
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");

@@ -65,8 +65,8 @@ class HealthBrokerTest {
         NatsBroker nats = f.broker(brokers);
         Creds evictor = Creds.mintSystem(f.auth.broker(), Identity.create(), CredentialProfile.CONNECTION_EVICTOR, null,
                 MintOptions.defaults());
-        AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                .stateDir(stateDir).secretStore(f.store).serviceEndpoints(true)
+        AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, f.store)
+                .serviceEndpoints(true).build(), AuthServiceOptions.builder()
                 .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build());
         var plane = service.plane();
         try {

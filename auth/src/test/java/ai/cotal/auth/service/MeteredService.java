@@ -88,9 +88,9 @@ final class MeteredService {
     /** The service with service endpoints, two mints per principal a minute, recording into {@code registry}. */
     AuthService start(NatsBroker nats, Path stateDir, MeterRegistry registry, boolean spaceTag) {
         handled.add(stateDir.toString());
-        return AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
-                .secretStore(store).serviceEndpoints(ServiceEndpoints.normal()).mintsPerPrincipalPerMinute(2)
-                .meterSink(MicrometerSink.of(registry)).meterSpaceTag(spaceTag).build());
+        return AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, store)
+                .serviceEndpoints(ServiceEndpoints.normal()).mintsPerPrincipalPerMinute(2)
+                .meterSink(MicrometerSink.of(registry)).meterSpaceTag(spaceTag).build(), AuthServiceOptions.builder().build());
     }
 
     private String capability(Path stateDir) throws Exception {

@@ -116,8 +116,7 @@ class MetricsBrokerTest {
                             .plane(service.plane().calloutAuthority()).signer(f.auth.strip()).meterSpaceTag(true).build(),
                     () -> ai.cotal.auth.exchange.ExchangeOptions.builder().plane(service.plane()).stateDir(stateDir)
                             .meterSpaceTag(true).build(),
-                    () -> AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
-                            .secretStore(f.store).meterSpaceTag(true).build())) {
+                    () -> StockPlane.options(nats.url(), "alpha", stateDir, f.store).meterSpaceTag(true).build())) {
                 CotalException refused = assertThrows(CotalException.class, withoutRegistry::run);
                 assertEquals(ErrorCode.BAD_REQUEST, refused.code());
                 assertTrue(refused.getMessage().startsWith("meterSpaceTag: needs a meterSink"), refused.getMessage());

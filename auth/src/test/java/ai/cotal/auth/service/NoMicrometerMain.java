@@ -33,8 +33,8 @@ public final class NoMicrometerMain {
         MeteredService f = new MeteredService();
         try (NatsBroker nats = f.broker()) {
             var stateDir = Files.createTempDirectory("no-micrometer");
-            try (AuthService service = AuthService.start(AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                    .stateDir(stateDir).secretStore(f.store).serviceEndpoints(ServiceEndpoints.normal()).build())) {
+            try (AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, f.store)
+                    .serviceEndpoints(ServiceEndpoints.normal()).build(), AuthServiceOptions.builder().build())) {
                 service.plane().ledger().grantManagedActor(Principal.of(MeteredService.OWNER, MeteredService.AGENT),
                         ActorLedger.Grant.of(List.of(), List.of(), List.of()), ActorTokens.tokenHash(MeteredService.AGENT_SECRET),
                         new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));

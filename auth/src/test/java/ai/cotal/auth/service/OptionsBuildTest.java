@@ -9,11 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.LivenessOracle;
 import ai.cotal.auth.ServiceEndpoints;
+import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.WriteBudgets;
+import ai.cotal.auth.exchange.ExchangeOptions;
+import ai.cotal.auth.exchange.FaceLimits;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.secrets.InMemorySecretStore;
 import ai.cotal.core.stores.StoreReplicas;
+import ai.cotal.core.trust.CalloutAuth;
 import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.core.trust.SpaceSigner;
 import java.nio.file.Path;
@@ -27,7 +31,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The service's options hand the plane its settings whole; every builder names the option it refuses. */
+/** The plane's options hold its settings, the service's only its faces; every builder names the option it refuses. */
 class OptionsBuildTest {
     @TempDir
     Path dir;
@@ -36,32 +40,57 @@ class OptionsBuildTest {
     private final Clock clock = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
 
     @Test
-    void aSignerGivenToTheServiceMustBeItsSpacesAndShowsNoSeed() {
+    void thePlanesSignerAndCalloutMustBeItsSpacesAndShowNoSeed() {
         SpaceAuth alpha = SpaceAuth.create("alpha", clock);
-        AuthServiceOptions.Builder options = AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
+        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.space().accountPublicKey(), clock);
+        AuthPlaneOptions.Builder options = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
                 .stateDir(dir).secretStore(store);
-        AuthServiceOptions given = options.signer(alpha.strip()).build();
-        assertEquals(alpha.space().accountPublicKey(), given.signer().orElseThrow().accountPublicKey());
+        AuthPlaneOptions given = options.signer(alpha.strip()).callout(callout).build();
+        assertEquals(alpha.space().accountPublicKey(), given.signer().accountPublicKey());
+        assertEquals(callout.accountPublicKey(), given.callout().orElseThrow().accountPublicKey());
         assertFalse(given.toString().contains(alpha.space().signing().seed()), given.toString());
-        assertTrue(AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir).secretStore(store)
-                .build().signer().isEmpty(), "without one the service reads service-keys.json");
+        assertTrue(given.toString().contains("callout=" + callout.accountPublicKey()), given.toString());
+        assertTrue(options.callout(null).build().callout().isEmpty(), "without one the plane answers no callout");
         CotalException other = assertThrows(CotalException.class,
                 () -> options.signer(SpaceAuth.create("beta", clock).strip()).build());
         assertEquals(ErrorCode.BAD_REQUEST, other.code());
         assertTrue(other.getMessage().startsWith("signer: belongs to space 'beta'"), other.getMessage());
+        SpaceAuth beta = SpaceAuth.create("beta", clock);
+        CotalException otherCallout = assertThrows(CotalException.class, () -> options.signer(alpha.strip())
+                .callout(CalloutAuth.create("beta", beta.broker(), beta.space().accountPublicKey(), clock)).build());
+        assertEquals(ErrorCode.BAD_REQUEST, otherCallout.code());
+        assertTrue(otherCallout.getMessage().startsWith("callout: belongs to space 'beta'"), otherCallout.getMessage());
     }
 
     @Test
-    void thePlaneTheServiceOpensGetsEverySharedSetting() {
+    void theServiceMaterialIsTheStoresServiceKeysOrTheRemoteSignerAndTheStoresCallout() {
+        SpaceAuth alpha = SpaceAuth.create("alpha", clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.space().accountPublicKey(), clock);
+        SpaceProvisioning.forSpace(alpha, callout).write(store);
+        ServiceMaterial.Loaded keys = ServiceMaterial.forService(store, "alpha", null);
+        assertEquals(alpha.space().accountPublicKey(), keys.signer().accountPublicKey(), "without one: service-keys.json");
+        assertEquals(callout.accountPublicKey(), keys.callout().accountPublicKey());
+        assertFalse(keys.toString().contains(alpha.space().signing().seed()), keys.toString());
+
+        store.delete(ai.cotal.workspace.SecretKeys.serviceKeysKey("alpha")); // the seed lives with the signer
+        SpaceSigner remote = alpha.strip();
+        assertSame(remote, ServiceMaterial.forService(store, "alpha", remote).signer(), "a remote signer is used as given");
+        CotalException missing = assertThrows(CotalException.class, () -> ServiceMaterial.forService(store, "alpha", null));
+        assertEquals(ErrorCode.FAILED_PRECONDITION, missing.code());
+        assertTrue(missing.getMessage().contains(ai.cotal.workspace.SecretKeys.serviceKeysKey("alpha")), missing.getMessage());
+    }
+
+    @Test
+    void thePlaneGetsEverySharedSettingAndTheServiceOnlyItsFaces() {
         LivenessOracle oracle = tuples -> LivenessOracle.Answer.unknown(tuples);
         WriteBudgets budgets = new WriteBudgets(1, 2, 3, 4, 5, 6);
-        AuthServiceOptions service = AuthServiceOptions.builder().servers(List.of("nats://a:4222", "nats://b:4222"))
-                .space("alpha").stateDir(dir.resolve("x/../state")).secretStore(store).clock(clock)
-                .livenessOracle(oracle).standingTtl(Duration.ofMinutes(2)).serviceEndpoints(ServiceEndpoints.normal())
-                .writeBudgets(budgets).storeReplicas(StoreReplicas.of(3)).loopbackPort(4000).build();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         SpaceSigner signer = auth.strip();
-        AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(service.settings()).signer(signer).build();
+        AuthPlaneOptions given = AuthPlaneOptions.builder().servers(List.of("nats://a:4222", "nats://b:4222"))
+                .space("alpha").stateDir(dir.resolve("x/../state")).secretStore(store).clock(clock)
+                .livenessOracle(oracle).standingTtl(Duration.ofMinutes(2)).serviceEndpoints(ServiceEndpoints.normal())
+                .writeBudgets(budgets).storeReplicas(StoreReplicas.of(3)).signer(signer).build();
+        AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(given.settings()).signer(signer).build();
 
         assertEquals(List.of("nats://a:4222", "nats://b:4222"), plane.servers());
         assertEquals("alpha", plane.space());
@@ -73,43 +102,54 @@ class OptionsBuildTest {
         assertEquals(ServiceEndpoints.normal(), plane.serviceEndpoints().orElseThrow());
         assertEquals(budgets, plane.writeBudgets());
         assertEquals(6, plane.endpointWritesPerSpacePerMinute());
-        assertSame(service.storeReplicas(), plane.storeReplicas());
+        assertSame(given.storeReplicas(), plane.storeReplicas());
         assertTrue(plane.toString().contains("StoreReplicas[3]"), plane.toString());
         assertFalse(plane.toString().contains(auth.space().signing().seed()), "no seed in toString: " + plane);
-        assertFalse(service.toString().contains("InMemorySecretStore"), "no store in toString: " + service);
 
-        AuthServiceOptions defaults = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                .secretStore(store).build();
+        AuthPlaneOptions defaults = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .secretStore(store).signer(signer).build();
         assertEquals(AuthPlaneOptions.DEFAULT_STANDING_TTL, defaults.standingTtl());
         assertEquals(WriteBudgets.defaults(), defaults.writeBudgets());
         assertSame(StoreReplicas.one(), defaults.storeReplicas(), "one replica unless asked");
         assertTrue(defaults.serviceEndpoints().isEmpty() && defaults.livenessOracle().isEmpty());
+
+        AuthServiceOptions service = AuthServiceOptions.builder().build();
+        assertEquals(0, service.loopbackPort(), "an ephemeral port unless asked");
+        assertSame(FaceLimits.DEFAULT, service.limits());
+        assertEquals(ExchangeOptions.DEFAULT_JWKS_FETCHES_PER_MINUTE, service.jwksFetchesPerMinute());
+        assertTrue(service.publicAddress().isEmpty() && service.oidc().isEmpty() && service.storeIdentity().isEmpty()
+                && service.dataAccount().isEmpty(), service.toString());
+        FaceLimits tight = FaceLimits.DEFAULT.withRefusalsPerMinute(5).withConnections(8, 2);
+        AuthServiceOptions bounded = AuthServiceOptions.builder().loopbackPort(4000).limits(tight).build();
+        assertEquals(4000, bounded.loopbackPort());
+        assertEquals(tight, bounded.limits());
+        assertTrue(bounded.toString().contains(tight.toString()), bounded.toString());
     }
 
     @Test
     void theIdentityRootIsTheSecretStoreUnlessSetAndMustBeADirectory() throws Exception {
         SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
-        AuthServiceOptions unset = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                .secretStore(store).build();
+        AuthPlaneOptions unset = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .secretStore(store).signer(signer).build();
         assertEquals(java.util.Optional.empty(), unset.identityRoot(), "default: the secret store's AuthInstanceIdentity");
         AuthPlaneOptions moved = AuthPlaneOptions.builder().settings(unset.settings()).stateDir(dir.resolve("other"))
                 .signer(signer).build();
         assertEquals(java.util.Optional.empty(), moved.identityRoot(), "an unset root stays unset with another state dir");
 
-        AuthServiceOptions set = AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                .identityRoot(dir.resolve("x/../workspace")).secretStore(store).build();
+        AuthPlaneOptions set = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                .identityRoot(dir.resolve("x/../workspace")).secretStore(store).signer(signer).build();
         assertEquals(dir.resolve("workspace").toAbsolutePath(), set.identityRoot().orElseThrow(), "absolute and normalized");
         AuthPlaneOptions plane = AuthPlaneOptions.builder().settings(set.settings()).stateDir(dir.resolve("other"))
                 .signer(signer).build();
-        assertEquals(set.identityRoot(), plane.identityRoot(), "a set root is handed to the plane as it is");
+        assertEquals(set.identityRoot(), plane.identityRoot(), "a set root is handed on as it is");
         assertTrue(plane.toString().contains("identityRoot=" + set.identityRoot().orElseThrow()), plane.toString());
 
         java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
         Map<String, Supplier<Object>> bad = Map.of(
                 "empty", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
                         .identityRoot(Path.of("")).secretStore(store).signer(signer).build(),
-                "a file", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                        .identityRoot(dir.resolve("a-file")).secretStore(store).build());
+                "a file", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
+                        .identityRoot(dir.resolve("a-file")).secretStore(store).signer(signer).build());
         bad.forEach((why, build) -> {
             CotalException e = assertThrows(CotalException.class, build::get, why);
             assertEquals(ErrorCode.BAD_REQUEST, e.code(), why);
@@ -125,11 +165,7 @@ class OptionsBuildTest {
                 "plane stateDir", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
                         .stateDir(relative).secretStore(store).signer(signer).build(),
                 "plane identityRoot", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
-                        .stateDir(dir).identityRoot(relative).secretStore(store).signer(signer).build(),
-                "service stateDir", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
-                        .stateDir(relative).secretStore(store).build(),
-                "service identityRoot", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha")
-                        .stateDir(dir).identityRoot(relative).secretStore(store).build());
+                        .stateDir(dir).identityRoot(relative).secretStore(store).signer(signer).build());
         bad.forEach((why, build) -> {
             CotalException e = assertThrows(CotalException.class, build::get, why);
             assertEquals(ErrorCode.BAD_REQUEST, e.code(), why);
@@ -142,26 +178,27 @@ class OptionsBuildTest {
 
     @Test
     void everyBuilderRefusesNamingTheOption() {
-        Map<String, Supplier<Object>> bad = Map.of(
-                "servers", () -> AuthServiceOptions.builder().servers(List.of(" ")).space("alpha").stateDir(dir)
-                        .secretStore(store).build(),
-                "loopbackPort", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                        .secretStore(store).loopbackPort(65536).build(),
-                "dataAccount", () -> AuthServiceOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                        .secretStore(store).dataAccount("UABC").build(),
-                "manifest", () -> AuthHost.Options.builder().server("nats://a:4222").stateRoot(dir).secretStore(store)
-                        .build(),
-                "stateRoot", () -> AuthHost.Options.builder().server("nats://a:4222").manifest(dir.resolve("m.json"))
-                        .secretStore(store).build(),
-                "stateDirs", () -> CalloutReplica.Options.builder().server("nats://a:4222").secrets(store).build(),
-                "secrets", () -> CalloutReplica.Options.builder().server("nats://a:4222")
-                        .stateDirs(Map.of("alpha", dir)).build(),
-                "retry", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
-                        .secrets(store).retry(Duration.ZERO).build(),
-                "ttl", () -> CalloutReplica.Options.builder().server("nats://a:4222").stateDirs(Map.of("alpha", dir))
-                        .secrets(store).ttl(Duration.ofSeconds(-1)).build(),
-                "storeReplicas", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
-                        .secretStore(store).storeReplicas(null).signer(SpaceAuth.create("alpha", clock).strip()).build());
+        SpaceSigner signer = SpaceAuth.create("alpha", clock).strip();
+        Map<String, Supplier<Object>> bad = Map.ofEntries(
+                Map.entry("servers", () -> AuthPlaneOptions.builder().servers(List.of(" ")).space("alpha").stateDir(dir)
+                        .secretStore(store).signer(signer).build()),
+                Map.entry("loopbackPort", () -> AuthServiceOptions.builder().loopbackPort(65536).build()),
+                Map.entry("dataAccount", () -> AuthServiceOptions.builder().dataAccount("UABC").build()),
+                Map.entry("limits", () -> AuthServiceOptions.builder().limits(null).build()),
+                Map.entry("manifest", () -> AuthHost.Options.builder().server("nats://a:4222").stateRoot(dir)
+                        .secretStore(store).build()),
+                Map.entry("stateRoot", () -> AuthHost.Options.builder().server("nats://a:4222")
+                        .manifest(dir.resolve("m.json")).secretStore(store).build()),
+                Map.entry("stateDirs", () -> CalloutReplica.Options.builder().server("nats://a:4222").secrets(store)
+                        .build()),
+                Map.entry("secrets", () -> CalloutReplica.Options.builder().server("nats://a:4222")
+                        .stateDirs(Map.of("alpha", dir)).build()),
+                Map.entry("retry", () -> CalloutReplica.Options.builder().server("nats://a:4222")
+                        .stateDirs(Map.of("alpha", dir)).secrets(store).retry(Duration.ZERO).build()),
+                Map.entry("ttl", () -> CalloutReplica.Options.builder().server("nats://a:4222")
+                        .stateDirs(Map.of("alpha", dir)).secrets(store).ttl(Duration.ofSeconds(-1)).build()),
+                Map.entry("storeReplicas", () -> AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
+                        .stateDir(dir).secretStore(store).storeReplicas(null).signer(signer).build()));
         bad.forEach((option, build) -> {
             CotalException e = assertThrows(CotalException.class, build::get, option);
             assertEquals(ErrorCode.BAD_REQUEST, e.code(), option);

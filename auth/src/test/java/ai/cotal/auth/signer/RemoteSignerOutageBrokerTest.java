@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Granter;
@@ -12,6 +13,7 @@ import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.Principal;
@@ -67,15 +69,14 @@ class RemoteSignerOutageBrokerTest {
         SignerPolicy stock = SignerPolicy.stock("alpha", space.auth.space().accountPublicKey());
         SignerServer signer = space.startSigner(stock);
         RemoteSpace.Observed[] observed = new RemoteSpace.Observed[1];
-        AuthServiceOptions options = AuthServiceOptions.builder().server(nats.url()).space("alpha")
-                .stateDir(dir.resolve("state")).secretStore(space.serviceStore)
-                .signer(space.remote(c -> observed[0] = new RemoteSpace.Observed(c)))
+        AuthPlaneOptions plane = StockPlane.options(nats.url(), "alpha", dir.resolve("state"), space.serviceStore,
+                space.remote(c -> observed[0] = new RemoteSpace.Observed(c)))
                 .serviceEndpoints(ServiceEndpoints.normal()).standingTtl(Duration.ofSeconds(12)).build();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong admitted = new AtomicLong();
         AtomicLong refused = new AtomicLong();
         Thread traffic = null;
-        try (AuthService service = AuthService.start(options)) {
+        try (AuthService service = AuthService.open(plane, AuthServiceOptions.builder().build())) {
             ActorRow row = service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             String bearer = service.plane().bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
@@ -15,6 +16,7 @@ import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TestIdp;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.auth.service.AuthServiceOptions;
+import ai.cotal.auth.service.StockPlane;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
@@ -84,10 +86,10 @@ class RemoteSignerServiceBrokerTest {
              TestIdp idp = new TestIdp()) {
             SpaceSigner remote = space.remote();
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
-            AuthServiceOptions options = AuthServiceOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)
-                    .secretStore(space.serviceStore).signer(remote).serviceEndpoints(ServiceEndpoints.normal())
-                    .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
-            try (AuthService service = AuthService.start(options)) {
+            AuthPlaneOptions plane = StockPlane.options(nats.url(), "alpha", stateDir, space.serviceStore, remote)
+                    .serviceEndpoints(ServiceEndpoints.normal()).build();
+            try (AuthService service = AuthService.open(plane, AuthServiceOptions.builder()
+                    .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
                 service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
@@ -112,7 +114,7 @@ class RemoteSignerServiceBrokerTest {
                 }
 
                 assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the service's store");
-                assertInstanceOf(UnixSocketAccountSigner.class, options.signer().orElseThrow().signing());
+                assertInstanceOf(UnixSocketAccountSigner.class, plane.signer().signing());
                 String signingKey = space.auth.space().signing().publicKey();
                 assertTrue(SeedReach.find(service, o -> o instanceof UnixSocketAccountSigner).isPresent(),
                         "the walk reaches the plane's signer slot (a control for the search below)");
@@ -134,15 +136,14 @@ class RemoteSignerServiceBrokerTest {
     }
 
     @Test
-    void aServiceGivenARemoteSignerRefusesAStoreThatStillHoldsTheSeed(NatsBrokers brokers) throws Exception {
+    void theServiceMaterialWithARemoteSignerRefusesAStoreThatStillHoldsTheSeed(NatsBrokers brokers) throws Exception {
         RemoteSpace space = new RemoteSpace(dir);
         NatsBroker nats = brokers.start(space::config);
         space.serviceStore.put(SecretKeys.serviceKeysKey("alpha"), space.signerStore.get(SecretKeys.serviceKeysKey("alpha"))
                 .orElseThrow()); // the seed is back in the service's store
         try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()))) {
-            CotalException refused = assertThrows(CotalException.class, () -> AuthService.start(AuthServiceOptions.builder()
-                    .server(nats.url()).space("alpha").stateDir(dir.resolve("state")).secretStore(space.serviceStore)
-                    .signer(space.remote()).build()));
+            CotalException refused = assertThrows(CotalException.class, () -> StockPlane.options(nats.url(), "alpha",
+                    dir.resolve("state"), space.serviceStore, space.remote()));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code());
             assertTrue(refused.getMessage().startsWith("secretStore: holds " + SecretKeys.serviceKeysKey("alpha")),
                     refused.getMessage());
