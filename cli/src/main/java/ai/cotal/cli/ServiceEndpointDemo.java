@@ -1,6 +1,6 @@
 package ai.cotal.cli;
 
-import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
@@ -107,7 +107,7 @@ final class ServiceEndpointDemo {
                         .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                         .meterSink(MicrometerSink.of(meters)).build())) {
                     Owner owner = service.plane().deriveOwner(pin.issuer(), subject);
-                    ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
+                    Grant none = Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(new Principal(owner, new Actor("laptop")), none);
                     service.plane().ledger().grantActor(new Principal(owner, new Actor("phone")), none);
                     out.println("auth service ready at " + service.loopbackUrl() + "; " + (oidc == null ? "alice"

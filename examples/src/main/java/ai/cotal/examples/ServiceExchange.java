@@ -1,7 +1,7 @@
 package ai.cotal.examples;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.auth.service.AuthService;
@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * service opens the space's plane itself), an agent granted with an actor token, and the token
  * exchanged over HTTP on the service's loopback face for a bearer the plane verifies.
  *
- * <p>Size (measured by ExampleSizeTest): 37 lines (no blanks, comments or imports), 14 distinct
+ * <p>Size (measured by ExampleSizeTest): 37 lines (no blanks, comments or imports), 13 distinct
  * SDK types.
  */
 public final class ServiceExchange {
@@ -57,7 +57,7 @@ public final class ServiceExchange {
                 .stateDir(dir.resolve("state")).secretStore(store).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             String actorToken = ActorTokens.newActorToken();
-            service.plane().ledger().grantManagedActor(Principal.of(owner, "agent1"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+            service.plane().ledger().grantManagedActor(Principal.of(owner, "agent1"), Grant.of(List.of("chat"), List.of(),
                     List.of("general")), ActorTokens.tokenHash(actorToken), ActorTokens.newLifecycleUid());
             Matcher capability = Pattern.compile("\"capability\":\"([^\"]+)\"")
                     .matcher(Files.readString(dir.resolve("state").resolve(TokenExchange.DISCOVERY_FILE)));
