@@ -53,7 +53,12 @@ public final class CalloutFixture {
 
     /** Grants {@code actor}, mints its credential row and a bearer of {@code ttl}. */
     public String bearer(AuthAuthorityPlane authority, String actor, List<String> publish, List<String> subscribe, Duration ttl) {
-        ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), Grant.of(List.of("chat"), subscribe, publish));
+        return bearer(authority, actor, Grant.of(List.of("chat"), subscribe, publish), ttl);
+    }
+
+    /** Grants {@code actor} {@code grant} (its scope must hold {@code chat}), mints its credential row and a bearer of {@code ttl}. */
+    public String bearer(AuthAuthorityPlane authority, String actor, Grant grant, Duration ttl) {
+        ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), grant);
         CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
         return authority.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));
