@@ -18,7 +18,8 @@ import java.util.Locale;
  *
  * <pre>{@code
  * String token = ActorTokens.newActorToken();          // give it to the agent, keep it nowhere else
- * ledger.grantManagedActor(owner, "agent-1", grant, ActorTokens.tokenHash(token), ActorTokens.newLifecycleUid());
+ * plane.ledger().grantManagedActor(Principal.of(owner, "agent-1"), Grant.of(scope, subscribe, publish),
+ *         ActorTokens.tokenHash(token), ActorTokens.newLifecycleUid());
  * }</pre>
  */
 public final class ActorTokens {

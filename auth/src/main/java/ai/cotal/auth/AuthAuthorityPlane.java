@@ -108,7 +108,7 @@ public interface AuthAuthorityPlane extends AutoCloseable {
      */
     PlaneRegistration observeRegistration();
 
-    /** The ledger of this space: grants and revocations ({@link ActorLedger#actorSourceIsLive} among them). */
+    /** The actor ledger of this space: grant, revoke and read its actors' rows. */
     ActorLedger ledger();
 
     /** The space's IdP pin, when one was set. */

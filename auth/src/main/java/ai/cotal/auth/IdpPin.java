@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.internal.text.StateFileRefusal;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;

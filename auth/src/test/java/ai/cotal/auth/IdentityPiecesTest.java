@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.internal.plane.FileActorLedger;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.CredentialId;
@@ -111,7 +112,7 @@ class IdentityPiecesTest {
         assertTrue(!token.equals(ActorTokens.newActorToken()), "fresh every call");
         LifecycleUid uid = ActorTokens.newLifecycleUid();
         assertTrue(uid.value().matches("[a-z2-7]{32}"), uid.value());
-        ActorRow row = new ActorLedger(dir, Clock.systemUTC()).grantManagedActor(Principal.of("u_ownerownerownerownerowners", "agent"), ActorLedger.Grant.of(
+        ActorRow row = new FileActorLedger(dir, Clock.systemUTC()).grantManagedActor(Principal.of("u_ownerownerownerownerowners", "agent"), Grant.of(
                 List.of(), List.of(), List.of()), ActorTokens.tokenHash(token), uid);
         assertEquals(Optional.of(ActorTokens.tokenHash(token)), row.tokenHash());
         assertEquals(uid, row.lifecycleUid());

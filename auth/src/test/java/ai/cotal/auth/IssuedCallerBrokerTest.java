@@ -51,7 +51,7 @@ class IssuedCallerBrokerTest {
              Connection admin = f.plane.admin(nats)) {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat", "ops"), List.of(), List.of()));
+                    Grant.of(List.of("chat", "ops"), List.of(), List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
             String chatOnly = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "caller-000001");
@@ -93,7 +93,7 @@ class IssuedCallerBrokerTest {
              Connection admin = f.plane.admin(nats)) {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
             String caller = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "revoked-000001");

@@ -50,7 +50,7 @@ class ManagerGateBrokerTest {
     void theVerdictFollowsTheGateTheSpecAndTheStatus(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 assertEquals(Verdict.NO_GATE, managers.verdict(new Owner(OWNER), new InstanceId(IID)));
@@ -102,7 +102,7 @@ class ManagerGateBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class, () -> plane.managers()
                     .registrarCredential(Principal.of(OWNER, "mgr"), new InstanceId(IID), java.time.Duration.ofMinutes(1))).code(), "not granted");
-            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager one = TestManager.candidate(plane, nats, OWNER, "mgr", IID);
                  TestManager two = TestManager.candidate(plane, nats, OWNER, "mgr", "mgr0000000000000000000000002")) {
                 refused(ErrorCode.FAILED_PRECONDITION, "manager-caller: " + OWNER
@@ -123,9 +123,9 @@ class ManagerGateBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             for (String owner : List.of(OWNER, OTHER)) {
-                plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(owner, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             }
-            plane.ledger().grantActor(Principal.of(OWNER, "other"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "other"), Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 manager.spec(List.of(manager.managerCluster()));
@@ -146,7 +146,7 @@ class ManagerGateBrokerTest {
     void registeredManagerClusterRefusesWhatDoesNotVerify(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             ManagerAuthority managers = plane.managers();
             try (TestManager manager = TestManager.of(plane, nats, OWNER, "mgr", IID)) {
                 refused(ErrorCode.FAILED_PRECONDITION, "found no manager service spec at the gate's registration revision",

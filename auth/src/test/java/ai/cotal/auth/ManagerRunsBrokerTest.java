@@ -80,9 +80,9 @@ class ManagerRunsBrokerTest {
             ManagerRuns.Admission again = p.admit(RUN);
             assertTrue(again.replayed(), "the same terms replay");
             assertEquals(first.admittedAt(), again.admittedAt());
-            plane.ledger().grantActor(Principal.of(RunParty.OWNER, "other"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(RunParty.OWNER, "other"), Grant.of(List.of("chat"), List.of(), List.of()));
             LifecycleUid otherUid = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(Principal.of(RunParty.OWNER, "worker2"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+            plane.ledger().grantManagedActor(Principal.of(RunParty.OWNER, "worker2"), Grant.of(List.of("chat"), List.of(),
                     List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), otherUid);
             refused(ErrorCode.ALREADY_EXISTS, "run " + RUN + " is admitted with other terms",
                     () -> runs.admit(p.holder, new ManagerRuns.AdmissionRequest(new RunId(RUN), new Actor("worker2"), otherUid)));
@@ -279,7 +279,7 @@ class ManagerRunsBrokerTest {
             ManagerRuns runs = plane.managerRuns();
             p.admit(RUN);
             p.waiting(RUN, "cp1");
-            plane.ledger().grantActor(Principal.of(otherOwner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(otherOwner, "mgr"), Grant.of(List.of("supervise"), List.of(), List.of()));
             try (TestManager other = TestManager.candidate(plane, nats, otherOwner, "mgr", otherIid, RunParty.RUN_COMMANDS)) {
                 ManagerRuns.Holder foreign = new ManagerRuns.Holder(Principal.of(otherOwner, "mgr"), new InstanceId(otherIid), List.of("supervise"));
                 String subject = p.publishAndServe(Kind.RESUME, RUN, "cp1", null);

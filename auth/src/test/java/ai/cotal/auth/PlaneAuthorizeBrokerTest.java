@@ -33,12 +33,13 @@ class PlaneAuthorizeBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             ActorRow row = plane.ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
+                    Grant.of(List.of("chat"), List.of("general"), List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid());
             ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), row.lifecycleUid(), credential);
             assertEquals(row.lifecycleUid(), plane.credentials().authorize(attempt).lifecycleUid());
             assertEquals(List.of(credential), plane.credentials().list());
-            assertTrue(plane.ledger().actorSourceIsLive(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()));
+            assertEquals(row.lifecycleUid(), plane.ledger().find(Principal.of("u_ownerownerownerownerowners", "laptop"))
+                    .orElseThrow().lifecycleUid(), "the ledger row stands at the grant's uid");
 
             plane.credentials().revoke(credential);
             CotalException revoked = assertThrows(CotalException.class, () -> plane.credentials().authorize(attempt));
@@ -63,7 +64,7 @@ class PlaneAuthorizeBrokerTest {
     void aMintAfterTheHeadMovedIsRefusedAndWritesNoRow(NatsBrokers brokers) {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), Grant.of(List.of(), List.of(),
                     List.of()));
             plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // activates: the plane saw it active
             plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // written under that head
@@ -84,7 +85,7 @@ class PlaneAuthorizeBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              io.nats.client.Connection admin = f.admin(nats)) {
-            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), Grant.of(List.of(), List.of(),
                     List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // writes the head
             ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), List.of(), row.lifecycleUid(), credential);

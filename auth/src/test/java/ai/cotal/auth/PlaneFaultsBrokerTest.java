@@ -92,7 +92,7 @@ class PlaneFaultsBrokerTest {
                 .livenessOracle(PlaneFixture.operatorSaysGone()).serviceEndpoints(true).build())) {
             assertEquals(2, plane.claim().generation(), "the next plane reclaimed the space");
             ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
             assertEquals(row, plane.ledger().find(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop")).orElseThrow(),
                     "the reclaimed plane writes and reads its ledger");
         }
@@ -108,7 +108,7 @@ class PlaneFaultsBrokerTest {
         AuthAuthorityPlane first = f.open(nats, stateDir);
         TestManager.forOwner(first, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
         ActorRow row = first.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                Grant.of(List.of("chat"), List.of(), List.of()));
         CredentialId credential = first.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
         bearer = first.bearers().issue(new BearerIssuer.Request(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
                 row.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));

@@ -85,7 +85,7 @@ class PlaneSourceLivenessBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              Connection admin = f.admin(nats)) {
             IssuedAuthority writer = IssuedAuthority.bind(admin, "alpha", source -> true, f.clock);
-            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String onLedger = issue(writer, new Source("alpha", "cotal_actors_alpha", "actor." + OWNER + ".laptop."
                     + row.lifecycleUid()));

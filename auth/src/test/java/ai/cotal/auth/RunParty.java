@@ -65,9 +65,9 @@ public final class RunParty implements AutoCloseable {
         this.plane = plane;
         this.owner = owner;
         this.iid = iid;
-        plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(owner, "mgr"), Grant.of(List.of("supervise"), List.of(), List.of()));
         this.workerUid = ActorTokens.newLifecycleUid().value();
-        plane.ledger().grantManagedActor(Principal.of(owner, "worker"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(owner, "worker"), Grant.of(List.of("chat"), List.of(), List.of()),
                 ActorTokens.tokenHash(ActorTokens.newActorToken()), new LifecycleUid(workerUid));
         this.manager = TestManager.candidate(plane, nats, owner, "mgr", iid, commands);
         this.holder = new ManagerRuns.Holder(Principal.of(owner, "mgr"), new InstanceId(iid), List.of("supervise"));
@@ -93,7 +93,7 @@ public final class RunParty implements AutoCloseable {
      * here) with the three run scopes.
      */
     public String callerBearer(String actor) {
-        ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), ActorLedger.Grant.of(List.of("chat", "run-start",
+        ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
         CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid());
         return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,

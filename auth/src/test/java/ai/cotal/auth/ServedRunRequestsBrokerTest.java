@@ -109,7 +109,7 @@ class ServedRunRequestsBrokerTest {
             assertNotNull(foreign, "the broker refuses a resume under another caller's accepted token");
             assertTrue(foreign.contains(anothersToken), foreign);
 
-            ActorRow chatOnly = plane.ledger().grantActor(Principal.of(RunParty.OWNER, "phone"), ActorLedger.Grant.of(List.of("chat"),
+            ActorRow chatOnly = plane.ledger().grantActor(Principal.of(RunParty.OWNER, "phone"), Grant.of(List.of("chat"),
                     List.of(), List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "phone"), chatOnly.lifecycleUid());
             String bearer = plane.bearers().issue(new BearerIssuer.Request(Principal.of(RunParty.OWNER, "phone"), List.of("chat"),

@@ -56,7 +56,7 @@ class StandingRunRequestsBrokerTest {
         NatsBroker nats = brokers.start(cf::config);
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
                 RunParty p = RunParty.declaring(plane, nats, cf, List.of("run-start", "run-resume"))) {
-            plane.ledger().grantActor(Principal.of(OTHER_OWNER, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OTHER_OWNER, "mgr"), Grant.of(List.of("supervise"), List.of(), List.of()));
             try (TestManager other = TestManager.candidate(plane, nats, OTHER_OWNER, "mgr", OTHER_IID,
                     RunParty.RUN_COMMANDS)) {
                 p.admit(RUN);

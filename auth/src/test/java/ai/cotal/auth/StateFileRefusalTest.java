@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.internal.plane.FileActorLedger;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.LifecycleUid;
@@ -25,7 +26,7 @@ class StateFileRefusalTest {
     @TempDir
     Path root;
 
-    private static final ActorLedger.Grant GRANT = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+    private static final Grant GRANT = Grant.of(List.of("chat"), List.of(), List.of());
 
     /** The refusal {@code call} throws, after checking that nothing along it names {@code root}. */
     private CotalException refused(Executable call) {
@@ -38,7 +39,7 @@ class StateFileRefusalTest {
     }
 
     private ActorLedger ledger(Path stateDir) {
-        return new ActorLedger(stateDir, Clock.systemUTC());
+        return new FileActorLedger(stateDir, Clock.systemUTC());
     }
 
     @Test

@@ -61,7 +61,7 @@ public final class TestManager implements AutoCloseable {
      * id derived from the owner): what a manager-caller connect of that owner needs (SPEC §14.4).
      */
     public static TestManager forOwner(AuthAuthorityPlane plane, NatsBroker nats, String owner) throws Exception {
-        plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(owner, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
         String instanceId = ManagerRecords.digest(owner.getBytes(java.nio.charset.StandardCharsets.UTF_8))
                 .substring("sha256:".length(), "sha256:".length() + 26);
         return candidate(plane, nats, owner, "mgr", instanceId);

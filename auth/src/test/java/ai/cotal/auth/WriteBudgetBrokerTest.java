@@ -48,7 +48,7 @@ class WriteBudgetBrokerTest {
     }
 
     private static ActorRow grant(AuthAuthorityPlane plane, String actor) {
-        return plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, actor), ActorLedger.Grant.of(List.of("chat"), List.of(),
+        return plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, actor), Grant.of(List.of("chat"), List.of(),
                 List.of()));
     }
 

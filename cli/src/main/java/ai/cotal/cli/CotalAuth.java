@@ -5,7 +5,7 @@ import java.io.PrintStream;
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
  * {@code serve}, {@code signer}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire},
- * {@code space add|list|retire|reinstate|backup|restore}, {@code up}. Exit
+ * {@code space add|list|retire|reinstate|backup|restore}, {@code grant subjects}, {@code up}. Exit
  * codes: 0 done, 1 failed (or a denied or held answer, or a retirement that retired nothing), 2
  * usage.
  */
@@ -46,6 +46,9 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("space")) {
             return SpaceCommand.run(java.util.List.of(args).subList(1, args.length), out, err, java.time.Clock.systemUTC());
         }
+        if (args.length >= 1 && args[0].equals("grant")) {
+            return GrantCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
+        }
         if (args.length >= 1 && args[0].equals("up")) {
             return UpCommand.run(java.util.List.of(args).subList(1, args.length), out, err, java.time.Clock.systemUTC());
         }
@@ -65,7 +68,8 @@ public final class CotalAuth {
             return DemoCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
         err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth signer ... | cotal-auth callout-host ..."
-                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth up ...");
+                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth grant subjects ..."
+                + " | cotal-auth up ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end;");
         err.println("         --oidc-issuer URL --oidc-client-id ID --oidc-token-file FILE [--oidc-alg ALG ...] pins that");
@@ -87,6 +91,9 @@ public final class CotalAuth {
         err.println("         --lifecycle-uid UID: retire one lifecycle through the running service's loopback face");
         err.println("  space (add | list | retire | reinstate | backup | restore) --root DIR ...: the per-space lifecycle");
         err.println("         of a root's tenants on a shared broker (docs/cli.md)");
+        err.println("  grant subjects --space NAME --owner OWNER --actor ACTOR [--publish CH,...] [--subscribe CH,...]");
+        err.println("         [--nonce NONCE]: print the subjects such a grant opens to one connection (nothing is read");
+        err.println("         or written)");
         err.println("  up --root DIR [--host H] [--port N] [--store-dir DIR]: render the broker config of every tenant");
         return 2;
     }

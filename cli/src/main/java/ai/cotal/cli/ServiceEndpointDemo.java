@@ -1,7 +1,7 @@
 package ai.cotal.cli;
 
 import ai.cotal.testbroker.oidc.OidcTestProvider;
-import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
@@ -111,7 +111,7 @@ final class ServiceEndpointDemo {
                      AuthService service = AuthService.start(plane, AuthServiceOptions.builder()
                         .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                     Owner owner = service.plane().deriveOwner(pin.issuer(), subject);
-                    ActorLedger.Grant none = ActorLedger.Grant.of(List.of(), List.of(), List.of());
+                    Grant none = Grant.of(List.of(), List.of(), List.of());
                     service.plane().ledger().grantActor(new Principal(owner, new Actor("laptop")), none);
                     service.plane().ledger().grantActor(new Principal(owner, new Actor("phone")), none);
                     out.println("auth service ready at " + service.loopbackUrl() + "; " + (oidc == null ? "alice"

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.id.Principal;
@@ -93,7 +93,7 @@ class CalloutHostCommandBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                 .stateDir(root.resolve(".cotal/auth-host").resolve(SecretKeys.spaceSegment("alpha"))).secretStore(alpha.secrets)
                 .signer(alpha.auth.strip()).clock(clock).build())) {
-            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
             bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()), Duration.ofMinutes(5)));

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.service.AuthService;
@@ -121,7 +121,7 @@ class LifecycleCommandBrokerTest {
                 .stateDir(state).secretStore(alpha.secrets).clock(clock).signer(material.signer())
                 .callout(material.callout()).build(), AuthServiceOptions.builder().build())) {
             AuthAuthorityPlane plane = service.plane();
-            ActorRow laptop = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+            ActorRow laptop = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
             LifecycleUid uid = laptop.lifecycleUid();
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), uid,
@@ -155,13 +155,13 @@ class LifecycleCommandBrokerTest {
             assertEquals("notStarted", answer().path("outcome").asText(), "printed, and exit 1: nothing was retired");
 
             LifecycleUid first = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), Grant.of(List.of(), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
             plane.lifecycles().activateManaged(Principal.of(OWNER, "agent"), first);
             assertEquals(1, retire("--managed", "alpha", state, "agent", first.value()));
             assertTrue(err().contains("refused 409") && err().contains("still at lifecycle"), err());
             LifecycleUid successor = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "agent"), Grant.of(List.of(), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), successor);
             assertEquals(0, retire("--managed", "alpha", state, "agent", first.value()), err());
             assertEquals("retired", answer().path("outcome").asText());

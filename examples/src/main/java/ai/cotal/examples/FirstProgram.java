@@ -1,6 +1,6 @@
 package ai.cotal.examples;
 
-import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
@@ -55,7 +55,7 @@ public final class FirstProgram {
                      .space("alpha").stateDir(dir.resolve("state")).secretStore(store).signer(space.signer())
                      .callout(space.callout()).build())) {
             Principal laptop = Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop");
-            LifecycleUid grant = plane.ledger().grantActor(laptop, ActorLedger.Grant.of(List.of("chat"), List.of(),
+            LifecycleUid grant = plane.ledger().grantActor(laptop, Grant.of(List.of("chat"), List.of(),
                     List.of("general"))).lifecycleUid();
             CredentialId credential = plane.credentials().mint(laptop, grant);
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"), grant, credential,

@@ -1,6 +1,6 @@
 package ai.cotal.examples;
 
-import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -54,7 +54,7 @@ public final class ServiceExchange {
              AuthService service = AuthService.start(plane, AuthServiceOptions.builder().build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             String actorToken = ActorTokens.newActorToken();
-            plane.ledger().grantManagedActor(Principal.of(owner, "agent1"), ActorLedger.Grant.of(List.of("chat"),
+            plane.ledger().grantManagedActor(Principal.of(owner, "agent1"), Grant.of(List.of("chat"),
                     List.of(), List.of("general")), ActorTokens.tokenHash(actorToken), ActorTokens.newLifecycleUid());
             HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
                     service.loopbackUrl() + "/exchange")).header("Authorization", "Bearer " + service.capability())

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Each example's header states its size, and this test measures it: the lines that are not blank,
  * a comment or an import, and the distinct SDK types it names (every imported {@code ai.cotal}
- * type and every nested type it reaches through one, such as {@code ActorLedger.Grant}). A header
+ * type and every nested type it reaches through one, such as {@code AuthAuthorityPlane.ClaimInfo}). A header
  * that disagrees with the source fails, naming the measured numbers.
  */
 class ExampleSizeTest {
@@ -75,18 +75,17 @@ class ExampleSizeTest {
         String source = """
                 package x;
 
-                import ai.cotal.auth.ActorLedger;
-                import java.util.List;
+                import ai.cotal.auth.AuthAuthorityPlane;
 
                 /** A comment. */
                 class X { // trailing
                     /* block
                        comment */
-                    Object grant = ActorLedger.Grant.of(List.of(), List.of(), List.of());
-                    int max = ActorLedger.MAX;
+                    Object claim = new AuthAuthorityPlane.ClaimInfo(1, "c");
+                    int max = AuthAuthorityPlane.MAX;
                 }
                 """;
         assertEquals(5, lines(source));
-        assertEquals(Set.of("ai.cotal.auth.ActorLedger", "ai.cotal.auth.ActorLedger.Grant"), sdkTypes(source));
+        assertEquals(Set.of("ai.cotal.auth.AuthAuthorityPlane", "ai.cotal.auth.AuthAuthorityPlane.ClaimInfo"), sdkTypes(source));
     }
 }

@@ -3,7 +3,8 @@ package ai.cotal.auth.callout;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.EndpointInstance;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.Grant;
+import ai.cotal.auth.GrantSubjects;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -18,10 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The permissions of an admitted user (SPEC §13.16). The plain view: publish
- * {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish} and {@code P.svc.ep.<tok>.<i>.<cap>} per
- * capability of each active caller grant, subscribe {@code _INBOX_<nonce>.>} and
- * {@code P.chat.*.*.<ch>} per {@code allowSubscribe}. The {@code endpoint-server} view serves its
+ * The permissions of an admitted user (SPEC §13.16). The plain view: the row's grant's subjects
+ * ({@link Grant#subjects}: publish {@code P.chat.<o>.<a>.<ch>} per {@code allowPublish}, subscribe
+ * {@code _INBOX_<nonce>.>} and {@code P.chat.*.*.<ch>} per {@code allowSubscribe}), and publish
+ * {@code P.svc.ep.<tok>.<i>.<cap>} per capability of each active caller grant. The {@code endpoint-server} view serves its
  * instance's request subjects and publishes replies only. The {@code manager-caller} view is
  * admitted only while the owner has a candidate manager (SPEC §14.4) and publishes its owner's
  * manager commands and, per {@code run-<op>} scope, that op's served run requests (§14.8: a resume or
@@ -47,15 +48,15 @@ final class CallerPermissions {
         if (access.serving().isPresent()) {
             return serving(access.serving().get(), p, nonce, account, tags);
         }
-        if (bearer.view().isEmpty()) {
-            List<String> pub = new ArrayList<>();
-            row.allowPublish().forEach(ch -> pub.add(p + ".chat." + row.owner() + "." + row.actor() + "." + ch));
+        if (bearer.view().isEmpty()) { // the row's grant's subjects (Grant.subjects), then its endpoint capabilities
+            GrantSubjects granted = Grant.of(row.scope(), row.allowSubscribe(), row.allowPublish())
+                    .subjects(new SpaceName(space), row.principal(), nonce);
+            List<String> pub = new ArrayList<>(granted.publish());
             for (EndpointAccess.Grant grant : access.grants()) {
                 grant.capabilities().forEach(cap -> pub.add(grant.instance().subjectStem(p) + "." + cap));
             }
-            List<String> sub = new ArrayList<>(List.of(InboxNonce.inboxPrefix(nonce) + ".>"));
-            row.allowSubscribe().forEach(ch -> sub.add(p + ".chat.*.*." + ch));
-            return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub), Permission.allow(sub), account, tags);
+            return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub),
+                    Permission.allow(granted.subscribe()), account, tags);
         }
         if (!bearer.view().get().equals(MANAGER_CALLER)) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: unknown view '"

@@ -1,10 +1,10 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -57,7 +57,7 @@ public final class CalloutFloodScenario {
                      .signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                      .plane(plane.calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
-            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid());
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "victim"), List.of("chat"),

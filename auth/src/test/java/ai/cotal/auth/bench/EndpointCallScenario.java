@@ -1,12 +1,12 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.EndpointInstance;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpointHost;
@@ -234,10 +234,10 @@ public final class EndpointCallScenario {
          * instance only.
          */
         Map<Admission, EndpointInstance> approved() {
-            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantManagedActor(Principal.of(OWNER, "benchsvc"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(Principal.of(OWNER, "benchsvc"), Grant.of(List.of("chat"), List.of(), List.of()),
                     ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
-            plane.ledger().grantActor(Principal.of(OWNER, "caller"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "caller"), Grant.of(List.of("chat"), List.of(), List.of()));
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             Granter owner = new Granter.Owner(OWNER, "laptop");
             Map<Admission, EndpointInstance> instances = new LinkedHashMap<>();

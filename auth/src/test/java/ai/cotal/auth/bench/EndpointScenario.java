@@ -1,7 +1,7 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Granter;
@@ -74,7 +74,7 @@ public final class EndpointScenario {
                      .serviceEndpoints(true)).build());
              EndpointIo io = new EndpointIo(plane, auth.strip(), nats.url())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner, "bench");
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             Options staticConnect = new Options.Builder().server(nats.url()).noReconnect()

@@ -1,10 +1,10 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
@@ -61,7 +61,7 @@ public final class ExchangeScenario {
                      .clock(clock)).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .build())) {
-            ActorRow row = plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(),
+            ActorRow row = plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), Grant.of(List.of(), List.of(),
                     List.of()), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                             .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
             String capability = new ObjectMapper().readTree(Files.readString(stateDir.resolve(TokenExchange.DISCOVERY_FILE)))
@@ -130,7 +130,7 @@ public final class ExchangeScenario {
 
     private static long[] humanArm(int calls, HttpClient http, AuthAuthorityPlane plane, IdpPin pin, String idpToken,
             String capability, String url) {
-        plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"), ActorLedger.Grant.of(List.of(),
+        plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"), Grant.of(List.of(),
                 List.of(), List.of()));
         HttpRequest post = HttpRequest.newBuilder(URI.create(url + "/exchange")).header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + capability).POST(HttpRequest.BodyPublishers.ofString(

@@ -1,6 +1,7 @@
 package ai.cotal.auth.bench;
 
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
@@ -216,7 +217,7 @@ public final class FloodScenario {
     /** Grants {@code owner} a managed agent (for the exchange) and a laptop; returns a manager-caller bearer. */
     private static String setUp(AuthService service, String owner) throws Exception {
         ActorLedger ledger = service.plane().ledger();
-        ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
+        Grant grant = Grant.of(List.of("chat"), List.of("general"), List.of("general"));
         ledger.grantManagedActor(Principal.of(owner, "agent"), grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
         ActorRow laptop = ledger.grantActor(Principal.of(owner, "laptop"), grant);
         CredentialId credential = service.plane().credentials().mint(Principal.of(owner, "laptop"), laptop.lifecycleUid());

@@ -1,7 +1,7 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.exchange.TokenExchange;
@@ -68,7 +68,7 @@ public final class LoadScenario {
              AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, store)
                      .serviceEndpoints(ServiceEndpoints.normal()).standingTtl(standingTtl)
                      .writeBudgets(BenchSpace.UNBUDGETED).build(), AuthServiceOptions.builder().build())) {
-            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of("general"));
+            Grant grant = Grant.of(List.of("chat"), List.of("general"), List.of("general"));
             service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), grant);
             String secret = "load-agent-secret";
             service.plane().ledger().grantManagedActor(Principal.of(OWNER, "agent"), grant, ai.cotal.auth.ActorTokens.tokenHash(secret),

@@ -1,10 +1,10 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.Grant;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -74,7 +74,7 @@ public final class PlaneScenario {
             }
             try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options);
                  Connection reader = NatsConnector.builder().server(nats.url()).creds(plain).label("floor").build().connect()) {
-                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "bench"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "bench"), Grant.of(List.of("chat"), List.of(),
                         List.of()));
                 CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "bench"), row.lifecycleUid());
                 ConnectAttempt attempt = new ConnectAttempt(Principal.of(OWNER, "bench"), List.of("chat"), row.lifecycleUid(), credential);

@@ -1,10 +1,10 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -87,7 +87,7 @@ public final class RemoteSignerScenario {
                  AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                          .plane(plane.calloutAuthority()).signer(switched).build())) {
                 String owner = "u_abcdefghijklmnopqrstuvwxyz";
-                ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()),

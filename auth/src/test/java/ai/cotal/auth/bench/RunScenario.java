@@ -1,9 +1,9 @@
 package ai.cotal.auth.bench;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunParty;
@@ -72,9 +72,9 @@ public final class RunScenario {
                 Connection manager = connect(nats, auth, "bench-manager");
                 Connection responder = connect(nats, auth, "bench-responder")) {
             String owner = RunParty.OWNER;
-            plane.ledger().grantActor(Principal.of(owner, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner, "mgr"), Grant.of(List.of("supervise"), List.of(), List.of()));
             LifecycleUid uid = ActorTokens.newLifecycleUid();
-            plane.ledger().grantManagedActor(Principal.of(owner, "worker"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+            plane.ledger().grantManagedActor(Principal.of(owner, "worker"), Grant.of(List.of("chat"), List.of(), List.of()),
                     ActorTokens.tokenHash(ActorTokens.newActorToken()), uid);
             try (TestManager registrar = TestManager.candidate(plane, nats, owner, "mgr", RunParty.IID,
                     RunParty.RUN_COMMANDS)) {
@@ -157,7 +157,7 @@ public final class RunScenario {
      * its served resumes; answers its accepted token.
      */
     private static String issuedCaller(AuthAuthorityPlane plane, Connection admin, String owner) {
-        String uid = plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("run-resume"), List.of(),
+        String uid = plane.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of("run-resume"), List.of(),
                 List.of())).lifecycleUid().value();
         String token = IssuedAuthority.acceptedToken("bench-caller-" + uid);
         IssuedAuthority issued = IssuedAuthority.bind(admin, "alpha", source -> true, Clock.systemUTC());

@@ -1,7 +1,7 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
@@ -67,7 +67,7 @@ public final class SlowClientScenario {
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
-            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), ActorLedger.Grant.of(List.of("chat"),
+            ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
             String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),

@@ -1,9 +1,9 @@
 package ai.cotal.auth.callout;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -53,7 +53,12 @@ public final class CalloutFixture {
 
     /** Grants {@code actor}, mints its credential row and a bearer of {@code ttl}. */
     public String bearer(AuthAuthorityPlane authority, String actor, List<String> publish, List<String> subscribe, Duration ttl) {
-        ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), ActorLedger.Grant.of(List.of("chat"), subscribe, publish));
+        return bearer(authority, actor, Grant.of(List.of("chat"), subscribe, publish), ttl);
+    }
+
+    /** Grants {@code actor} {@code grant} (its scope must hold {@code chat}), mints its credential row and a bearer of {@code ttl}. */
+    public String bearer(AuthAuthorityPlane authority, String actor, Grant grant, Duration ttl) {
+        ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), grant);
         CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
         return authority.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));

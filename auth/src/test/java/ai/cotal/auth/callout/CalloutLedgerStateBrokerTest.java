@@ -108,7 +108,7 @@ class CalloutLedgerStateBrokerTest {
                 assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)),
                         "narrowed by the connect's read: " + root.relativize(dir));
             }
-            if (ROOT) { // only root can hand a directory to another user (ActorLedgerTest covers others)
+            if (ROOT) { // only root can hand a directory to another user (FileActorLedgerTest covers others)
                 Files.setAttribute(stateDir().resolve("actors"), "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
                 String reason = refusal(nats, bearer);
                 assertTrue(reason.contains("actors directory: owned by another user"), reason);

@@ -2,12 +2,12 @@ package ai.cotal.auth.callout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.EndpointInstance;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpointHost;
@@ -61,8 +61,8 @@ final class EndpointConnectsFixture implements AutoCloseable {
         this.stateDir = stateDir;
         nats = brokers.start(f::config);
         openPlane();
-        plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        plane.ledger().grantManagedActor(Principal.of(OWNER, "weathersvc"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor(Principal.of(OWNER, "weathersvc"), Grant.of(List.of("chat"), List.of(), List.of()),
                 ActorTokens.tokenHash(SERVICE_TOKEN), ActorTokens.newLifecycleUid());
     }
 
@@ -160,7 +160,7 @@ final class EndpointConnectsFixture implements AutoCloseable {
     /** The owner's interactive row of {@code actor}, granted when absent. */
     ActorRow row(String actor) {
         return plane.ledger().find(Principal.of(OWNER, actor)).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, actor),
-                ActorLedger.Grant.of(List.of("chat"), List.of(), List.of())));
+                Grant.of(List.of("chat"), List.of(), List.of())));
     }
 
     /** A connected client whose {@code closed} completes on the connection's first DISCONNECTED or CLOSED event. */

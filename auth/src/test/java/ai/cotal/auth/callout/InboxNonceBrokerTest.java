@@ -1,9 +1,9 @@
 package ai.cotal.auth.callout;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,7 +53,7 @@ class InboxNonceBrokerTest {
              Connection admin = f.plane.admin(nats)) {
             String victim = f.bearer(plane, "laptop", List.of("general"), List.of(), Duration.ofMinutes(5));
             ActorRow row = plane.ledger().grantActor(Principal.of(OTHER_OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
             String attacker = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
                     row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(5)));
@@ -142,7 +142,7 @@ class InboxNonceBrokerTest {
 
     /** A manager-caller bearer for {@code owner}'s "laptop". */
     private static String caller(AuthAuthorityPlane plane, String owner) {
-        ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
         CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
         return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, "laptop"), List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));

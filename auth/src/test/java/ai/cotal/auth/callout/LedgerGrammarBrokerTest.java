@@ -10,6 +10,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -63,22 +64,24 @@ class LedgerGrammarBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir)) {
             ActorLedger ledger = plane.ledger();
-            List<Function<List<String>, ActorLedger.Grant>> lists = List.of(
-                    items -> ActorLedger.Grant.of(items, List.of(), List.of()),
-                    items -> ActorLedger.Grant.of(List.of(), items, List.of()),
-                    items -> ActorLedger.Grant.of(List.of(), List.of(), items));
+            List<Function<List<String>, Grant>> lists = List.of(
+                    items -> Grant.of(items, List.of(), List.of()),
+                    items -> Grant.of(List.of(), items, List.of()),
+                    items -> new Grant(List.of(), List.of(), items, Optional.empty(), Optional.empty(), Optional.empty()));
             List<String> fields = List.of("scope", "allowSubscribe", "allowPublish");
             for (String bad : List.of(">", "*", "general.>", "general.*", "a..b", ".general", "general.", "")) {
                 for (int i = 0; i < lists.size(); i++) {
-                    ActorLedger.Grant grant = lists.get(i).apply(List.of("general", bad));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), grant));
-                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(Principal.of(CalloutFixture.OWNER, "agent"),
-                            grant, "0".repeat(64), new LifecycleUid(UID)));
+                    Function<List<String>, Grant> list = lists.get(i);
+                    // the grant itself refuses, so neither kind of row can be asked for with it
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
+                            list.apply(List.of("general", bad))));
+                    assertBadRequest(fields.get(i) + "[1]", () -> ledger.grantManagedActor(Principal.of(CalloutFixture.OWNER,
+                            "agent"), list.apply(List.of("general", bad)), "0".repeat(64), new LifecycleUid(UID)));
                 }
             }
             assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),
                     "no row (no ledger directory) was written");
-            ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+            ledger.grantActor(Principal.of(CalloutFixture.OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general", "team.ops", "run-start", "a:b"), List.of()));
         }
     }
@@ -117,7 +120,7 @@ class LedgerGrammarBrokerTest {
             NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of());
+            Grant grant = Grant.of(List.of("chat"), List.of("general"), List.of());
             for (String owner : List.of("alice", "u_owner", "U_ABCDEFGHIJKLMNOPQRSTUVWXYZ", "u_abcdefghijklmnopqrstuvwxy1",
                     "u_abcdefghijklmnopqrstuvwxyza", "u_abcdefghijklmnopqrstuvwxy.")) {
                 assertFalse(Owner.matches(owner), owner);
@@ -125,7 +128,7 @@ class LedgerGrammarBrokerTest {
                 assertBadRequest("owner", () -> plane.ledger().grantManagedActor(new Principal(new Owner(owner),
                         new Actor("agent")), grant, "0".repeat(64), new LifecycleUid(UID)));
                 assertBadRequest("parent", () -> plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "child"),
-                        new ActorLedger.Grant(List.of(), List.of(), List.of(), Optional.empty(),
+                        new Grant(List.of(), List.of(), List.of(), Optional.empty(),
                                 Optional.of(Principal.parse(owner + ".laptop", "parent")), Optional.empty())));
             }
             assertFalse(Files.exists(stateDir.resolve("actors")) || Files.exists(stateDir.resolve("managed-actors")),

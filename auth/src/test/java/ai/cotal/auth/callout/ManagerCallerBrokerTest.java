@@ -3,10 +3,10 @@ package ai.cotal.auth.callout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.ServingGate;
@@ -58,8 +58,8 @@ class ManagerCallerBrokerTest {
         long mark = nats.log().mark();
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             String bearer = caller(plane, laptop);
 
             Exception none = f.refused(nats, bearer, CalloutFixture.nonce("laptop", "caller-000001"));
@@ -90,9 +90,9 @@ class ManagerCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane);
              Connection admin = f.plane.admin(nats)) {
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
+                    Grant.of(List.of("chat"), List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
             String bearer = caller(plane, agent);
             f.refused(nats, bearer, CalloutFixture.nonce("worker", "plain-000001"));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
@@ -121,10 +121,10 @@ class ManagerCallerBrokerTest {
     void aManagedRowPublishesRunStartsButNoResume(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             List<String> runs = List.of("run-start", "run-resume");
             ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
-                    ActorLedger.Grant.of(runs, List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
+                    Grant.of(runs, List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
             CredentialId credential = plane.credentials().mint(agent.principal(), agent.lifecycleUid());
             String bearer = plane.bearers().issue(new BearerIssuer.Request(agent.principal(), runs,
                     agent.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
@@ -151,8 +151,8 @@ class ManagerCallerBrokerTest {
         String second = "mgr0000000000000000000000002";
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager one = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID);
                  TestManager two = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", second)) {
                 long mark = nats.log().mark();

@@ -3,10 +3,10 @@ package ai.cotal.auth.callout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ManagerRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.id.CredentialId;
@@ -60,8 +60,8 @@ class SessionCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String bearer = sessionCaller(plane, laptop, SID);
                 long mark = nats.log().mark();
@@ -105,8 +105,8 @@ class SessionCallerBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, plane)) {
             ActorRow laptop = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String bearer = sessionCaller(plane, laptop, SID);
                 long exp = plane.bearers().verify(bearer).expiresAt() + 600;

@@ -3,8 +3,8 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
@@ -67,7 +67,7 @@ class ErrorBodiesBrokerTest {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).serviceEndpoints(true).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
             Path row = stateDir.resolve("actors").resolve("interactive").resolve(owner + ".laptop.json");
             if (!Files.exists(row)) {
                 try (var found = Files.walk(stateDir)) {

@@ -3,9 +3,9 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
@@ -58,7 +58,7 @@ class ExchangeBudgetBrokerTest {
                      .limits(FaceLimits.DEFAULT.withRefusalsPerMinute(3)).build())) {
             String flooder = ActorTokens.newActorToken();
             String other = ActorTokens.newActorToken();
-            ActorLedger.Grant grant = ActorLedger.Grant.of(List.of(), List.of(), List.of());
+            Grant grant = Grant.of(List.of(), List.of(), List.of());
             plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), grant, ActorTokens.tokenHash(flooder),
                     ActorTokens.newLifecycleUid());
             plane.ledger().grantManagedActor(Principal.of(OWNER, "agent2"), grant, ActorTokens.tokenHash(other),

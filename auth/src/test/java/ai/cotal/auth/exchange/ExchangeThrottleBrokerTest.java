@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.id.LifecycleUid;
@@ -66,7 +66,7 @@ class ExchangeThrottleBrokerTest {
         plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
         idp = new TestIdp();
         IdpPin.pin(stateDir, idp.url());
-        plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), Grant.of(List.of(), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                         .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }

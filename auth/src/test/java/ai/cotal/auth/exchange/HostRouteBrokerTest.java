@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
@@ -89,9 +89,9 @@ class HostRouteBrokerTest {
              io.nats.client.Connection admin = f.admin(nats)) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "ops@example.test").value(), "desk"),
-                    ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+                    Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 String token = idp.token("alice", 300);
@@ -253,7 +253,7 @@ class HostRouteBrokerTest {
                      .endpointWritesPerPrincipalPerMinute(1).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 String url = exchange.publicUrl().orElseThrow();

@@ -3,10 +3,10 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
@@ -105,8 +105,8 @@ class HttpBodiesFuzzTest {
                              1_000_000)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-            plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+            plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent1"), Grant.of(List.of(), List.of(), List.of()),
                     HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                             .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
             try (TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
@@ -143,10 +143,10 @@ class HttpBodiesFuzzTest {
                 // agent2's first lifecycle was activated and its grant moved on (SPEC §14.1: a managed retire needs
                 // that): the seed retires it, its replays answer alreadyRetired
                 LifecycleUid first = ActorTokens.newLifecycleUid();
-                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), first);
                 plane.lifecycles().activateManaged(Principal.of(AGENT_OWNER, "agent2"), first);
-                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "agent2"), Grant.of(List.of(), List.of(), List.of()),
                         ActorTokens.tokenHash(ActorTokens.newActorToken()), ActorTokens.newLifecycleUid());
                 fuzz("http-retire-managed", route(url + "/managed-lifecycle/retire", capability),
                         "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"agent2\",\"lifecycleUid\":\"" + first + "\"}",
@@ -154,10 +154,10 @@ class HttpBodiesFuzzTest {
 
                 // a candidate manager that declares the run commands, its managed worker and its supervise bearer
                 // (SPEC §14.7): the seeds admit a run and issue its start; their replays answer the stored rows
-                plane.ledger().grantActor(Principal.of(AGENT_OWNER, "mgr"), ActorLedger.Grant.of(List.of("supervise"), List.of(),
+                plane.ledger().grantActor(Principal.of(AGENT_OWNER, "mgr"), Grant.of(List.of("supervise"), List.of(),
                         List.of()));
                 LifecycleUid workerUid = ActorTokens.newLifecycleUid();
-                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "worker"), ActorLedger.Grant.of(List.of(), List.of(),
+                plane.ledger().grantManagedActor(Principal.of(AGENT_OWNER, "worker"), Grant.of(List.of(), List.of(),
                         List.of()), ActorTokens.tokenHash(ActorTokens.newActorToken()), workerUid);
                 try (TestManager manager = TestManager.candidate(plane, nats, AGENT_OWNER, "mgr", RunParty.IID,
                         RunParty.RUN_COMMANDS)) {

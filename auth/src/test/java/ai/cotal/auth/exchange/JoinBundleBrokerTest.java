@@ -1,12 +1,12 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.service.AuthService;
@@ -88,7 +88,7 @@ class JoinBundleBrokerTest {
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
             Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             String publicUrl = service.publicUrl().orElseThrow();
             assertFalse(publicUrl.endsWith(":0"), "the bound port, not the asked-for 0: " + publicUrl);
 

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
@@ -93,7 +93,7 @@ class ManagerServiceAuthorityBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
-            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String publicUrl = exchange.publicUrl().orElseThrow();
             String loopback = exchange.loopbackUrl();
@@ -171,7 +171,7 @@ class ManagerServiceAuthorityBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress("127.0.0.1", 0)).build())) {
-            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(),
+            ActorRow mgr = plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(),
                     List.of()));
             String publicUrl = exchange.publicUrl().orElseThrow();
             Identity identity = Identity.create();

@@ -3,8 +3,8 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.id.Owner;
@@ -70,7 +70,7 @@ class OidcExchangeBrokerTest {
         IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of());
         assertEquals(List.of("RS256", "ES256"), pin.algorithms(), "the accepted ones the provider advertises");
         Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
         return owner.value();
     }
 
@@ -116,7 +116,7 @@ class OidcExchangeBrokerTest {
              TokenExchange exchange = start(plane, 6)) {
             IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("EdDSA", "RS256"));
             plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"),
-                    ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+                    Grant.of(List.of(), List.of(), List.of()));
             HttpResponse<String> eddsa = exchange(exchange, idp.eddsa("alice"));
             assertEquals(200, eddsa.statusCode(), eddsa.body());
             assertEquals(200, exchange(exchange, idp.rs256("alice")).statusCode());

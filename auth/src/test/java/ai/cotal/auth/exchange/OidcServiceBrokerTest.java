@@ -1,12 +1,12 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.IdpPin;
@@ -97,7 +97,7 @@ class OidcServiceBrokerTest {
             assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start");
             assertTrue(Files.readString(stateDir.resolve("idp.json")).contains("\"kind\":\"oidc\""));
             Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             for (String idpToken : List.of(idp.rs256("alice"), idp.es256("alice"))) {
                 HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
                         + "/exchange")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(

@@ -3,8 +3,8 @@ package ai.cotal.auth.exchange;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -81,7 +81,7 @@ class SlowClientBrokerTest {
         responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
                 .plane(plane.calloutAuthority())
                 .signer(new SpaceAuth(f.broker, f.space).strip()).build());
-        plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), Grant.of(List.of("chat"), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"
                         .getBytes(StandardCharsets.UTF_8))), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }
@@ -276,7 +276,7 @@ class SlowClientBrokerTest {
 
             // the other face and the callout answer
             goodClient(exchange.loopbackUrl(), capability(), InboxNonce.of(Principal.of(OWNER, "agent1"), "slowcap1"));
-            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
             assertTrue(plane.ledger().find(Principal.of(OWNER, "laptop")).isPresent(), "the plane answers");
             assertEquals(6, exchange.publicConnections(), "the excess was not taken in: the face holds its cap");
 

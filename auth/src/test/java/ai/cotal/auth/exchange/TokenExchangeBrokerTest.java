@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.core.config.ServerConfig;
@@ -78,8 +78,8 @@ class TokenExchangeBrokerTest {
         idp = new TestIdp();
         IdpPin pin = IdpPin.pin(stateDir, idp.url());
         owner = plane.deriveOwner(pin.issuer(), "alice").value();
-        plane.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
-        plane.ledger().grantManagedActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "agent1"), ActorLedger.Grant.of(List.of(), List.of(),
+        plane.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
+        plane.ledger().grantManagedActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "agent1"), Grant.of(List.of(), List.of(),
                 List.of()), ActorTokens.tokenHash("agent-secret"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
     }
 

@@ -3,7 +3,9 @@ package ai.cotal.auth.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.internal.plane.FileActorLedger;
 import ai.cotal.auth.service.AuthHostManifest;
 import ai.cotal.core.creds.CredentialProfile;
 import ai.cotal.core.creds.Creds;
@@ -120,8 +122,8 @@ class ParserFuzzTest {
 
     @Test
     void filesReadFromDisk() throws Exception {
-        ActorLedger ledger = new ActorLedger(dir, CLOCK);
-        ledger.grantActor(Principal.of("u_" + "a".repeat(26), "laptop"), ActorLedger.Grant.of(List.of("chat"), List.of("general"),
+        ActorLedger ledger = new FileActorLedger(dir, CLOCK);
+        ledger.grantActor(Principal.of("u_" + "a".repeat(26), "laptop"), Grant.of(List.of("chat"), List.of("general"),
                 List.of()));
         Path row = dir.resolve("actors").resolve("u_" + "a".repeat(26) + ".laptop.json");
         byte[] rowSeed = Files.readAllBytes(row);

@@ -193,7 +193,7 @@ class PermissionMatrixBrokerTest {
                 Identity.fromSeed(effectUser.seed())));
         expected.put("effect connection", except(s, "endpoint-scoped-key"));
         try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
-            plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), ai.cotal.auth.ActorLedger.Grant.of(
+            plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), ai.cotal.auth.Grant.of(
                     List.of("chat"), List.of(), List.of()));
             creds.put("manager registrar", plane.managers().registrarCredential(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), new InstanceId(IID),
                     Duration.ofMinutes(5)));

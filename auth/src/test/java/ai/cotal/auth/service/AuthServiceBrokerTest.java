@@ -2,6 +2,7 @@ package ai.cotal.auth.service;
 
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.ServiceEndpoints;
@@ -216,7 +216,7 @@ class AuthServiceBrokerTest {
                 service().build())) {
             IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
             Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
-            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner.value(), "laptop");
             ServiceEndpointHost kept = service.serviceEndpoints().orElseThrow();
             ServiceEndpointHost planes = service.plane().serviceEndpoints().orElseThrow();
@@ -251,7 +251,7 @@ class AuthServiceBrokerTest {
             store.delete(SecretKeys.ownerSecretKey("alpha")); // a store emptied under a running service
             assertEquals(owner, service.plane().deriveOwner(pin.issuer(), "alice"), "the owner secret was loaded once");
             assertTrue(store.get(SecretKeys.ownerSecretKey("alpha")).isEmpty(), "a running service never creates it");
-            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
             Granter granter = new Granter.Owner(owner.value(), "laptop");
             ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
             HostResult pending = host.admit(granter, new HostRequest.Register(

@@ -1,12 +1,12 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -99,7 +99,7 @@ class CalloutHostBrokerTest {
     /** A bearer of the space's laptop actor (its ledger row granted on first use), with the view given. */
     private static String bearer(AuthAuthorityPlane plane, Optional<String> view) {
         ActorRow row = plane.ledger().find(Principal.of(OWNER, "laptop")).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, "laptop"),
-                ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of())));
+                Grant.of(List.of("chat"), List.of("general"), List.of())));
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
         return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), Optional.empty(), view,

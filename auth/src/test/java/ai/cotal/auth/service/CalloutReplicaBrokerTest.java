@@ -1,12 +1,12 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
@@ -88,7 +88,7 @@ class CalloutReplicaBrokerTest {
         String nonce = ai.cotal.auth.InboxNonce.forPrincipal(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"));
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of("general"), List.of()));
+                    Grant.of(List.of("chat"), List.of("general"), List.of()));
             CredentialId credential = a.credentials().mint(row.principal(), row.lifecycleUid());
             bearer = a.bearers().issue(BearerIssuer.Request.of(row.principal(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));

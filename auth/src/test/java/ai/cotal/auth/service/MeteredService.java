@@ -1,10 +1,10 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.SpaceProvisioning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
@@ -119,7 +119,7 @@ final class MeteredService {
      */
     void drive(NatsBroker nats, AuthService service, Path stateDir) throws Exception {
         var plane = service.plane();
-        plane.ledger().grantManagedActor(Principal.of(OWNER, AGENT), ActorLedger.Grant.of(List.of(), List.of(), List.of()),
+        plane.ledger().grantManagedActor(Principal.of(OWNER, AGENT), Grant.of(List.of(), List.of(), List.of()),
                 ActorTokens.tokenHash(AGENT_SECRET), new LifecycleUid(IID));
         handled.addAll(List.of(OWNER, AGENT, AGENT_SECRET, IID));
         String capability = capability(stateDir);
@@ -145,7 +145,7 @@ final class MeteredService {
 
         IdpPin pin = IdpPin.pin(stateDir, "https://idp.example");
         Owner owner = plane.deriveOwner(pin.issuer(), "alice");
-        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
         handled.addAll(List.of(owner.value(), "laptop"));
         Granter granter = new Granter.Owner(owner.value(), "laptop");
         ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();

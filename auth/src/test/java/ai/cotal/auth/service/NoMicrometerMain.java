@@ -1,7 +1,7 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.ServiceEndpoints;
@@ -36,7 +36,7 @@ public final class NoMicrometerMain {
             try (AuthService service = AuthService.open(StockPlane.options(nats.url(), "alpha", stateDir, f.store)
                     .serviceEndpoints(ServiceEndpoints.normal()).build(), AuthServiceOptions.builder().build())) {
                 service.plane().ledger().grantManagedActor(Principal.of(MeteredService.OWNER, MeteredService.AGENT),
-                        ActorLedger.Grant.of(List.of(), List.of(), List.of()), ActorTokens.tokenHash(MeteredService.AGENT_SECRET),
+                        Grant.of(List.of(), List.of(), List.of()), ActorTokens.tokenHash(MeteredService.AGENT_SECRET),
                         new LifecycleUid("abcdefghijklmnopqrstuvwxyz"));
                 String capability = new com.fasterxml.jackson.databind.ObjectMapper().readTree(stateDir.resolve(
                         ai.cotal.auth.exchange.TokenExchange.DISCOVERY_FILE).toFile()).path("capability").asText();

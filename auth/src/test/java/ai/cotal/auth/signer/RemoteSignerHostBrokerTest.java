@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.service.AuthHost;
 import ai.cotal.auth.service.AuthService;
 import ai.cotal.core.CotalException;
@@ -62,7 +62,7 @@ class RemoteSignerHostBrokerTest {
             AuthService lane = host.lanes().get("alpha");
             assertEquals(AuthService.State.READY, lane.state());
             lane.plane().ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
-                    ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+                    Grant.of(List.of(), List.of(), List.of()));
             assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the host's store");
             String signingKey = space.auth.space().signing().publicKey();
             assertTrue(SeedReach.find(host, o -> o instanceof UnixSocketAccountSigner).isPresent(),

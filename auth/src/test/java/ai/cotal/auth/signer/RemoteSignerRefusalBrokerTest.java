@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -101,14 +101,14 @@ class RemoteSignerRefusalBrokerTest {
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
                          .plane(plane.calloutAuthority()).signer(remote).build())) {
                 // a profile outside the policy, asked for through the plane's own API
-                plane.ledger().grantActor(Principal.of(OWNER, "mgr"), ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
                 refused(ErrorCode.PERMISSION_DENIED, "profile: manager-registrar is not in this signer's policy",
                         () -> plane.managers().registrarCredential(Principal.of(OWNER, "mgr"), new InstanceId("abcdefghijklmnopqrstuvwxyz"),
                                 Duration.ofMinutes(1)));
                 audited(space, "profile: manager-registrar is not in this signer's policy");
 
                 // a lifetime over the bound: a 5-minute bearer asks the callout for a 5-minute member
-                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
@@ -156,7 +156,7 @@ class RemoteSignerRefusalBrokerTest {
                     .standingTtl(Duration.ofSeconds(30)).build());
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
                          .plane(plane.calloutAuthority()).signer(remote).build())) {
-                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), ActorLedger.Grant.of(List.of("chat"),
+                ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
@@ -91,7 +91,7 @@ class RemoteSignerServiceBrokerTest {
             try (AuthService service = AuthService.open(plane, AuthServiceOptions.builder()
                     .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
                 Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
-                service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), ActorLedger.Grant.of(List.of("chat"),
+                service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 ServiceEndpointHost host = service.plane().serviceEndpoints().orElseThrow();
                 Granter granter = new Granter.Owner(owner.value(), "laptop");

@@ -61,7 +61,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
-    private final ActorLedger ledger;
+    private final FileActorLedger ledger;
     private final PlaneCredentials credentials;
     private final Bearers bearers;
     private final IssuedCallers issuedCallers;
@@ -103,7 +103,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.recordsScanner = recordsScanner;
         this.claim = claim;
         this.ownerSecret = OwnerSecret.load(options.secretStore(), space);
-        this.ledger = new ActorLedger(options.stateDir(), options.clock());
+        this.ledger = new FileActorLedger(options.stateDir(), options.clock());
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,

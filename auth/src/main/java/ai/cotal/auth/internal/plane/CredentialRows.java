@@ -199,7 +199,7 @@ public final class CredentialRows {
      * and travel while the ledger row is read; each is judged in that order, so a refusal is the
      * one the checks in turn give. The attempt's identifiers are typed, so every read is in grammar.
      */
-    public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.ActorLedger ledger, ConnectAttempt attempt) {
+    public ai.cotal.auth.ActorRow authorize(FileActorLedger ledger, ConnectAttempt attempt) {
         RowStore.PendingRead head = readerRows.sendLast(LifecycleRows.headKey(attempt.principal().owner().value(),
                 attempt.principal().actor().value()));
         RowStore.PendingRead credential = readerRows.sendLast("cred." + attempt.credentialId().value());

@@ -1,6 +1,5 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -25,7 +24,7 @@ public final class IssuedCallerRows {
     private final WriteBudget budget;
 
     /** Issued callers of {@code space}; every new issuance is charged to {@code budget}. */
-    public IssuedCallerRows(String space, Connection issuerConnection, ActorLedger ledger, Clock clock,
+    public IssuedCallerRows(String space, Connection issuerConnection, FileActorLedger ledger, Clock clock,
             WriteBudget budget) {
         this.space = space;
         this.budget = java.util.Objects.requireNonNull(budget, "budget");

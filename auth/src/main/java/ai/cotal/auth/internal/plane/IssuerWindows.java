@@ -1,6 +1,5 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
@@ -20,10 +19,10 @@ final class IssuerWindows implements Supplier<IssuerWindow> {
     /** The window's JWT lifetime: longer than any one attempt, never renewed in practice. */
     static final Duration TTL = Duration.ofMinutes(1);
     private final AuthPlaneOptions options;
-    private final ActorLedger ledger;
+    private final FileActorLedger ledger;
     private final ScheduledExecutorService scheduler;
 
-    IssuerWindows(AuthPlaneOptions options, ActorLedger ledger, ScheduledExecutorService scheduler) {
+    IssuerWindows(AuthPlaneOptions options, FileActorLedger ledger, ScheduledExecutorService scheduler) {
         this.options = options;
         this.ledger = ledger;
         this.scheduler = scheduler;

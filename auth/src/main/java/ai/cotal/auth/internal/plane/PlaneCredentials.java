@@ -1,6 +1,5 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.ConnectCredentials;
@@ -19,14 +18,14 @@ import java.util.List;
 final class PlaneCredentials implements ConnectCredentials {
     private final Runnable refuseIfUnavailable;
     private final String space;
-    private final ActorLedger ledger;
+    private final FileActorLedger ledger;
     private final CredentialRows rows;
     private final WriteBudget budget;
     private final PlaneClaim claim;
     private final AuthorityConnection ledgerScanner;
     private volatile PlaneLifecycles lifecycles;
 
-    PlaneCredentials(Runnable refuseIfUnavailable, String space, ActorLedger ledger, CredentialRows rows,
+    PlaneCredentials(Runnable refuseIfUnavailable, String space, FileActorLedger ledger, CredentialRows rows,
             WriteBudget budget, PlaneClaim claim, AuthorityConnection ledgerScanner) {
         this.refuseIfUnavailable = refuseIfUnavailable;
         this.space = space;

@@ -3,9 +3,9 @@ package ai.cotal.auth.internal.replica;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.plane.CredentialRows;
+import ai.cotal.auth.internal.plane.FileActorLedger;
 import ai.cotal.auth.internal.plane.IssuedCallerRows;
 import ai.cotal.auth.internal.plane.WriteBudget;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerIssuer;
@@ -41,7 +41,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final AuthorityConnection reader;
     private final AuthorityConnection issuer;
-    private final ActorLedger ledger;
+    private final FileActorLedger ledger;
     private final CredentialRows credentials;
     private final BearerVerifier bearers;
     private final IssuedCallerRows issued;
@@ -49,7 +49,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     private final java.util.concurrent.CompletableFuture<String> failure = new java.util.concurrent.CompletableFuture<>();
 
     private ReplicaAuthority(String space, ScheduledExecutorService scheduler, AuthorityConnection reader,
-            AuthorityConnection issuer, ActorLedger ledger, BearerVerifier bearers, Clock clock) {
+            AuthorityConnection issuer, FileActorLedger ledger, BearerVerifier bearers, Clock clock) {
         this.space = space;
         this.scheduler = scheduler;
         this.reader = reader;
@@ -79,7 +79,7 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
             issuer = AuthorityConnection.open(servers, signer, AuthorityRole.ISSUER, ttl, clock,
                     scheduler, null, why -> self[0].fail(why));
             BearerVerifier bearers = new BearerVerifier(space, BearerIssuer.load(store, space, clock).publicKey(), clock);
-            self[0] = new ReplicaAuthority(space, scheduler, reader, issuer, new ActorLedger(stateDir, clock), bearers,
+            self[0] = new ReplicaAuthority(space, scheduler, reader, issuer, new FileActorLedger(stateDir, clock), bearers,
                     clock);
             return self[0];
         } catch (RuntimeException e) {

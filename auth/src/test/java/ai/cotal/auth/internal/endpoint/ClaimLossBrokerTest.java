@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.id.Principal;
@@ -43,7 +43,7 @@ class ClaimLossBrokerTest {
         AuthAuthorityPlane next = AuthAuthorityPlane.open(x.f.options(x.nats, stateDir.resolve("successor"))
                 .livenessOracle(PlaneFixture.operatorSaysGone()).serviceEndpoints(true).build());
         for (String owner : List.of(EndpointFixture.OWNER, EndpointFixture.OTHER)) { // the successor's own ledger
-            next.ledger().grantActor(Principal.of(owner, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            next.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of(), List.of(), List.of()));
         }
         return next;
     }

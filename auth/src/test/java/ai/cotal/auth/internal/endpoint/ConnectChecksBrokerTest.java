@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.EndpointInstance;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.callout.EndpointAccess;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -116,7 +116,7 @@ class ConnectChecksBrokerTest {
             x.approved(x.owner, "weather", iid);
             grant(x, iid, List.of("ask"));
             x.plane.ledger().revoke(Principal.of(OTHER, "laptop"));
-            x.plane.ledger().grantActor(Principal.of(OTHER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            x.plane.ledger().grantActor(Principal.of(OTHER, "laptop"), Grant.of(List.of(), List.of(), List.of()));
             assertEquals(List.of(), grantsOfOther(x));
         }
     }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.ServiceEndpointHost;
@@ -102,7 +102,7 @@ class DiscoveryOutageBrokerTest {
                 Connection admin = f.admin(nats);
                 Connection system = NatsConnector.builder().server(nats.url()).creds(claimsCreds).label("test-claims")
                         .build().connect()) {
-            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), Grant.of(List.of(), List.of(), List.of()));
             Granter.Owner owner = new Granter.Owner(EndpointFixture.OWNER, "laptop");
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             String iid = EndpointFixture.iid();

@@ -2,8 +2,8 @@ package ai.cotal.auth.internal.endpoint;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneFixture;
@@ -51,7 +51,7 @@ final class EndpointFixture implements AutoCloseable {
         nats = brokers.start(f::config);
         plane = AuthAuthorityPlane.open(options.apply(f.options(nats, stateDir).serviceEndpoints(true)).build());
         for (String o : List.of(OWNER, OTHER)) {
-            plane.ledger().grantActor(Principal.of(o, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+            plane.ledger().grantActor(Principal.of(o, "laptop"), Grant.of(List.of(), List.of(), List.of()));
         }
         engine = ((AuthorityPlaneImpl) plane).serviceEndpointEngine();
         admin = f.admin(nats);

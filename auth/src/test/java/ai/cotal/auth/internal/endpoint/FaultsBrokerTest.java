@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
@@ -50,7 +50,7 @@ class FaultsBrokerTest {
 
     private static AuthAuthorityPlane open(ai.cotal.auth.AuthPlaneOptions.Builder options) {
         AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.serviceEndpoints(true).build());
-        plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+        plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), Grant.of(List.of(), List.of(), List.of()));
         return plane;
     }
 

@@ -109,7 +109,7 @@ class HostLifecycleBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).signer(failingDiscoveryRenewal(new ai.cotal.core.trust.SpaceAuth(
                 f.broker, f.space).strip()))
                 .standingTtl(java.time.Duration.ofSeconds(5)).serviceEndpoints(true).build())) {
-            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ai.cotal.auth.ActorLedger.Grant.of(java.util.List.of(),
+            plane.ledger().grantActor(Principal.of(EndpointFixture.OWNER, "laptop"), ai.cotal.auth.Grant.of(java.util.List.of(),
                     java.util.List.of(), java.util.List.of()));
             ServiceEndpointEngine engine = ((ai.cotal.auth.internal.plane.AuthorityPlaneImpl) plane).serviceEndpointEngine();
             ai.cotal.auth.ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();

@@ -184,11 +184,11 @@ class HostRacesBrokerTest {
             x.approved(x.owner, "weather", iid);
             Granter.Owner ghost = new Granter.Owner("u_" + "g".repeat(26), "laptop");
             x.plane.ledger().grantManagedActor(Principal.of(EndpointFixture.OTHER, "robot"),
-                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
+                    ai.cotal.auth.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
             Granter.Owner managed = new Granter.Owner(EndpointFixture.OTHER, "robot");
             String managedOnly = "u_" + "m".repeat(26);
             x.plane.ledger().grantManagedActor(Principal.of(managedOnly, "robot"),
-                    ai.cotal.auth.ActorLedger.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
+                    ai.cotal.auth.Grant.of(List.of(), List.of(), List.of()), "0".repeat(64), new LifecycleUid("robot".repeat(6)));
             // proved without an actor (the stock route's granter): needs any current interactive row of its own
             Granter.Owner provedGhost = new Granter.Owner("u_" + "g".repeat(26));
             Granter.Owner provedManaged = new Granter.Owner(managedOnly);

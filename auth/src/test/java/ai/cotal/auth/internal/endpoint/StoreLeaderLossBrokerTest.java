@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.ServiceEndpointHost;
@@ -103,7 +103,7 @@ class StoreLeaderLossBrokerTest {
                 .storeReplicas(StoreReplicas.of(3)).build());
              Connection admin = f.admin(home)) {
             for (String o : List.of(EndpointFixture.OWNER, EndpointFixture.OTHER)) {
-                plane.ledger().grantActor(Principal.of(o, "laptop"), ActorLedger.Grant.of(List.of(), List.of(), List.of()));
+                plane.ledger().grantActor(Principal.of(o, "laptop"), Grant.of(List.of(), List.of(), List.of()));
             }
             ServiceEndpointHost host = plane.serviceEndpoints().orElseThrow();
             String iid = EndpointFixture.iid();

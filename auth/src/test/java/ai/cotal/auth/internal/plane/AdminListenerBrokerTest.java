@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.PlaneConnection;
@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class AdminListenerBrokerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ActorLedger.Grant GRANT = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+    private static final Grant GRANT = Grant.of(List.of("chat"), List.of(), List.of());
     private static final String IID = "mgr0000000000000000000000001";
     private static final String SUBJECT = "cotal.alpha.auth.admin." + IID + ".retire-managed";
 

@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.ConnectAttempt;
@@ -61,7 +61,7 @@ class CredentialRowTtlBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
              Connection admin = f.admin(nats)) {
             ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
-                    ActorLedger.Grant.of(List.of("chat"), List.of(), List.of()));
+                    Grant.of(List.of("chat"), List.of(), List.of()));
             CredentialId id = plane.credentials().mint(row.principal(), row.lifecycleUid());
             MessageInfo stored = admin.jetStreamManagement().getLastMessage(STREAM, "$KV.cotal_auth_alpha.cred." + id);
             assertEquals("960s", stored.getHeaders().getFirst("Nats-TTL"), "900 s (the longest bearer) + 60 s grace");

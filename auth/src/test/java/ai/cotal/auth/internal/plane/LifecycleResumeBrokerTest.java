@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.CotalException;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class LifecycleResumeBrokerTest {
     private static final String OWNER = "u_abcdefghijklmnopqrstuvwxyz";
-    private static final ActorLedger.Grant GRANT = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+    private static final Grant GRANT = Grant.of(List.of("chat"), List.of(), List.of());
 
     @TempDir
     Path stateDir;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.callout.AuthCallout;
@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LifecycleRetirementBrokerTest {
     private static final String INTERACTIVE = "/interactive-lifecycle/retire";
     private static final String MANAGED = "/managed-lifecycle/retire";
-    private static final ActorLedger.Grant GRANT = ActorLedger.Grant.of(List.of("chat"), List.of(), List.of());
+    private static final Grant GRANT = Grant.of(List.of("chat"), List.of(), List.of());
 
     @TempDir
     Path stateDir;

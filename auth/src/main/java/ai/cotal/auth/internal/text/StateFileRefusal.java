@@ -1,6 +1,5 @@
-package ai.cotal.auth;
+package ai.cotal.auth.internal.text;
 
-import ai.cotal.auth.internal.text.RefusalText;
 import ai.cotal.core.CotalException;
 
 /**
@@ -10,12 +9,12 @@ import ai.cotal.core.CotalException;
  * directory's role), says why in words ({@link RefusalText} decides whether the original message
  * may stay) and carries no cause, so no message along it holds a path. Stateless.
  */
-final class StateFileRefusal {
+public final class StateFileRefusal {
     private StateFileRefusal() {
     }
 
     /** {@code failure} as {@code what: why}, without a path in it or under it. */
-    static CotalException of(CotalException failure, String what) {
+    public static CotalException of(CotalException failure, String what) {
         String message = failure.getMessage();
         String why = RefusalText.shareable(message) ? message : switch (failure.code()) {
             case PERMISSION_DENIED -> "a symbolic link is refused";

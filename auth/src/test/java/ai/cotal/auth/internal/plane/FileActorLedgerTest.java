@@ -1,4 +1,4 @@
-package ai.cotal.auth;
+package ai.cotal.auth.internal.plane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.ActorRow;
+import ai.cotal.auth.ConnectAttempt;
+import ai.cotal.auth.Grant;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.CredentialId;
@@ -19,19 +22,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ActorLedgerTest {
+class FileActorLedgerTest {
     /** Only root can hand a directory to another user; anyone else finds one root owns. */
     static final boolean ROOT = new com.sun.security.auth.module.UnixSystem().getUid() == 0;
 
     @TempDir
     Path dir;
 
-    private ActorLedger ledger() {
-        return new ActorLedger(dir, Clock.systemUTC());
+    private FileActorLedger ledger() {
+        return new FileActorLedger(dir, Clock.systemUTC());
     }
 
-    private static ActorLedger.Grant grant(String... scope) {
-        return ActorLedger.Grant.of(List.of(scope), List.of("general"), List.of("general"));
+    private static Grant grant(String... scope) {
+        return Grant.of(List.of(scope), List.of("general"), List.of("general"));
     }
 
     /** The ledger's half of a connect reads no credential row: any id stands in. */
@@ -125,7 +128,7 @@ class ActorLedgerTest {
 
     @Test
     void aMissingDirectoryIsAnEmptyLedgerThatDeniesEveryone() {
-        ActorLedger empty = new ActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
+        FileActorLedger empty = new FileActorLedger(dir.resolve("nothing-here"), Clock.systemUTC());
         assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(CotalException.class, () -> empty.authorizeConnect(
                 new ConnectAttempt(Principal.of("u_xxxxxxxxxxxxxxxxxxxxxxxxxx", "y"), List.of(),
                         new LifecycleUid("abcdefghijklmnopqrstuvwxyz"), CREDENTIAL))).code());
@@ -149,7 +152,7 @@ class ActorLedgerTest {
     @Test
     void openDirectoriesFromDotCotalDownAreNarrowedAndAnotherUsersAreRefused() throws Exception {
         Path stateDir = dir.resolve("root/.cotal/auth/space.616c706861");
-        ActorLedger ledger = new ActorLedger(stateDir, Clock.systemUTC());
+        FileActorLedger ledger = new FileActorLedger(stateDir, Clock.systemUTC());
         ActorRow row = ledger.grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"), grant("chat"));
         List<Path> chain = List.of(dir.resolve("root/.cotal"), dir.resolve("root/.cotal/auth"), stateDir,
                 stateDir.resolve("actors"));
@@ -168,7 +171,7 @@ class ActorLedgerTest {
         if (ROOT) {
             Files.setAttribute(foreign, "unix:uid", 65534, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         }
-        ActorLedger planted = ROOT ? ledger : new ActorLedger(foreign, Clock.systemUTC());
+        FileActorLedger planted = ROOT ? ledger : new FileActorLedger(foreign, Clock.systemUTC());
         CotalException e = assertThrows(CotalException.class, () -> planted.authorizeConnect(attempt(row, "chat")));
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
         assertTrue(e.getMessage().contains(ROOT ? "actors directory: owned by another user"
