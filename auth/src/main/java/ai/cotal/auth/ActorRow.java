@@ -63,7 +63,8 @@ public record ActorRow(Kind kind, Principal principal, List<String> scope, List<
         return principal.actor();
     }
 
-    private static List<String> items(List<String> values, String field) {
+    /** {@code values} as grant items (a copy), each checked; {@code bad-request} naming {@code field[i]}. */
+    static List<String> items(List<String> values, String field) {
         if (values == null) {
             throw CotalException.badRequest(field, "is required (may be empty)");
         }

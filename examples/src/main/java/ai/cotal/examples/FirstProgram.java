@@ -4,7 +4,7 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.callout.AuthCallout;
@@ -89,8 +89,8 @@ public final class FirstProgram {
             ActorRow row = plane.ledger().grantActor(laptop, ActorLedger.Grant.of(List.of("chat"), List.of(),
                     List.of("general")));
             CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"),
-                    row.lifecycleUid(), credential, Duration.ofMinutes(5)));
+            String bearer = plane.bearers().issue(BearerRequest.member(laptop, row.lifecycleUid(), credential,
+                    Duration.ofMinutes(5)));
             String nonce = InboxNonce.forPrincipal(laptop);
             CompletableFuture<String> refusal = new CompletableFuture<>();
             Options options = new Options.Builder().server(url).authHandler(callout.sentinelCreds().authHandler())

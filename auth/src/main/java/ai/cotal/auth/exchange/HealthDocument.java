@@ -1,6 +1,6 @@
 package ai.cotal.auth.exchange;
 
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.PlaneHealth;
 import ai.cotal.auth.callout.AuthCallout;
@@ -25,7 +25,7 @@ final class HealthDocument {
     static Map<String, Object> publicFace(String space) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
-        body.put("issuer", BearerIssuer.issuerOf(space));
+        body.put("issuer", BearerClaims.issuerOf(space));
         return body;
     }
 
@@ -37,7 +37,7 @@ final class HealthDocument {
         boolean answering = callout.map(AuthCallout::answering).orElse(true);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", plane.state() == PlaneHealth.State.OPEN && answering);
-        body.put("issuer", BearerIssuer.issuerOf(space));
+        body.put("issuer", BearerClaims.issuerOf(space));
         if (proof != null) {
             body.put("proof", proof);
         }

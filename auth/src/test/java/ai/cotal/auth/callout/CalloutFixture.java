@@ -3,7 +3,7 @@ package ai.cotal.auth.callout;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -55,7 +55,7 @@ public final class CalloutFixture {
     public String bearer(AuthAuthorityPlane authority, String actor, List<String> publish, List<String> subscribe, Duration ttl) {
         ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), ActorLedger.Grant.of(List.of("chat"), subscribe, publish));
         CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
-        return authority.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
+        return authority.bearers().issue(BearerRequest.member(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));
     }
 
