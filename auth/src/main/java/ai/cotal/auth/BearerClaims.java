@@ -16,7 +16,8 @@ import java.util.Optional;
  * serves (present exactly with the view {@value EndpointInstance#SERVING_VIEW}), the manager
  * instance a {@code manager-caller} names (optional) and the session grant
  * {@code <instanceId>.<sessionId>} of a {@code session-caller} (present exactly with that view).
- * Immutable.
+ * What {@link Bearers#verify} answers for a bearer {@link Bearers#issue} signed from a
+ * {@link BearerRequest}. Immutable.
  *
  * @param principal the principal the bearer names ({@code sub} is its owner)
  * @param scope the scope it asks for
@@ -53,6 +54,11 @@ public record BearerClaims(Principal principal, List<String> scope, LifecycleUid
     public BearerClaims(Principal principal, List<String> scope, LifecycleUid lifecycleUid, CredentialId credentialId,
             Optional<Principal> parent, Optional<String> view, long issuedAt, long expiresAt) {
         this(principal, scope, lifecycleUid, credentialId, parent, view, issuedAt, expiresAt, Optional.empty());
+    }
+
+    /** The issuer every bearer of {@code space} names ({@code iss}): {@code urn:cotal:auth:<space>}. */
+    public static String issuerOf(String space) {
+        return "urn:cotal:auth:" + space;
     }
 
     /** The principal's owner (the bearer's {@code sub}). */

@@ -8,10 +8,16 @@ package ai.cotal.auth;
  * {@code unavailable}.
  */
 public interface Bearers {
-    /** Signs a bearer with the space's issuer key ({@code issueBearer}). */
-    String issue(BearerIssuer.Request request);
+    /**
+     * Signs a bearer of {@code request}'s kind with the space's issuer key ({@code issueBearer}); the
+     * request checked its parts when it was built, so only an unavailable plane refuses here.
+     */
+    String issue(BearerRequest request);
 
-    /** Verifies a bearer of this space ({@code verifyBearer}; {@code unauthenticated} with the reason when refused). */
+    /**
+     * Verifies a bearer of this space ({@code verifyBearer}, SPEC §13.14): the one way to check one;
+     * {@code unauthenticated} with the reason when refused.
+     */
     BearerClaims verify(String token);
 
     /** The issuer's JWKS document. */

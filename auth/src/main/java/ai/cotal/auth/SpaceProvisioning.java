@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.internal.secrets.IssuerKey;
 import ai.cotal.auth.internal.secrets.OwnerSecret;
 import ai.cotal.auth.internal.secrets.ServiceDocuments;
 import ai.cotal.core.CotalException;
@@ -293,7 +294,7 @@ public final class SpaceProvisioning {
             documents.put(secret.key(space()), switch (secret) {
                 case SERVICE_KEYS -> ServiceDocuments.serviceKeys(auth.space());
                 case CALLOUT -> ServiceDocuments.callout(callout);
-                case ISSUER_KEYS -> BearerIssuer.newKeyDocument(space());
+                case ISSUER_KEYS -> IssuerKey.newDocument(BearerClaims.issuerOf(space()));
                 case OWNER_SECRET -> OwnerSecret.newDocument();
                 case MEMBERSHIP_OBSERVER -> system(CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey());
                 case CONNECTION_EVICTOR -> system(CredentialProfile.CONNECTION_EVICTOR, null);

@@ -3,6 +3,8 @@ package ai.cotal.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ai.cotal.auth.internal.plane.BearerIssuer;
+import ai.cotal.auth.internal.plane.BearerVerifier;
 import ai.cotal.auth.jose.Ed25519JwsSigner;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -46,8 +48,8 @@ class BearerIdentifiersTest {
     void theVerifierAnswersTheIssuedIdentifiersTyped() {
         Principal laptop = Principal.of(OWNER, "laptop");
         Principal parent = Principal.of(OWNER, "desk");
-        BearerClaims claims = verifier.verify(issuer.issue(new BearerIssuer.Request(laptop, List.of("chat"),
-                new LifecycleUid(UID), new CredentialId(UID), Duration.ofMinutes(5), Optional.of(parent), Optional.empty())));
+        BearerClaims claims = verifier.verify(issuer.issue(new BearerRequest.Member(laptop, List.of("chat"),
+                new LifecycleUid(UID), new CredentialId(UID), Duration.ofMinutes(5), Optional.of(parent))));
         assertEquals(laptop, claims.principal());
         assertEquals(new LifecycleUid(UID), claims.lifecycleUid());
         assertEquals(new CredentialId(UID), claims.credentialId());

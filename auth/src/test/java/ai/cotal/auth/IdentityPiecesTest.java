@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.internal.plane.FileActorLedger;
+import ai.cotal.auth.internal.plane.BearerIssuer;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.CredentialId;
@@ -62,8 +63,8 @@ class IdentityPiecesTest {
         InMemorySecretStore store = PlaneFixture.provisioned("alpha");
         BearerIssuer issuer = BearerIssuer.load(store, "alpha", Clock.systemUTC());
         assertEquals(issuer.keyId(), BearerIssuer.load(store, "alpha", Clock.systemUTC()).keyId(), "the key is kept");
-        String token = issuer.issue(new BearerIssuer.Request(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"),
-                new CredentialId("abcdefghijklmnopqrstuvwxyz"), Duration.ofSeconds(300), Optional.empty(), Optional.empty()));
+        String token = issuer.issue(BearerRequest.member(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), new LifecycleUid("abcdefghijklmnopqrstuvwxyz"),
+                new CredentialId("abcdefghijklmnopqrstuvwxyz"), Duration.ofSeconds(300)));
         SignedJWT jwt = SignedJWT.parse(token);
         assertEquals("EdDSA", jwt.getHeader().getAlgorithm().getName());
         assertEquals(issuer.keyId(), jwt.getHeader().getKeyID());
@@ -77,8 +78,8 @@ class IdentityPiecesTest {
         assertTrue(key.getD() == null, "the JWKS holds public keys only");
         assertEquals(issuer.keyId(), key.computeThumbprint().toString());
         assertTrue(jwt.verify(new Ed25519JwsVerifier(key.getDecodedX())));
-        assertThrows(CotalException.class, () -> issuer.issue(new BearerIssuer.Request(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(), new LifecycleUid("x"), new CredentialId("y"),
-                Duration.ofSeconds(901), Optional.empty(), Optional.empty())));
+        assertThrows(CotalException.class, () -> issuer.issue(BearerRequest.member(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of(), new LifecycleUid("x"), new CredentialId("y"),
+                Duration.ofSeconds(901))));
     }
 
     @Test

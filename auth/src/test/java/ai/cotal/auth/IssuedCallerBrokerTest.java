@@ -36,8 +36,8 @@ class IssuedCallerBrokerTest {
     Path stateDir;
 
     private String bearer(AuthAuthorityPlane plane, ActorRow row, String credential, List<String> scope) {
-        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(CalloutFixture.OWNER, "laptop"), scope, row.lifecycleUid(),
-                new CredentialId(credential), Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+        return plane.bearers().issue(BearerRequest.managerCaller(Principal.of(CalloutFixture.OWNER, "laptop"), scope, row.lifecycleUid(),
+                new CredentialId(credential), Duration.ofMinutes(5)));
     }
 
     private static long messages(Connection admin, String stream) throws Exception {

@@ -110,8 +110,8 @@ class PlaneFaultsBrokerTest {
         ActorRow row = first.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                 Grant.of(List.of("chat"), List.of(), List.of()));
         CredentialId credential = first.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
-        bearer = first.bearers().issue(new BearerIssuer.Request(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
-                row.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+        bearer = first.bearers().issue(BearerRequest.managerCaller(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
+                row.lifecycleUid(), credential, Duration.ofMinutes(5)));
         AtomicBoolean killed = new AtomicBoolean();
         CalloutAuthority killingAfterTheRow = new CalloutAuthority() {
             @Override

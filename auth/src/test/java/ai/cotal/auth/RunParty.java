@@ -96,9 +96,8 @@ public final class RunParty implements AutoCloseable {
         ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
         CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(), Optional.of(new InstanceId(iid)),
-                Optional.empty()));
+        return plane.bearers().issue(BearerRequest.managerCaller(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), new InstanceId(iid)));
     }
 
     /** A party with the three run commands declared. */

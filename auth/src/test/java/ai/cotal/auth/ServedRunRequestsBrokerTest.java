@@ -112,9 +112,8 @@ class ServedRunRequestsBrokerTest {
             ActorRow chatOnly = plane.ledger().grantActor(Principal.of(RunParty.OWNER, "phone"), Grant.of(List.of("chat"),
                     List.of(), List.of()));
             CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "phone"), chatOnly.lifecycleUid());
-            String bearer = plane.bearers().issue(new BearerIssuer.Request(Principal.of(RunParty.OWNER, "phone"), List.of("chat"),
-                    chatOnly.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(),
-                    Optional.of("manager-caller"), Optional.empty(), Optional.of(new InstanceId(RunParty.IID)), Optional.empty()));
+            String bearer = plane.bearers().issue(BearerRequest.managerCaller(Principal.of(RunParty.OWNER, "phone"), List.of("chat"),
+                    chatOnly.lifecycleUid(), credential, Duration.ofMinutes(5), new InstanceId(RunParty.IID)));
             try (CalloutFixture.Client phone = cf.connect(nats, bearer, CalloutFixture.nonce("phone", "chatonly-0001"))) {
                 String resume = RunRecords.servedSubject("alpha", RunParty.OWNER, Kind.RESUME, RUN, "norunscope000001");
                 phone.connection().publish(resume, RunRecords.envelope(RUN, "cp1", null));

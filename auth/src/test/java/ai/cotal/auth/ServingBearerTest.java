@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.internal.plane.BearerIssuer;
+import ai.cotal.auth.internal.plane.BearerVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.CredentialId;
@@ -18,30 +20,28 @@ import org.junit.jupiter.api.Test;
 /** The serving bearer (SPEC §13.14, §13.17): the view names its instance, and only that view does. */
 class ServingBearerTest {
     private static final String UID = "abcdefghijklmnopqrstuvwxyz";
+    private static final Principal SERVICE = Principal.of("u_abcdefghijklmnopqrstuvwxyz", "weathersvc");
     private final BearerIssuer issuer = BearerIssuer.load(PlaneFixture.provisioned("alpha"), "alpha", Clock.systemUTC());
     private final BearerVerifier verifier = new BearerVerifier("alpha", issuer.publicKey(), Clock.systemUTC());
     private final EndpointInstance weather = new EndpointInstance("weather", "0123456789abcdefghijklmnop");
 
-    private BearerIssuer.Request request(Optional<String> view, Optional<EndpointInstance> serving) {
-        return new BearerIssuer.Request(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "weathersvc"), List.of("chat"), new LifecycleUid(UID), new CredentialId(UID),
-                Duration.ofMinutes(5), Optional.empty(), view, serving);
-    }
-
     @Test
     void aServingBearerNamesItsInstanceAndVerifiesWithIt() {
-        BearerClaims claims = verifier.verify(issuer.issue(request(Optional.of(EndpointInstance.SERVING_VIEW),
-                Optional.of(weather))));
+        BearerClaims claims = verifier.verify(issuer.issue(BearerRequest.serving(SERVICE, new LifecycleUid(UID),
+                new CredentialId(UID), Duration.ofMinutes(5), weather)));
         assertEquals(Optional.of(EndpointInstance.SERVING_VIEW), claims.view());
         assertEquals(Optional.of(weather), claims.serving());
-        BearerClaims plain = verifier.verify(issuer.issue(request(Optional.empty(), Optional.empty())));
+        BearerClaims plain = verifier.verify(issuer.issue(BearerRequest.member(SERVICE, List.of("chat"),
+                new LifecycleUid(UID), new CredentialId(UID), Duration.ofMinutes(5))));
         assertEquals(Optional.empty(), plain.serving());
     }
 
     @Test
-    void theInstanceGoesWithTheServingViewOnly() {
-        assertThrows(CotalException.class, () -> request(Optional.of(EndpointInstance.SERVING_VIEW), Optional.empty()));
-        assertThrows(CotalException.class, () -> request(Optional.empty(), Optional.of(weather)));
-        assertThrows(CotalException.class, () -> request(Optional.of("manager-caller"), Optional.of(weather)));
+    void aServingRequestWithoutItsInstanceIsRefusedNamingIt() {
+        CotalException refused = assertThrows(CotalException.class, () -> BearerRequest.serving(SERVICE,
+                new LifecycleUid(UID), new CredentialId(UID), Duration.ofMinutes(5), null));
+        assertEquals(ErrorCode.BAD_REQUEST, refused.code());
+        assertTrue(refused.getMessage().startsWith("instance"), refused.getMessage());
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.internal.plane.BearerIssuer;
 import ai.cotal.auth.SpaceProvisioning.Role;
 import ai.cotal.auth.SpaceProvisioning.Secret;
 import ai.cotal.auth.service.ServiceMaterial;

@@ -23,7 +23,6 @@ import io.nats.client.api.StreamState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -87,8 +86,8 @@ class WriteBudgetBrokerTest {
     }
 
     private static String managerBearer(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
-                new CredentialId(mint(plane, row)), Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+        return plane.bearers().issue(BearerRequest.managerCaller(row.principal(), List.of("chat"), row.lifecycleUid(),
+                new CredentialId(mint(plane, row)), Duration.ofMinutes(5)));
     }
 
     @Test

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.id.Principal;
@@ -95,7 +95,7 @@ class CalloutHostCommandBrokerTest {
                 .signer(alpha.auth.strip()).clock(clock).build())) {
             ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
-            bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
+            bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()), Duration.ofMinutes(5)));
         }
         Path manifest = Files.writeString(root.resolve("replicas.json"), "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"}]}");

@@ -8,8 +8,8 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.service.AuthService;
@@ -124,7 +124,7 @@ class LifecycleCommandBrokerTest {
             ActorRow laptop = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
             LifecycleUid uid = laptop.lifecycleUid();
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), uid,
+            String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), uid,
                     plane.credentials().mint(Principal.of(OWNER, "laptop"), uid), Duration.ofMinutes(5))); // the mint activates uid
 
             assertEquals(1, retire("--interactive", "beta", state, "laptop", uid.value()), "asked as another space's service");

@@ -3,7 +3,7 @@ package ai.cotal.examples;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.MemberOptions;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.core.config.ServerConfigOptions;
@@ -58,8 +58,7 @@ public final class FirstProgram {
             LifecycleUid grant = plane.ledger().grantActor(laptop, Grant.of(List.of("chat"), List.of(),
                     List.of("general"))).lifecycleUid();
             CredentialId credential = plane.credentials().mint(laptop, grant);
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"), grant, credential,
-                    Duration.ofMinutes(5)));
+            String bearer = plane.bearers().issue(BearerRequest.member(laptop, grant, credential, Duration.ofMinutes(5)));
             Options options = MemberOptions.builder(space.callout().sentinelCreds(), laptop, bearer).server(nats.url())
                     .noReconnect().build();
             try (Connection nc = Nats.connect(options)) {

@@ -2,6 +2,7 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.GrantSubjects;
@@ -33,7 +34,6 @@ import java.util.List;
  * principal's alone.
  */
 final class CallerPermissions {
-    static final String MANAGER_CALLER = "manager-caller";
     /** The scopes that name a run op a caller may ask a manager for (SPEC §14.8). */
     static final List<String> RUN_SCOPES = List.of("run-start", "run-resume", "run-answer");
 
@@ -58,7 +58,7 @@ final class CallerPermissions {
             return UserClaim.of(pub.isEmpty() ? Permission.none() : Permission.allow(pub),
                     Permission.allow(granted.subscribe()), account, tags);
         }
-        if (!bearer.view().get().equals(MANAGER_CALLER)) {
+        if (!bearer.view().get().equals(BearerRequest.ManagerCaller.VIEW)) {
             throw new CotalException(ErrorCode.PERMISSION_DENIED, "view: unknown view '"
                     + ai.cotal.core.internal.json.ClosedJson.fieldName(bearer.view().get()) + "'");
         }

@@ -2,7 +2,7 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
@@ -171,7 +171,7 @@ final class CalloutHandler {
         progress.step = CalloutReason.ENDPOINT;
         EndpointAccess access = options.plane().endpointAccess(bearer, row);
         progress.step = CalloutReason.SESSION;
-        Optional<ManagerAuthority.Session> session = bearer.view().filter(BearerIssuer.SESSION_CALLER::equals)
+        Optional<ManagerAuthority.Session> session = bearer.view().filter(BearerRequest.SessionCaller.VIEW::equals)
                 .map(v -> options.plane().verifySession(bearer)); // SPEC §14.5, before any permission is minted
         progress.step = CalloutReason.PERMISSIONS;
         UserClaim permissions = session.isPresent() ? CallerPermissions.session(options, row, session.get(), nonce)

@@ -2,7 +2,7 @@ package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
@@ -40,8 +40,8 @@ import java.util.Optional;
  */
 final class ExchangeArms {
     static final String AGENT_REFUSAL = "agent exchange refused: unknown agent or wrong secret";
-    private static final String MANAGER_CALLER = BearerIssuer.MANAGER_CALLER;
-    private static final String SESSION_CALLER = BearerIssuer.SESSION_CALLER;
+    private static final String MANAGER_CALLER = BearerRequest.ManagerCaller.VIEW;
+    private static final String SESSION_CALLER = BearerRequest.SessionCaller.VIEW;
     private static final long SKEW = 5;
     private static final Duration AGENT_TTL = Duration.ofSeconds(300);
 
@@ -70,8 +70,8 @@ final class ExchangeArms {
             if (managerInstanceId != null) {
                 InstanceId.of(managerInstanceId, "managerInstanceId");
             }
-            if (sessionGrant != null && !BearerIssuer.SESSION_GRANT.matcher(sessionGrant).matches()) {
-                throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
+            if (sessionGrant != null && !BearerRequest.SessionCaller.GRANT.matcher(sessionGrant).matches()) {
+                throw CotalException.badRequest("sessionGrant", "must be " + BearerRequest.SessionCaller.GRANT_RULE);
             }
             if (!EndpointInstance.SERVING_VIEW.equals(view)) {
                 if (endpoint != null || instanceId != null) {
@@ -81,6 +81,23 @@ final class ExchangeArms {
                 return Optional.empty();
             }
             return Optional.of(new EndpointInstance(endpoint, instanceId));
+        }
+
+        /** The bearer this body asks for, of {@code row} with its scope and parent; {@link #serving()} checked the body. */
+        BearerRequest bearer(ActorRow row, CredentialId credential, Duration ttl, Optional<EndpointInstance> serving) {
+            if (serving.isPresent()) {
+                return new BearerRequest.Serving(row.principal(), row.scope(), row.lifecycleUid(), credential, ttl,
+                        row.parent(), serving.get());
+            }
+            if (SESSION_CALLER.equals(view)) {
+                return new BearerRequest.SessionCaller(row.principal(), row.scope(), row.lifecycleUid(), credential, ttl,
+                        row.parent(), sessionGrant);
+            }
+            if (MANAGER_CALLER.equals(view)) {
+                return new BearerRequest.ManagerCaller(row.principal(), row.scope(), row.lifecycleUid(), credential, ttl,
+                        row.parent(), Optional.ofNullable(managerInstanceId).map(InstanceId::new));
+            }
+            return new BearerRequest.Member(row.principal(), row.scope(), row.lifecycleUid(), credential, ttl, row.parent());
         }
     }
 
@@ -122,7 +139,7 @@ final class ExchangeArms {
             throw refused("actor " + actor + " is a managed agent: use its actor token");
         }
         long idpLeft = idp.getExpirationTime().getTime() / 1000 - clock.instant().getEpochSecond();
-        long ttl = Math.min(Math.min(request.ttlSec() == null ? 900 : request.ttlSec(), BearerIssuer.MAX_TTL.toSeconds()),
+        long ttl = Math.min(Math.min(request.ttlSec() == null ? 900 : request.ttlSec(), BearerRequest.MAX_TTL.toSeconds()),
                 idpLeft);
         if (ttl <= 0) {
             throw refused("the identity proof has no time left");
@@ -150,11 +167,9 @@ final class ExchangeArms {
     }
 
     private Response issue(ActorRow row, Duration ttl, Request request) {
-        Optional<EndpointInstance> serving = request.serving();
+        Optional<EndpointInstance> serving = request.serving(); // the body is checked before the row is written
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        String token = plane.bearers().issue(new BearerIssuer.Request(row.principal(), row.scope(), row.lifecycleUid(),
-                credential, ttl, row.parent(), Optional.ofNullable(request.view()), serving,
-                Optional.ofNullable(request.managerInstanceId()).map(InstanceId::new), Optional.ofNullable(request.sessionGrant())));
+        String token = plane.bearers().issue(request.bearer(row, credential, ttl, serving));
         return new Response(token, row.owner().value(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }
 

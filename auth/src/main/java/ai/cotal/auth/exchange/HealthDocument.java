@@ -1,6 +1,6 @@
 package ai.cotal.auth.exchange;
 
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.PlaneHealth;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ final class HealthDocument {
     static Map<String, Object> publicFace(String space) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
-        body.put("issuer", BearerIssuer.issuerOf(space));
+        body.put("issuer", BearerClaims.issuerOf(space));
         return body;
     }
 
@@ -35,7 +35,7 @@ final class HealthDocument {
         boolean answering = plane.callout().map(PlaneHealth.Callout::answering).orElse(true);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", plane.state() == PlaneHealth.State.OPEN && answering);
-        body.put("issuer", BearerIssuer.issuerOf(space));
+        body.put("issuer", BearerClaims.issuerOf(space));
         if (proof != null) {
             body.put("proof", proof);
         }

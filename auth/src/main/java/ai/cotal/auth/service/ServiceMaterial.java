@@ -1,8 +1,9 @@
 package ai.cotal.auth.service;
 
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.SpaceProvisioning;
+import ai.cotal.auth.internal.secrets.IssuerKey;
 import ai.cotal.auth.internal.secrets.OwnerSecret;
 import ai.cotal.auth.internal.secrets.ServiceDocuments;
 import ai.cotal.core.CotalException;
@@ -76,7 +77,7 @@ public final class ServiceMaterial {
         }
         SpaceProvisioning.require(store, space, remote == null ? SpaceProvisioning.Role.REPLICA
                 : SpaceProvisioning.Role.REPLICA_WITH_REMOTE_SIGNER);
-        BearerIssuer.load(store, space, java.time.Clock.systemUTC()); // its issuer must be urn:cotal:auth:<space>
+        IssuerKey.load(store, space, BearerClaims.issuerOf(space)); // its issuer must be urn:cotal:auth:<space>
         OwnerSecret.load(store, space);
         SpaceSigner signer = remote != null ? remote : loadSigner(store, space);
         Optional<byte[]> callout = store.get(SecretKeys.calloutKey(space));

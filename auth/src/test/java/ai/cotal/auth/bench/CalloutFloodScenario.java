@@ -3,8 +3,8 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -60,7 +60,7 @@ public final class CalloutFloodScenario {
             ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "victim"), List.of("chat"),
+            String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "victim"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();
             Runnable victim = () -> {

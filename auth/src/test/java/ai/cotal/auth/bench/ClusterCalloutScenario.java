@@ -3,8 +3,8 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -96,7 +96,7 @@ public final class ClusterCalloutScenario {
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
+            String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
             AtomicLong nonces = new AtomicLong();

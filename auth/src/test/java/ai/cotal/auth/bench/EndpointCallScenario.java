@@ -4,7 +4,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
@@ -314,7 +314,7 @@ public final class EndpointCallScenario {
             }
             Identity identity = Identity.create();
             Creds creds = new Creds(NatsJwt.encode(ClaimSet.of(identity.id(), OWNER + "-" + actor, claim, Instant.now())
-                    .withExp(Instant.now().plus(BearerIssuer.MAX_TTL).getEpochSecond()), signer.signing()), identity);
+                    .withExp(Instant.now().plus(BearerRequest.MAX_TTL).getEpochSecond()), signer.signing()), identity);
             return Nats.connect(base().authHandler(creds.authHandler()).connectionName(nonce).inboxPrefix(inbox).build());
         }
 
@@ -346,8 +346,8 @@ public final class EndpointCallScenario {
         private String callerBearer() {
             ActorRow row = plane.ledger().find(Principal.of(OWNER, "caller")).orElseThrow();
             CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "caller"), row.lifecycleUid());
-            return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "caller"), List.of("chat"), row.lifecycleUid(),
-                    credential, BearerIssuer.MAX_TTL));
+            return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "caller"), List.of("chat"), row.lifecycleUid(),
+                    credential, BearerRequest.MAX_TTL));
         }
     }
 

@@ -3,8 +3,8 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Scenario: agent token exchanges over HTTP on the loopback face, one client thread. Floors, in
@@ -73,8 +72,8 @@ public final class ExchangeScenario {
                             + "\"actorToken\":\"agent-secret\"}")).build();
             Runnable inProcess = () -> {
                 CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "agent1"), row.lifecycleUid());
-                plane.bearers().issue(new BearerIssuer.Request(Principal.of(OWNER, "agent1"), row.scope(), row.lifecycleUid(), credential,
-                        Duration.ofMinutes(5), row.parent(), Optional.empty()));
+                plane.bearers().issue(new BearerRequest.Member(Principal.of(OWNER, "agent1"), row.scope(), row.lifecycleUid(),
+                        credential, Duration.ofMinutes(5), row.parent()));
             };
             for (int i = 0; i < Math.max(500, calls); i++) { // warm-up of all three paths
                 send(http, health);

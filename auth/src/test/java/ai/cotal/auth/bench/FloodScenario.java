@@ -5,7 +5,7 @@ import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ServiceEndpoints;
 import ai.cotal.auth.service.AuthService;
@@ -43,7 +43,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -221,8 +220,8 @@ public final class FloodScenario {
         ledger.grantManagedActor(Principal.of(owner, "agent"), grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
         ActorRow laptop = ledger.grantActor(Principal.of(owner, "laptop"), grant);
         CredentialId credential = service.plane().credentials().mint(Principal.of(owner, "laptop"), laptop.lifecycleUid());
-        return service.plane().bearers().issue(new BearerIssuer.Request(Principal.of(owner, "laptop"), List.of("chat"),
-                laptop.lifecycleUid(), credential, Duration.ofMinutes(14), Optional.empty(), Optional.of("manager-caller")));
+        return service.plane().bearers().issue(BearerRequest.managerCaller(Principal.of(owner, "laptop"), List.of("chat"),
+                laptop.lifecycleUid(), credential, Duration.ofMinutes(14)));
     }
 
     /** One agent exchange (with the loopback capability when given); null when it answered 200, else the answer. */

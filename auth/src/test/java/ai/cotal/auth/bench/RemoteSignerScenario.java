@@ -3,8 +3,8 @@ package ai.cotal.auth.bench;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -89,7 +89,7 @@ public final class RemoteSignerScenario {
                 String owner = "u_abcdefghijklmnopqrstuvwxyz";
                 ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(owner, "bench"), List.of("chat"),
+                String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()),
                         Duration.ofMinutes(15)));
                 AtomicLong nonces = new AtomicLong();

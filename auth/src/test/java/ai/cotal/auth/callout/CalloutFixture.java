@@ -2,8 +2,8 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -60,7 +60,7 @@ public final class CalloutFixture {
     public String bearer(AuthAuthorityPlane authority, String actor, Grant grant, Duration ttl) {
         ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), grant);
         CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
-        return authority.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
+        return authority.bearers().issue(BearerRequest.member(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));
     }
 

@@ -1,9 +1,10 @@
 package ai.cotal.auth.callout;
 
+import ai.cotal.auth.internal.plane.BearerIssuer;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.callout.CalloutFixture;
 import ai.cotal.auth.PlaneFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -72,7 +73,7 @@ class CalloutRefusalBrokerTest {
             f.refused(nats, shortLived, CalloutFixture.nonce("expiring", "expired-0001"));
 
             BearerIssuer foreignIssuer = BearerIssuer.load(PlaneFixture.provisioned("beta"), "beta", f.plane.clock);
-            String foreign = foreignIssuer.issue(BearerIssuer.Request.of(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
+            String foreign = foreignIssuer.issue(BearerRequest.member(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
                     new LifecycleUid("abcdefghijklmnopqrstuvwxyz"), new CredentialId("abcdefghijklmnopqrstuvwxyz"), Duration.ofMinutes(5)));
             f.refused(nats, foreign, CalloutFixture.nonce("laptop", "foreign-0001"));
         }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
@@ -33,7 +33,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -153,8 +152,8 @@ final class EndpointConnectsFixture implements AutoCloseable {
     String callerBearer(String actor) {
         ActorRow row = row(actor);
         CredentialId credential = plane.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), Optional.empty(), Optional.empty()));
+        return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5)));
     }
 
     /** The owner's interactive row of {@code actor}, granted when absent. */

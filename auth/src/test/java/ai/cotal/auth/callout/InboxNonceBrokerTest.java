@@ -2,8 +2,8 @@ package ai.cotal.auth.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,7 +54,7 @@ class InboxNonceBrokerTest {
             String victim = f.bearer(plane, "laptop", List.of("general"), List.of(), Duration.ofMinutes(5));
             ActorRow row = plane.ledger().grantActor(Principal.of(OTHER_OWNER, "laptop"),
                     Grant.of(List.of("chat"), List.of(), List.of()));
-            String attacker = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
+            String attacker = plane.bearers().issue(BearerRequest.member(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
                     row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(5)));
             String victimNonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
@@ -144,7 +144,7 @@ class InboxNonceBrokerTest {
     private static String caller(AuthAuthorityPlane plane, String owner) {
         ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
         CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(Principal.of(owner, "laptop"), List.of("chat"), row.lifecycleUid(), credential,
-                Duration.ofMinutes(5), java.util.Optional.empty(), java.util.Optional.of("manager-caller")));
+        return plane.bearers().issue(BearerRequest.managerCaller(Principal.of(owner, "laptop"), List.of("chat"), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5)));
     }
 }

@@ -9,8 +9,8 @@ import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerClaims;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -143,7 +143,7 @@ class LedgerGrammarBrokerTest {
             assertEquals(List.of(credential), plane.credentials().list());
             assertEquals(row.lifecycleUid(), plane.lifecycles().head(laptop).orElseThrow().lifecycleUid(),
                     "the mint made the grant's lifecycle the alias's head");
-            String bearer = plane.bearers().issue(BearerIssuer.Request.of(laptop, List.of("chat"), row.lifecycleUid(),
+            String bearer = plane.bearers().issue(BearerRequest.member(laptop, List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
             BearerClaims claims = plane.bearers().verify(bearer);
             assertEquals(laptop, claims.principal());

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.RunRecords;
 import ai.cotal.auth.ServingGate;
@@ -22,7 +22,6 @@ import io.nats.client.Connection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -44,8 +43,8 @@ class ManagerCallerBrokerTest {
 
     private static String caller(AuthAuthorityPlane plane, ActorRow row) {
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+        return plane.bearers().issue(BearerRequest.managerCaller(row.principal(), List.of("chat"), row.lifecycleUid(),
+                credential, Duration.ofMinutes(5)));
     }
 
     private static long accepted(Connection admin) throws Exception {
@@ -126,8 +125,8 @@ class ManagerCallerBrokerTest {
             ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
                     Grant.of(runs, List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
             CredentialId credential = plane.credentials().mint(agent.principal(), agent.lifecycleUid());
-            String bearer = plane.bearers().issue(new BearerIssuer.Request(agent.principal(), runs,
-                    agent.lifecycleUid(), credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller")));
+            String bearer = plane.bearers().issue(BearerRequest.managerCaller(agent.principal(), runs,
+                    agent.lifecycleUid(), credential, Duration.ofMinutes(5)));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
                 String nonce = CalloutFixture.nonce("worker", "plainrun-000001");
                 try (CalloutFixture.Client client = f.connect(nats, bearer, nonce)) {
@@ -174,8 +173,7 @@ class ManagerCallerBrokerTest {
 
     private static String named(AuthAuthorityPlane plane, ActorRow row, String instanceId) {
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), Optional.empty(), Optional.of("manager-caller"), Optional.empty(),
-                Optional.of(new InstanceId(instanceId)), Optional.empty()));
+        return plane.bearers().issue(BearerRequest.managerCaller(row.principal(), List.of("chat"), row.lifecycleUid(),
+                credential, Duration.ofMinutes(5), new InstanceId(instanceId)));
     }
 }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.id.CredentialId;
@@ -19,7 +19,6 @@ import io.nats.client.Connection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -46,9 +45,8 @@ class SessionCallerBrokerTest {
 
     private static String sessionCaller(AuthAuthorityPlane plane, ActorRow row, String sessionId) {
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), Optional.empty(), Optional.of(BearerIssuer.SESSION_CALLER),
-                Optional.empty(), Optional.empty(), Optional.of(ManagerRecords.sessionGrant(IID, sessionId))));
+        return plane.bearers().issue(BearerRequest.sessionCaller(row.principal(), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), ManagerRecords.sessionGrant(IID, sessionId)));
     }
 
     private static String logs(NatsBroker nats) {

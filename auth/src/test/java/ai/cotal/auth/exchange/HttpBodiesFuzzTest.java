@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
@@ -162,7 +162,7 @@ class HttpBodiesFuzzTest {
                 try (TestManager manager = TestManager.candidate(plane, nats, AGENT_OWNER, "mgr", RunParty.IID,
                         RunParty.RUN_COMMANDS)) {
                     LifecycleUid mgrUid = plane.ledger().find(Principal.of(AGENT_OWNER, "mgr")).orElseThrow().lifecycleUid();
-                    String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(AGENT_OWNER, "mgr"),
+                    String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(AGENT_OWNER, "mgr"),
                             List.of("supervise"), mgrUid, plane.credentials().mint(Principal.of(AGENT_OWNER, "mgr"), mgrUid),
                             Duration.ofMinutes(5)));
                     String run = "run00000000000000000000001";

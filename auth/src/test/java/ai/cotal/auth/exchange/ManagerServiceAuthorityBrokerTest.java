@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.creds.Creds;
@@ -74,7 +74,7 @@ class ManagerServiceAuthorityBrokerTest {
 
     private static String bearer(AuthAuthorityPlane plane, ActorRow row) {
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        return plane.bearers().issue(BearerIssuer.Request.of(row.principal(), row.scope(), row.lifecycleUid(),
+        return plane.bearers().issue(BearerRequest.member(row.principal(), row.scope(), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }
 

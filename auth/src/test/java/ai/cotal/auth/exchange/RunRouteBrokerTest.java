@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
 import ai.cotal.auth.callout.CalloutFixture;
@@ -66,7 +66,7 @@ class RunRouteBrokerTest {
     private static String bearer(AuthAuthorityPlane plane, List<String> scope) {
         LifecycleUid uid = plane.ledger().find(Principal.of(RunParty.OWNER, "mgr")).orElseThrow().lifecycleUid();
         CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "mgr"), uid);
-        return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(RunParty.OWNER, "mgr"), scope, uid, credential,
+        return plane.bearers().issue(BearerRequest.member(Principal.of(RunParty.OWNER, "mgr"), scope, uid, credential,
                 Duration.ofMinutes(5)));
     }
 

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.micrometer.MicrometerSink;
@@ -44,7 +44,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -96,14 +95,14 @@ class CalloutHostBrokerTest {
                 .clock(clock).serviceEndpoints(endpoints).build());
     }
 
-    /** A bearer of the space's laptop actor (its ledger row granted on first use), with the view given. */
-    private static String bearer(AuthAuthorityPlane plane, Optional<String> view) {
+    /** A bearer of the space's laptop actor (its ledger row granted on first use), plain or serving. */
+    private static String bearer(AuthAuthorityPlane plane, boolean serving) {
         ActorRow row = plane.ledger().find(Principal.of(OWNER, "laptop")).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, "laptop"),
                 Grant.of(List.of("chat"), List.of("general"), List.of())));
         CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
-        return plane.bearers().issue(new BearerIssuer.Request(row.principal(), List.of("chat"), row.lifecycleUid(),
-                credential, Duration.ofMinutes(5), Optional.empty(), view,
-                view.map(v -> new EndpointInstance("weather", "a".repeat(26)))));
+        return plane.bearers().issue(serving ? BearerRequest.serving(row.principal(), row.lifecycleUid(), credential,
+                Duration.ofMinutes(5), new EndpointInstance("weather", "a".repeat(26)))
+                : BearerRequest.member(row.principal(), List.of("chat"), row.lifecycleUid(), credential, Duration.ofMinutes(5)));
     }
 
     private Connection connect(NatsBroker nats, String space, String bearer) throws Exception {
@@ -135,8 +134,8 @@ class CalloutHostBrokerTest {
         String plain;
         String serving;
         try (AuthAuthorityPlane alpha = plane(nats, "alpha", false)) {
-            plain = bearer(alpha, Optional.empty());
-            serving = bearer(alpha, Optional.of("endpoint-server"));
+            plain = bearer(alpha, false);
+            serving = bearer(alpha, true);
         }
         Path file = Files.writeString(root.resolve("replicas.json"), manifest("alpha"));
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
@@ -168,7 +167,7 @@ class CalloutHostBrokerTest {
         Map<String, String> bearers = new java.util.HashMap<>();
         for (String space : List.of("alpha", "beta")) {
             try (AuthAuthorityPlane plane = plane(nats, space, false)) {
-                bearers.put(space, bearer(plane, Optional.empty()));
+                bearers.put(space, bearer(plane, false));
             }
         }
         Path file = Files.writeString(root.resolve("replicas.json"), manifest("alpha"));

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.config.ServerConfig;
@@ -90,7 +90,7 @@ class CalloutReplicaBrokerTest {
             ActorRow row = a.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     Grant.of(List.of("chat"), List.of("general"), List.of()));
             CredentialId credential = a.credentials().mint(row.principal(), row.lifecycleUid());
-            bearer = a.bearers().issue(BearerIssuer.Request.of(row.principal(), List.of("chat"), row.lifecycleUid(),
+            bearer = a.bearers().issue(BearerRequest.member(row.principal(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }
         plane(nats, beta, true).close(); // the first open with service endpoints opens beta's admission for good

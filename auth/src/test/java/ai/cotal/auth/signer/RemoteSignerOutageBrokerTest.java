@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.ActorRow;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpoints;
@@ -79,7 +79,7 @@ class RemoteSignerOutageBrokerTest {
         try (AuthService service = AuthService.open(plane, AuthServiceOptions.builder().build())) {
             ActorRow row = service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            String bearer = service.plane().bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+            String bearer = service.plane().bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
                     row.lifecycleUid(), service.plane().credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                     Duration.ofMinutes(10)));
             traffic = new Thread(() -> {

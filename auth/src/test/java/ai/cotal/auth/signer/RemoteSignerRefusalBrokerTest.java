@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutOptions;
@@ -110,7 +110,7 @@ class RemoteSignerRefusalBrokerTest {
                 // a lifetime over the bound: a 5-minute bearer asks the callout for a 5-minute member
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+                String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofMinutes(5)));
                 long mark = nats.log().mark();
@@ -158,7 +158,7 @@ class RemoteSignerRefusalBrokerTest {
                          .plane(plane.calloutAuthority()).signer(remote).build())) {
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
-                String bearer = plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"),
+                String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
                         row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
                         Duration.ofSeconds(50)));
                 String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));

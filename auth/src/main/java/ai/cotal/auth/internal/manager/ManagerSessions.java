@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.manager;
 
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.core.CotalException;
@@ -25,8 +26,8 @@ final class ManagerSessions {
 
     ManagerAuthority.Session verify(String callerOwner, String callerActor, String grant) {
         ManagerGates.checkPrincipal(callerOwner, callerActor);
-        if (grant == null || !ai.cotal.auth.BearerIssuer.SESSION_GRANT.matcher(grant).matches()) {
-            throw CotalException.badRequest("sessionGrant", "must be <instanceId>.<sessionId>, each 26 to 32 of [a-z0-9]");
+        if (grant == null || !BearerRequest.SessionCaller.GRANT.matcher(grant).matches()) {
+            throw CotalException.badRequest("sessionGrant", "must be " + BearerRequest.SessionCaller.GRANT_RULE);
         }
         int dot = grant.indexOf('.');
         String instanceId = grant.substring(0, dot);

@@ -16,8 +16,6 @@ import ai.cotal.auth.internal.run.PlaneManagerRuns;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
-import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.Bearers;
 import ai.cotal.auth.ConnectCredentials;
 import ai.cotal.auth.IdpPin;

@@ -29,8 +29,8 @@ public final class CredentialRows {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** How long a row outlives the longest bearer minted for it, for clock skew and the connect check. */
     static final java.time.Duration GRACE = java.time.Duration.ofSeconds(60);
-    /** A credential row's TTL: the longest bearer ({@code BearerIssuer.MAX_TTL}, 900 s) plus {@link #GRACE}. */
-    static final java.time.Duration ROW_TTL = ai.cotal.auth.BearerIssuer.MAX_TTL.plus(GRACE);
+    /** A credential row's TTL: the longest bearer ({@code BearerRequest.MAX_TTL}, 900 s) plus {@link #GRACE}. */
+    static final java.time.Duration ROW_TTL = ai.cotal.auth.BearerRequest.MAX_TTL.plus(GRACE);
 
     private record Row(Integer version, String owner, String actor, String lifecycleUid, String issuedAt) {
     }

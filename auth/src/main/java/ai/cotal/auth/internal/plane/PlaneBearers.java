@@ -1,8 +1,7 @@
 package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.BearerClaims;
-import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.BearerVerifier;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.Bearers;
 
 /** The plane's {@link Bearers}: each call first refuses unless the plane is serving. */
@@ -18,7 +17,7 @@ final class PlaneBearers implements Bearers {
     }
 
     @Override
-    public String issue(BearerIssuer.Request request) {
+    public String issue(BearerRequest request) {
         refuseIfUnavailable.run();
         return issuer.issue(request);
     }

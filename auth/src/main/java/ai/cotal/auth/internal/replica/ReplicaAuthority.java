@@ -2,14 +2,15 @@ package ai.cotal.auth.internal.replica;
 
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
+import ai.cotal.auth.internal.plane.BearerVerifier;
 import ai.cotal.auth.internal.plane.CredentialRows;
 import ai.cotal.auth.internal.plane.FileActorLedger;
 import ai.cotal.auth.internal.plane.IssuedCallerRows;
 import ai.cotal.auth.internal.plane.WriteBudget;
+import ai.cotal.auth.internal.secrets.IssuerKey;
+import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
-import ai.cotal.auth.BearerIssuer;
-import ai.cotal.auth.BearerVerifier;
 import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.core.CotalException;
@@ -78,7 +79,8 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
                     why -> self[0].fail(why));
             issuer = AuthorityConnection.open(servers, signer, AuthorityRole.ISSUER, ttl, clock,
                     scheduler, null, why -> self[0].fail(why));
-            BearerVerifier bearers = new BearerVerifier(space, BearerIssuer.load(store, space, clock).publicKey(), clock);
+            BearerVerifier bearers = new BearerVerifier(space, IssuerKey.load(store, space, BearerClaims.issuerOf(space)).publicKey(),
+                    clock);
             self[0] = new ReplicaAuthority(space, scheduler, reader, issuer, new FileActorLedger(stateDir, clock), bearers,
                     clock);
             return self[0];

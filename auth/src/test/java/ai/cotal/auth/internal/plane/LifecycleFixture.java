@@ -2,7 +2,7 @@ package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.callout.AuthCallout;
 import ai.cotal.auth.callout.CalloutFixture;
@@ -58,7 +58,7 @@ final class LifecycleFixture implements AutoCloseable {
     /** A bearer of {@code row}'s lifecycle: a fresh credential row (the mint activates the lifecycle) and 5 minutes. */
     String bearer(ActorRow row) {
         CredentialId credential = plane.credentials().mint(Principal.of(OWNER, row.actor().value()), row.lifecycleUid());
-        return plane.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, row.actor().value()), List.of("chat"), row.lifecycleUid(),
+        return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, row.actor().value()), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }
 

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.BearerIssuer;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
 import ai.cotal.auth.callout.AuthCallout;
@@ -165,7 +165,7 @@ class LifecycleRetirementBrokerTest {
         try (AuthAuthorityPlane first = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, first)) {
             row = first.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
             CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid());
-            bearer = first.bearers().issue(BearerIssuer.Request.of(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
+            bearer = first.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
             client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, "laptop")))
                     .connectionListener((conn, type) -> {

@@ -1,5 +1,8 @@
-package ai.cotal.auth;
+package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.BearerClaims;
+import ai.cotal.auth.BearerRequest;
+import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.jose.Ed25519JwsVerifier;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.Actor;
@@ -30,7 +33,8 @@ import java.util.regex.Pattern;
  * {@code kid}, {@code iss = urn:cotal:auth:<space>}, {@code aud} exactly the space, {@code exp},
  * {@code iat} and {@code nbf} present with a lifetime of at most 900 s and 5 s tolerance,
  * {@code ver: 1}, a derived owner as {@code sub} equal to {@code act.owner}, a well-formed actor.
- * Every refusal is {@code unauthenticated} with the reason. Immutable and thread-safe.
+ * Every refusal is {@code unauthenticated} with the reason. Embedders verify through the plane's
+ * {@code bearers()}; a callout replica holds one of its own. Immutable and thread-safe.
  */
 public final class BearerVerifier {
     private static final long SKEW = 5;
@@ -42,13 +46,15 @@ public final class BearerVerifier {
     private final OctetKeyPair key;
     private final Clock clock;
 
+    /** A verifier of {@code space}'s bearers signed with {@code issuerKey} (its {@code kid} set). */
     public BearerVerifier(String space, OctetKeyPair issuerKey, Clock clock) {
         this.space = Objects.requireNonNull(space, "space");
-        this.issuer = BearerIssuer.issuerOf(space);
+        this.issuer = BearerClaims.issuerOf(space);
         this.key = Objects.requireNonNull(issuerKey, "issuerKey");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    /** The claims of {@code token}; {@code unauthenticated} with the reason when it is refused. */
     public BearerClaims verify(String token) {
         SignedJWT jwt;
         try {
@@ -94,7 +100,7 @@ public final class BearerVerifier {
         if (exp <= now - SKEW) {
             throw refused("expired");
         }
-        if (exp - iat > BearerIssuer.MAX_TTL.toSeconds() || exp > now + BearerIssuer.MAX_TTL.toSeconds() + SKEW) {
+        if (exp - iat > BearerRequest.MAX_TTL.toSeconds() || exp > now + BearerRequest.MAX_TTL.toSeconds() + SKEW) {
             throw refused("lives longer than 900 s");
         }
         Object ver = claims.getClaim("ver");
@@ -136,9 +142,9 @@ public final class BearerVerifier {
         Optional<String> view = Optional.ofNullable((String) act.get("view"));
         return new BearerClaims(new Principal(new Owner(owner), new Actor(actor)), scope, new LifecycleUid(lifecycleUid),
                 new CredentialId(credentialId), Optional.ofNullable((String) parent).map(p -> Principal.parse(p, "parent")),
-                view, iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerIssuer.MANAGER_CALLER,
+                view, iat, exp, serving(act, view), named(act, view, "managerInstanceId", BearerRequest.ManagerCaller.VIEW,
                         false, InstanceId.PATTERN).map(InstanceId::new), named(act, view, "sessionGrant",
-                        BearerIssuer.SESSION_CALLER, true, BearerIssuer.SESSION_GRANT));
+                        BearerRequest.SessionCaller.VIEW, true, BearerRequest.SessionCaller.GRANT));
     }
 
     /** {@code act.<field>}: only with {@code withView} (and then always when {@code required}), in its grammar. */
