@@ -56,12 +56,16 @@ public sealed interface BearerRequest permits BearerRequest.Member, BearerReques
     Optional<String> view();
 
     /**
-     * A plain bearer that asks for no scope.
+     * A plain bearer of {@code credential} (its principal, lifecycle uid and id, as
+     * {@link ConnectCredentials#mint} answered them) that asks for no scope.
      *
      * @throws CotalException {@code bad-request} naming the missing or malformed field
      */
-    static Member member(Principal principal, LifecycleUid lifecycleUid, CredentialId credentialId, Duration ttl) {
-        return member(principal, List.of(), lifecycleUid, credentialId, ttl);
+    static Member member(ConnectCredential credential, Duration ttl) {
+        if (credential == null) {
+            throw CotalException.badRequest("credential", "is required");
+        }
+        return member(credential.principal(), List.of(), credential.lifecycleUid(), credential.id(), ttl);
     }
 
     /**

@@ -25,9 +25,10 @@ public interface ConnectCredentials {
 
     /**
      * Writes a credential row for a granted principal at its current lifecycle uid
-     * ({@code mintConnectCredential}); returns its id. Charged to the plane's write budget first.
+     * ({@code mintConnectCredential}); returns the credential (its id, the principal, the lifecycle
+     * uid). Charged to the plane's write budget first.
      */
-    CredentialId mint(Principal principal, LifecycleUid lifecycleUid);
+    ConnectCredential mint(Principal principal, LifecycleUid lifecycleUid);
 
     /** Removes a credential row ({@code revokeCredential}): connects naming it are refused from now on. */
     void revoke(CredentialId credentialId);

@@ -98,8 +98,8 @@ class BearerRequestTest {
 
     @Test
     void eachKindCarriesItsViewAndTheScopeAsGiven() {
-        assertEquals(Optional.empty(), BearerRequest.member(LAPTOP, UID, CREDENTIAL, TTL).view());
-        assertEquals(List.of(), BearerRequest.member(LAPTOP, UID, CREDENTIAL, TTL).scope(), "the short form asks for none");
+        assertEquals(Optional.empty(), BearerRequest.member(new ConnectCredential(CREDENTIAL, LAPTOP, UID), TTL).view());
+        assertEquals(List.of(), BearerRequest.member(new ConnectCredential(CREDENTIAL, LAPTOP, UID), TTL).scope(), "the short form asks for none");
         assertEquals(Optional.of("endpoint-server"), BearerRequest.serving(LAPTOP, UID, CREDENTIAL, TTL, WEATHER).view());
         assertEquals(Optional.of("session-caller"), BearerRequest.sessionCaller(LAPTOP, UID, CREDENTIAL, TTL, GRANT).view());
         assertEquals(Optional.of("manager-caller"), BearerRequest.managerCaller(LAPTOP, List.of("run-start"), UID,

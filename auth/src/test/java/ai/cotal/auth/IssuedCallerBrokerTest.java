@@ -52,7 +52,7 @@ class IssuedCallerBrokerTest {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     Grant.of(List.of("chat", "ops"), List.of(), List.of()));
-            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid()).id();
             String chatOnly = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "caller-000001");
             String token = IssuedAuthority.acceptedToken(nonce);
@@ -94,7 +94,7 @@ class IssuedCallerBrokerTest {
             TestManager.forOwner(plane, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
             ActorRow row = plane.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                     Grant.of(List.of("chat"), List.of(), List.of()));
-            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid()).id();
             String caller = bearer(plane, row, credential.value(), List.of("chat"));
             String nonce = CalloutFixture.nonce("laptop", "revoked-000001");
             try (CalloutFixture.Client first = f.connect(nats, caller, nonce)) {

@@ -34,7 +34,7 @@ class PlaneAuthorizeBrokerTest {
         try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             ActorRow row = plane.ledger().grantActor(Principal.of("u_ownerownerownerownerowners", "laptop"),
                     Grant.of(List.of("chat"), List.of("general"), List.of()));
-            CredentialId credential = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()).id();
             ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), row.lifecycleUid(), credential);
             assertEquals(row.lifecycleUid(), plane.credentials().authorize(attempt).lifecycleUid());
             assertEquals(List.of(credential), plane.credentials().list());
@@ -46,7 +46,7 @@ class PlaneAuthorizeBrokerTest {
             assertEquals(ErrorCode.PERMISSION_DENIED, revoked.code());
             assertEquals(List.of(), plane.credentials().list());
 
-            CredentialId fresh = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid());
+            CredentialId fresh = plane.credentials().mint(Principal.of("u_ownerownerownerownerowners", "laptop"), row.lifecycleUid()).id();
             plane.credentials().authorize(new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"), List.of("chat"), row.lifecycleUid(), fresh));
             plane.ledger().revoke(Principal.of("u_ownerownerownerownerowners", "laptop"));
             assertThrows(CotalException.class, () -> plane.credentials().authorize(new ConnectAttempt(Principal.of("u_ownerownerownerownerowners", "laptop"),
@@ -87,7 +87,7 @@ class PlaneAuthorizeBrokerTest {
              io.nats.client.Connection admin = f.admin(nats)) {
             ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), Grant.of(List.of(), List.of(),
                     List.of()));
-            CredentialId credential = plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()); // writes the head
+            CredentialId credential = plane.credentials().mint(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), row.lifecycleUid()).id(); // writes the head
             ConnectAttempt attempt = new ConnectAttempt(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"), List.of(), row.lifecycleUid(), credential);
             plane.credentials().authorize(attempt);
 

@@ -109,7 +109,7 @@ class PlaneFaultsBrokerTest {
         TestManager.forOwner(first, nats, CalloutFixture.OWNER).close(); // a candidate manager (SPEC §14.4)
         ActorRow row = first.ledger().grantActor(Principal.of(CalloutFixture.OWNER, "laptop"),
                 Grant.of(List.of("chat"), List.of(), List.of()));
-        CredentialId credential = first.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid());
+        CredentialId credential = first.credentials().mint(Principal.of(CalloutFixture.OWNER, "laptop"), row.lifecycleUid()).id();
         bearer = first.bearers().issue(BearerRequest.managerCaller(Principal.of(CalloutFixture.OWNER, "laptop"), List.of("chat"),
                 row.lifecycleUid(), credential, Duration.ofMinutes(5)));
         AtomicBoolean killed = new AtomicBoolean();

@@ -95,7 +95,7 @@ public final class RunParty implements AutoCloseable {
     public String callerBearer(String actor) {
         ActorRow row = plane.ledger().grantActor(Principal.of(owner, actor), Grant.of(List.of("chat", "run-start",
                 "run-resume", "run-answer"), List.of(), List.of()));
-        CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(Principal.of(owner, actor), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.managerCaller(Principal.of(owner, actor), RUN_COMMANDS, row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), new InstanceId(iid)));
     }

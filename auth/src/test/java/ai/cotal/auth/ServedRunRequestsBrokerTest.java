@@ -111,7 +111,7 @@ class ServedRunRequestsBrokerTest {
 
             ActorRow chatOnly = plane.ledger().grantActor(Principal.of(RunParty.OWNER, "phone"), Grant.of(List.of("chat"),
                     List.of(), List.of()));
-            CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "phone"), chatOnly.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "phone"), chatOnly.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.managerCaller(Principal.of(RunParty.OWNER, "phone"), List.of("chat"),
                     chatOnly.lifecycleUid(), credential, Duration.ofMinutes(5), new InstanceId(RunParty.IID)));
             try (CalloutFixture.Client phone = cf.connect(nats, bearer, CalloutFixture.nonce("phone", "chatonly-0001"))) {

@@ -52,7 +52,7 @@ class WriteBudgetBrokerTest {
     }
 
     private static String mint(AuthAuthorityPlane plane, ActorRow row) {
-        return plane.credentials().mint(row.principal(), row.lifecycleUid()).value();
+        return plane.credentials().mint(row.principal(), row.lifecycleUid()).id().value();
     }
 
     @Test

@@ -96,7 +96,7 @@ class CalloutHostCommandBrokerTest {
             ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of()));
             bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
-                    plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()), Duration.ofMinutes(5)));
+                    plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()).id(), Duration.ofMinutes(5)));
         }
         Path manifest = Files.writeString(root.resolve("replicas.json"), "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"}]}");
         Path applied = root.resolve("replicas.json.applied");

@@ -125,7 +125,7 @@ class LifecycleCommandBrokerTest {
                     List.of("general"), List.of()));
             LifecycleUid uid = laptop.lifecycleUid();
             String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), uid,
-                    plane.credentials().mint(Principal.of(OWNER, "laptop"), uid), Duration.ofMinutes(5))); // the mint activates uid
+                    plane.credentials().mint(Principal.of(OWNER, "laptop"), uid).id(), Duration.ofMinutes(5))); // the mint activates uid
 
             assertEquals(1, retire("--interactive", "beta", state, "laptop", uid.value()), "asked as another space's service");
             assertTrue(err().contains("is not the auth service of space \"beta\"") && err().contains("nothing was sent"),

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * granted with an actor token, and the token exchanged over HTTP on the service's loopback face
  * for a bearer the plane verifies.
  *
- * <p>Size (measured by ExampleSizeTest): 0 lines (no blanks, comments or imports), 0 distinct
+ * <p>Size (measured by ExampleSizeTest): 32 lines (no blanks, comments or imports), 12 distinct
  * SDK types.
  */
 public final class ServiceExchange {

@@ -168,7 +168,7 @@ final class ExchangeArms {
 
     private Response issue(ActorRow row, Duration ttl, Request request) {
         Optional<EndpointInstance> serving = request.serving(); // the body is checked before the row is written
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         String token = plane.bearers().issue(request.bearer(row, credential, ttl, serving));
         return new Response(token, row.owner().value(), clock.instant().getEpochSecond() + ttl.toSeconds());
     }

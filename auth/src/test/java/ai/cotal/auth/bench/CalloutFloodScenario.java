@@ -59,7 +59,7 @@ public final class CalloutFloodScenario {
                      .plane(plane.calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
             ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "victim"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();

@@ -66,7 +66,7 @@ public final class CalloutScenario {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"), List.of("general"),
                     List.of("general")));
-            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
@@ -116,7 +116,7 @@ public final class CalloutScenario {
                          AuthCallout responder = AuthCallout.start(responderOptions.plane(plane.calloutAuthority()).build())) {
                         ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                                 List.of("general"), List.of("general")));
-                        CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+                        CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id();
                         String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
                                 row.lifecycleUid(), credential, Duration.ofMinutes(15)));
                         AtomicLong nonces = new AtomicLong();

@@ -95,7 +95,7 @@ public final class ClusterCalloutScenario {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             Creds staticCreds = Creds.mint(auth, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());

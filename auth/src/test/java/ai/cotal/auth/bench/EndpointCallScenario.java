@@ -345,7 +345,7 @@ public final class EndpointCallScenario {
         /** A plain bearer of the granted caller: its connect gets the grant's subject. */
         private String callerBearer() {
             ActorRow row = plane.ledger().find(Principal.of(OWNER, "caller")).orElseThrow();
-            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "caller"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "caller"), row.lifecycleUid()).id();
             return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "caller"), List.of("chat"), row.lifecycleUid(),
                     credential, BearerRequest.MAX_TTL));
         }

@@ -71,7 +71,7 @@ public final class ExchangeScenario {
                     .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"" + OWNER + "\",\"actor\":\"agent1\","
                             + "\"actorToken\":\"agent-secret\"}")).build();
             Runnable inProcess = () -> {
-                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "agent1"), row.lifecycleUid());
+                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "agent1"), row.lifecycleUid()).id();
                 plane.bearers().issue(new BearerRequest.Member(Principal.of(OWNER, "agent1"), row.scope(), row.lifecycleUid(),
                         credential, Duration.ofMinutes(5), row.parent()));
             };

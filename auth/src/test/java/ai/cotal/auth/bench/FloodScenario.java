@@ -219,7 +219,7 @@ public final class FloodScenario {
         Grant grant = Grant.of(List.of("chat"), List.of("general"), List.of("general"));
         ledger.grantManagedActor(Principal.of(owner, "agent"), grant, ActorTokens.tokenHash(SECRET), ActorTokens.newLifecycleUid());
         ActorRow laptop = ledger.grantActor(Principal.of(owner, "laptop"), grant);
-        CredentialId credential = service.plane().credentials().mint(Principal.of(owner, "laptop"), laptop.lifecycleUid());
+        CredentialId credential = service.plane().credentials().mint(Principal.of(owner, "laptop"), laptop.lifecycleUid()).id();
         return service.plane().bearers().issue(BearerRequest.managerCaller(Principal.of(owner, "laptop"), List.of("chat"),
                 laptop.lifecycleUid(), credential, Duration.ofMinutes(14)));
     }

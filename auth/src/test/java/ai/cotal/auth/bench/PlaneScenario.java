@@ -76,7 +76,7 @@ public final class PlaneScenario {
                  Connection reader = NatsConnector.builder().server(nats.url()).creds(plain).label("floor").build().connect()) {
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "bench"), Grant.of(List.of("chat"), List.of(),
                         List.of()));
-                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "bench"), row.lifecycleUid());
+                CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "bench"), row.lifecycleUid()).id();
                 ConnectAttempt attempt = new ConnectAttempt(Principal.of(OWNER, "bench"), List.of("chat"), row.lifecycleUid(), credential);
                 try (Connection admin = NatsConnector.builder().server(nats.url()).creds(adminCreds(auth)).label("admin")
                         .build().connect()) {

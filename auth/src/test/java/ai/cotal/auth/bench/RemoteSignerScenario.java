@@ -90,7 +90,7 @@ public final class RemoteSignerScenario {
                 ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id(),
                         Duration.ofMinutes(15)));
                 AtomicLong nonces = new AtomicLong();
                 Concurrent.Task connect = (t, i) -> {

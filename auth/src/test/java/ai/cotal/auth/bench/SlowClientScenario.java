@@ -69,7 +69,7 @@ public final class SlowClientScenario {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
-            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(owner, "bench"), List.of("chat"),
                     row.lifecycleUid(), credential, Duration.ofMinutes(15)));
             AtomicLong nonces = new AtomicLong();

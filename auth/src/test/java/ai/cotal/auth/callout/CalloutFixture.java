@@ -59,7 +59,7 @@ public final class CalloutFixture {
     /** Grants {@code actor} {@code grant} (its scope must hold {@code chat}), mints its credential row and a bearer of {@code ttl}. */
     public String bearer(AuthAuthorityPlane authority, String actor, Grant grant, Duration ttl) {
         ActorRow row = authority.ledger().grantActor(Principal.of(OWNER, actor), grant);
-        CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
+        CredentialId credential = authority.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid()).id();
         return authority.bearers().issue(BearerRequest.member(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(),
                 credential, ttl));
     }

@@ -151,7 +151,7 @@ final class EndpointConnectsFixture implements AutoCloseable {
     /** A plain bearer of the owner's {@code actor}, granted now (an interactive row). */
     String callerBearer(String actor) {
         ActorRow row = row(actor);
-        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, actor), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, actor), List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5)));
     }

@@ -55,7 +55,7 @@ class InboxNonceBrokerTest {
             ActorRow row = plane.ledger().grantActor(Principal.of(OTHER_OWNER, "laptop"),
                     Grant.of(List.of("chat"), List.of(), List.of()));
             String attacker = plane.bearers().issue(BearerRequest.member(Principal.of(OTHER_OWNER, "laptop"), List.of("chat"),
-                    row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()),
+                    row.lifecycleUid(), plane.credentials().mint(Principal.of(OTHER_OWNER, "laptop"), row.lifecycleUid()).id(),
                     Duration.ofMinutes(5)));
             String victimNonce = InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop"));
             String subject = "cotal.alpha.chat." + CalloutFixture.OWNER + ".laptop.general";
@@ -143,7 +143,7 @@ class InboxNonceBrokerTest {
     /** A manager-caller bearer for {@code owner}'s "laptop". */
     private static String caller(AuthAuthorityPlane plane, String owner) {
         ActorRow row = plane.ledger().grantActor(Principal.of(owner, "laptop"), Grant.of(List.of("chat"), List.of(), List.of()));
-        CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(Principal.of(owner, "laptop"), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.managerCaller(Principal.of(owner, "laptop"), List.of("chat"), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5)));
     }

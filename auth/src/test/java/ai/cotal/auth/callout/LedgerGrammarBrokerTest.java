@@ -139,7 +139,7 @@ class LedgerGrammarBrokerTest {
             ActorRow row = plane.ledger().grantActor(laptop, grant);
             assertEquals(laptop, row.principal());
             assertEquals(Optional.of(row), plane.ledger().find(laptop));
-            CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(laptop, row.lifecycleUid()).id();
             assertEquals(List.of(credential), plane.credentials().list());
             assertEquals(row.lifecycleUid(), plane.lifecycles().head(laptop).orElseThrow().lifecycleUid(),
                     "the mint made the grant's lifecycle the alias's head");

@@ -42,7 +42,7 @@ class ManagerCallerBrokerTest {
     Path stateDir;
 
     private static String caller(AuthAuthorityPlane plane, ActorRow row) {
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.managerCaller(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }
@@ -124,7 +124,7 @@ class ManagerCallerBrokerTest {
             List<String> runs = List.of("run-start", "run-resume");
             ActorRow agent = plane.ledger().grantManagedActor(Principal.of(CalloutFixture.OWNER, "worker"),
                     Grant.of(runs, List.of(), List.of()), "0".repeat(64), new LifecycleUid("workerlifecycle00000000001"));
-            CredentialId credential = plane.credentials().mint(agent.principal(), agent.lifecycleUid());
+            CredentialId credential = plane.credentials().mint(agent.principal(), agent.lifecycleUid()).id();
             String bearer = plane.bearers().issue(BearerRequest.managerCaller(agent.principal(), runs,
                     agent.lifecycleUid(), credential, Duration.ofMinutes(5)));
             try (TestManager manager = TestManager.candidate(plane, nats, CalloutFixture.OWNER, "mgr", IID)) {
@@ -172,7 +172,7 @@ class ManagerCallerBrokerTest {
     }
 
     private static String named(AuthAuthorityPlane plane, ActorRow row, String instanceId) {
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.managerCaller(row.principal(), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5), new InstanceId(instanceId)));
     }

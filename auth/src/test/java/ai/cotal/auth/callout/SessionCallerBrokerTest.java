@@ -44,7 +44,7 @@ class SessionCallerBrokerTest {
     Path stateDir;
 
     private static String sessionCaller(AuthAuthorityPlane plane, ActorRow row, String sessionId) {
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.sessionCaller(row.principal(), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), ManagerRecords.sessionGrant(IID, sessionId)));
     }

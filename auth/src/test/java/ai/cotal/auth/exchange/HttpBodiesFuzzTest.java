@@ -163,7 +163,7 @@ class HttpBodiesFuzzTest {
                         RunParty.RUN_COMMANDS)) {
                     LifecycleUid mgrUid = plane.ledger().find(Principal.of(AGENT_OWNER, "mgr")).orElseThrow().lifecycleUid();
                     String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(AGENT_OWNER, "mgr"),
-                            List.of("supervise"), mgrUid, plane.credentials().mint(Principal.of(AGENT_OWNER, "mgr"), mgrUid),
+                            List.of("supervise"), mgrUid, plane.credentials().mint(Principal.of(AGENT_OWNER, "mgr"), mgrUid).id(),
                             Duration.ofMinutes(5)));
                     String run = "run00000000000000000000001";
                     fuzz("http-run-admission", route(url + RunRoute.ADMISSION, capability),

@@ -73,7 +73,7 @@ class ManagerServiceAuthorityBrokerTest {
     }
 
     private static String bearer(AuthAuthorityPlane plane, ActorRow row) {
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.member(row.principal(), row.scope(), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }

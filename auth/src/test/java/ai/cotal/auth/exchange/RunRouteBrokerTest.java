@@ -65,7 +65,7 @@ class RunRouteBrokerTest {
 
     private static String bearer(AuthAuthorityPlane plane, List<String> scope) {
         LifecycleUid uid = plane.ledger().find(Principal.of(RunParty.OWNER, "mgr")).orElseThrow().lifecycleUid();
-        CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "mgr"), uid);
+        CredentialId credential = plane.credentials().mint(Principal.of(RunParty.OWNER, "mgr"), uid).id();
         return plane.bearers().issue(BearerRequest.member(Principal.of(RunParty.OWNER, "mgr"), scope, uid, credential,
                 Duration.ofMinutes(5)));
     }

@@ -99,7 +99,7 @@ class CalloutHostBrokerTest {
     private static String bearer(AuthAuthorityPlane plane, boolean serving) {
         ActorRow row = plane.ledger().find(Principal.of(OWNER, "laptop")).orElseGet(() -> plane.ledger().grantActor(Principal.of(OWNER, "laptop"),
                 Grant.of(List.of("chat"), List.of("general"), List.of())));
-        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
         return plane.bearers().issue(serving ? BearerRequest.serving(row.principal(), row.lifecycleUid(), credential,
                 Duration.ofMinutes(5), new EndpointInstance("weather", "a".repeat(26)))
                 : BearerRequest.member(row.principal(), List.of("chat"), row.lifecycleUid(), credential, Duration.ofMinutes(5)));

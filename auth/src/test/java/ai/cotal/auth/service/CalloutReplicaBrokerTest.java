@@ -89,7 +89,7 @@ class CalloutReplicaBrokerTest {
         try (AuthAuthorityPlane a = plane(nats, alpha, false)) {
             ActorRow row = a.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     Grant.of(List.of("chat"), List.of("general"), List.of()));
-            CredentialId credential = a.credentials().mint(row.principal(), row.lifecycleUid());
+            CredentialId credential = a.credentials().mint(row.principal(), row.lifecycleUid()).id();
             bearer = a.bearers().issue(BearerRequest.member(row.principal(), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
         }

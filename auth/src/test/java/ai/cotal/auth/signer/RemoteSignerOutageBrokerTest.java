@@ -80,7 +80,7 @@ class RemoteSignerOutageBrokerTest {
             ActorRow row = service.plane().ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             String bearer = service.plane().bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
-                    row.lifecycleUid(), service.plane().credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
+                    row.lifecycleUid(), service.plane().credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()).id(),
                     Duration.ofMinutes(10)));
             traffic = new Thread(() -> {
                 while (!stop.get()) {

@@ -111,7 +111,7 @@ class RemoteSignerRefusalBrokerTest {
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()).id(),
                         Duration.ofMinutes(5)));
                 long mark = nats.log().mark();
                 assertThrows(Exception.class, () -> RemoteSignerServiceBrokerTest.connect(nats, space, bearer,
@@ -159,7 +159,7 @@ class RemoteSignerRefusalBrokerTest {
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),
-                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()),
+                        row.lifecycleUid(), plane.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()).id(),
                         Duration.ofSeconds(50)));
                 String nonce = InboxNonce.forPrincipal(Principal.of(OWNER, "laptop"));
                 for (int i = 0; i < 3; i++) {

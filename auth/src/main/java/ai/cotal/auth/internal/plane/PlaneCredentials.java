@@ -1,5 +1,6 @@
 package ai.cotal.auth.internal.plane;
 
+import ai.cotal.auth.ConnectCredential;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.ConnectCredentials;
@@ -49,7 +50,7 @@ final class PlaneCredentials implements ConnectCredentials {
     }
 
     @Override
-    public CredentialId mint(Principal principal, LifecycleUid uid) {
+    public ConnectCredential mint(Principal principal, LifecycleUid uid) {
         refuseIfUnavailable.run();
         java.util.Objects.requireNonNull(principal, "principal");
         java.util.Objects.requireNonNull(uid, "lifecycleUid");
@@ -73,7 +74,7 @@ final class PlaneCredentials implements ConnectCredentials {
             java.util.Optional<String> id = rows.mintWhileHead(owner, actor, lifecycleUid,
                     LifecycleRows.headKey(owner, actor), seen.getAsLong());
             if (id.isPresent()) {
-                return new CredentialId(id.get());
+                return new ConnectCredential(new CredentialId(id.get()), principal, uid);
             }
             lifecycles.forget(owner, actor); // the head moved: decide from the leader, the charge already made
             charge = () -> { };
@@ -81,7 +82,7 @@ final class PlaneCredentials implements ConnectCredentials {
         // the head follows the ledger (SPEC §14.1); the budget is charged (§13.20) after the head's
         // decision and before anything is written
         lifecycles.activate(row.kind(), owner, actor, lifecycleUid, charge, head);
-        return new CredentialId(rows.mint(owner, actor, lifecycleUid));
+        return new ConnectCredential(new CredentialId(rows.mint(owner, actor, lifecycleUid)), principal, uid);
     }
 
     @Override

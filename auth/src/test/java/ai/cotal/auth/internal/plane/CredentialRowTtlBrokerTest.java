@@ -62,7 +62,7 @@ class CredentialRowTtlBrokerTest {
              Connection admin = f.admin(nats)) {
             ActorRow row = plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     Grant.of(List.of("chat"), List.of(), List.of()));
-            CredentialId id = plane.credentials().mint(row.principal(), row.lifecycleUid());
+            CredentialId id = plane.credentials().mint(row.principal(), row.lifecycleUid()).id();
             MessageInfo stored = admin.jetStreamManagement().getLastMessage(STREAM, "$KV.cotal_auth_alpha.cred." + id);
             assertEquals("960s", stored.getHeaders().getFirst("Nats-TTL"), "900 s (the longest bearer) + 60 s grace");
             assertEquals(Duration.ofSeconds(960), CredentialRows.ROW_TTL);

@@ -57,7 +57,7 @@ final class LifecycleFixture implements AutoCloseable {
 
     /** A bearer of {@code row}'s lifecycle: a fresh credential row (the mint activates the lifecycle) and 5 minutes. */
     String bearer(ActorRow row) {
-        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, row.actor().value()), row.lifecycleUid());
+        CredentialId credential = plane.credentials().mint(Principal.of(OWNER, row.actor().value()), row.lifecycleUid()).id();
         return plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, row.actor().value()), List.of("chat"), row.lifecycleUid(),
                 credential, Duration.ofMinutes(5)));
     }

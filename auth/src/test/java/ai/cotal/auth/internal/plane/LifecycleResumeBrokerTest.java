@@ -49,7 +49,7 @@ class LifecycleResumeBrokerTest {
         AuthAuthorityPlane first = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
         ActorRow row = first.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
         LifecycleUid uid = row.lifecycleUid();
-        CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), uid);
+        CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), uid).id();
         String opId = Lifecycles.interactiveRetirementOpId(uid.value());
         ((AuthorityPlaneImpl) first).lifecycleRetirement().hooks(new LifecycleRetirement.Hooks() {
             @Override

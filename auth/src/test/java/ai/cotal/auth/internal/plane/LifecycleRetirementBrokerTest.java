@@ -164,7 +164,7 @@ class LifecycleRetirementBrokerTest {
         Connection client;
         try (AuthAuthorityPlane first = f.open(nats, stateDir); AuthCallout callout = f.responder(nats, first)) {
             row = first.ledger().grantActor(Principal.of(OWNER, "laptop"), GRANT);
-            CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid());
+            CredentialId credential = first.credentials().mint(Principal.of(OWNER, "laptop"), row.lifecycleUid()).id();
             bearer = first.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"), row.lifecycleUid(),
                     credential, Duration.ofMinutes(5)));
             client = Nats.connect(f.clientOptions(nats, bearer, InboxNonce.forPrincipal(Principal.of(OWNER, "laptop")))
