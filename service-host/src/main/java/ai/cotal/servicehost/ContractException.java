@@ -10,11 +10,13 @@ public final class ContractException extends RuntimeException {
 
     private final String code;
 
+    /** A refusal with catalog code {@code code} (wire form, e.g. {@code unavailable}) and {@code message}. */
     public ContractException(String code, String message) {
         super(message);
         this.code = code;
     }
 
+    /** A refusal with catalog code {@code code}, {@code message} and the {@code cause} behind it. */
     public ContractException(String code, String message, Throwable cause) {
         super(message, cause);
         this.code = code;
@@ -25,6 +27,7 @@ public final class ContractException extends RuntimeException {
         return code;
     }
 
+    /** A {@code bad-request} refusal whose message is {@code field: problem}. */
     public static ContractException badRequest(String field, String problem) {
         return new ContractException("bad-request", field + ": " + problem);
     }

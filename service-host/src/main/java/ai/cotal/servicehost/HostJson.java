@@ -112,12 +112,18 @@ public final class HostJson {
         return out;
     }
 
+    /**
+     * Parses a result as a route answers it, closed like a request.
+     *
+     * @throws ContractException {@code bad-request} naming the malformed field
+     */
     public static HostResult parseResult(byte[] json) {
         JsonNode node = tree(json, "result");
         checkIntegers(node, "result");
         return convert(node, HostResult.class, "result");
     }
 
+    /** Writes a result as the routes answer it (absent fields omitted). */
     public static byte[] writeResult(HostResult result) {
         return bytes(result);
     }

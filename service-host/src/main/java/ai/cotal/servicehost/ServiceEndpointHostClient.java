@@ -33,6 +33,15 @@ public final class ServiceEndpointHostClient {
     private final HttpClient http;
     private final Duration timeout;
 
+    /**
+     * A client of the routes under {@code base} (the face's URL, e.g. {@code https://auth.example}:
+     * the public face, or the loopback face with its capability).
+     *
+     * @param base the face's base URL; the route paths are resolved against it
+     * @param http the HTTP client the requests are sent with
+     * @param timeout each request's timeout
+     * @throws NullPointerException when an argument is null
+     */
     public ServiceEndpointHostClient(URI base, HttpClient http, Duration timeout) {
         this.base = Objects.requireNonNull(base, "base");
         this.http = Objects.requireNonNull(http, "http");

@@ -42,10 +42,11 @@ public final class SpaceTeardown {
     }
 
     /**
-     * What a teardown did: the streams it deleted ({@code allStreams} order, empty on a replay of
-     * a finished one) and the new retired account claim, which the caller has stored (it was given
-     * to {@code storeRetired} before it was pushed) and which every later lifecycle step of the
-     * space starts from.
+     * What a teardown did: the streams it deleted (the message streams, then the buckets' streams,
+     * the endpoint streams and the artifact store's, SPEC §6.1; empty on a replay of a finished
+     * one) and the new retired account claim, which the caller has stored (it was given to
+     * {@code storeRetired} before it was pushed) and which every later lifecycle step of the space
+     * starts from.
      */
     public record Outcome(List<String> deleted, String retiredJwt) {
         public Outcome {
@@ -178,8 +179,8 @@ public final class SpaceTeardown {
     }
 
     /**
-     * Deletes the streams of {@code space} that exist; returns those it deleted, in
-     * {@code allStreams} order. {@code unavailable} or the broker's code when one cannot be
+     * Deletes the streams of {@code space} that exist; returns those it deleted, in the order of
+     * {@link Outcome#deleted()}. {@code unavailable} or the broker's code when one cannot be
      * deleted; those deleted before stay deleted and a replay goes on from there.
      */
     public static List<String> deleteStreams(Connection connection, String space) {
