@@ -1,6 +1,6 @@
 /**
  * The authority plane of a Cotal space: {@link ai.cotal.auth.AuthAuthorityPlane} (its
- * {@code open} starts the plane and hands out its facets), the auth callout ({@code ai.cotal.auth.callout}), the token
+ * {@code open} starts the plane, which answers the auth callout when asked to, and hands out its facets), the token
  * exchange and HTTP faces ({@code ai.cotal.auth.exchange}), the stock service
  * ({@code ai.cotal.auth.service}), the Ed25519 JOSE pair ({@code ai.cotal.auth.jose}) and the
  * meter sink the plane reports to ({@code ai.cotal.auth.metrics}, with a Micrometer sink in
@@ -27,7 +27,6 @@ module ai.cotal.auth {
     requires static micrometer.core;
 
     exports ai.cotal.auth;
-    exports ai.cotal.auth.callout;
     exports ai.cotal.auth.exchange;
     exports ai.cotal.auth.jose;
     exports ai.cotal.auth.metrics;

@@ -1,6 +1,5 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.callout.CalloutAuthority;
 import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.core.id.Owner;
 import java.util.List;
@@ -14,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * embedder with {@link #open(AuthPlaneOptions)} ({@code openAuthAuthorityPlane}) and closed by
  * it; the plane never exits the process or installs signal handlers. Its operations are grouped in
  * facets it hands out: {@link #credentials()}, {@link #bearers()}, {@link #issuedCallers()},
- * {@link #serviceEndpoints()}, {@link #lifecycles()} and, for the auth callout, {@link #calloutAuthority()}.
+ * {@link #serviceEndpoints()} and {@link #lifecycles()}; with {@link AuthPlaneOptions.Builder#callout} it
+ * answers the space's auth callout itself.
  *
  * <p>Thread-safe. Once {@link #fenced()} has completed, or {@link #close()} has begun, every
  * operation, on the plane or on a facet it handed out, refuses with {@code unavailable}; the
@@ -61,12 +61,6 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The issued callers: issue a user caller, resolve an accepted row. */
     IssuedCallers issuedCallers();
 
-    /**
-     * What the auth callout asks of this plane ({@code AuthCallout} takes it through
-     * {@code CalloutOptions.Builder#plane}): its space, {@link #bearers()}' verify,
-     * {@link #credentials()}' authorize and {@link #issuedCallers()}' issue.
-     */
-    CalloutAuthority calloutAuthority();
 
     /**
      * The service-endpoint host; empty when the plane was opened without service endpoints

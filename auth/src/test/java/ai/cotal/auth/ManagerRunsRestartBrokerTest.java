@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Attempt;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.Actor;

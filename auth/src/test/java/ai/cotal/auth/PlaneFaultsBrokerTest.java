@@ -1,9 +1,10 @@
 package ai.cotal.auth;
 
-import ai.cotal.auth.callout.CalloutFixture;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutAuthority;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
+import ai.cotal.auth.internal.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutAuthority;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -131,7 +132,7 @@ class PlaneFaultsBrokerTest {
 
             @Override
             public String authorizeManagerCaller(BearerClaims claims) {
-                return first.calloutAuthority().authorizeManagerCaller(claims);
+                return ((AuthorityPlaneImpl) first).calloutAuthority().authorizeManagerCaller(claims);
             }
 
             @Override

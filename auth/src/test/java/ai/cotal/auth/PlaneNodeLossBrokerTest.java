@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.auth.internal.plane.ConnzLivenessOracle;
 import ai.cotal.auth.service.CalloutReplica;
 import ai.cotal.core.config.ServerConfig;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Kind;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.connect.NatsConnector;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Kind;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Principal;

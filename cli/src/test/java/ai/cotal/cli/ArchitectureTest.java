@@ -98,9 +98,6 @@ class ArchitectureTest {
     static final List<String> PENDING_BOUNDARY = List.of(
             "ai.cotal.auth.ManagerRecords -> ai.cotal.auth.internal.manager",
             "ai.cotal.auth.PlaneSettings -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.callout.AuthCallout -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.callout.CalloutHandler -> ai.cotal.auth.internal.metrics",
-            "ai.cotal.auth.callout.CalloutOptions -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.ExchangeOptions -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.ExchangeRoutes -> ai.cotal.auth.internal.metrics",
             "ai.cotal.auth.exchange.HttpFace -> ai.cotal.auth.internal.metrics",
@@ -116,8 +113,7 @@ class ArchitectureTest {
      */
     static final List<String> PENDING_CYCLES = List.of(
             "ai.cotal.core.internal.keys -> ai.cotal.core.keys",
-            "ai.cotal.core.trust -> ai.cotal.core.creds",
-            "ai.cotal.auth.callout -> ai.cotal.auth");
+            "ai.cotal.core.trust -> ai.cotal.core.creds");
 
     @ParameterizedTest
     @MethodSource("modules")

@@ -1,7 +1,5 @@
 package ai.cotal.auth.service;
 
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
 import ai.cotal.auth.internal.replica.ReplicaAuthority;
 import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.secrets.SecretStore;
@@ -25,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The callout-replica lanes of one process (SPEC §13.19), shared by {@link CalloutReplica} (a fixed
  * set of spaces) and {@link CalloutHost} (a manifest's): a lane is a {@link ReplicaAuthority} and an
- * {@link AuthCallout} in the space's queue group. A space is refused (named, reported, retried every
+ * auth-callout responder in the space's queue group. A space is refused (named, reported, retried every
  * {@code retry}) when its service-endpoint admission is open, its ledger directory is missing, or
  * its lane cannot start; a lane whose connections fail to renew leaves the queue group and is
  * retried the same way. A lane that is running never re-checks admission. Thread-safe: starting,
@@ -35,9 +33,9 @@ final class ReplicaLanes implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaLanes.class);
 
     /** A running lane, with the remote signer's client it owns (null: the seed is in the store). */
-    private record Lane(ReplicaAuthority authority, AuthCallout callout, RemoteSpaceSigner remote) {
+    private record Lane(ReplicaAuthority authority, Runnable callout, RemoteSpaceSigner remote) {
         void close() {
-            callout.close();
+            callout.run(); // the responder first: the other responders of the queue group answer
             authority.close();
             if (remote != null) {
                 remote.close();
@@ -157,12 +155,7 @@ final class ReplicaLanes implements AutoCloseable {
         ServiceMaterial.Loaded material = ServiceMaterial.load(secrets, space, remote == null ? null : remote.signer());
         ReplicaAuthority authority = ReplicaAuthority.open(servers, material.signer(), stateDir, secrets, ttl, clock);
         try {
-            CalloutOptions.Builder options = CalloutOptions.builder().servers(servers).callout(material.callout())
-                    .plane(authority).signer(material.signer()).clock(clock);
-            if (meterSink != null) {
-                options.meterSink(meterSink).meterSpaceTag(true);
-            }
-            AuthCallout callout = AuthCallout.start(options.build());
+            Runnable callout = authority.answer(servers, material.callout(), material.signer(), clock, meterSink);
             Lane lane = new Lane(authority, callout, remote);
             lanes.put(space, lane);
             refused.remove(space);

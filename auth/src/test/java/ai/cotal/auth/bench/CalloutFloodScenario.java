@@ -1,13 +1,14 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.Principal;
@@ -56,7 +57,7 @@ public final class CalloutFloodScenario {
                      .stateDir(Files.createTempDirectory("callout-flood")).secretStore(BenchSpace.store(auth, callout))
                      .signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane.calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
+                     .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(auth.strip()).meterSink(MicrometerSink.of(registry)).build())) {
             ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "victim"), Grant.of(List.of("chat"),
                     List.of("general"), List.of("general")));
             CredentialId credential = plane.credentials().mint(Principal.of(OWNER, "victim"), row.lifecycleUid()).id();

@@ -1,13 +1,14 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.micrometer.MicrometerSink;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.creds.CredentialProfile;
@@ -62,7 +63,7 @@ public final class CalloutScenario {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(Files.createTempDirectory("callout-scenario")).secretStore(store).signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane.calloutAuthority()).signer(auth.strip()).build())) {
+                     .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(auth.strip()).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"), List.of("general"),
                     List.of("general")));
@@ -113,7 +114,7 @@ public final class CalloutScenario {
                         responderOptions.meterSink(MicrometerSink.of(registry));
                     }
                     try (AuthAuthorityPlane plane = AuthAuthorityPlane.open(options.build());
-                         AuthCallout responder = AuthCallout.start(responderOptions.plane(plane.calloutAuthority()).build())) {
+                         AuthCallout responder = AuthCallout.start(responderOptions.plane(((AuthorityPlaneImpl) plane).calloutAuthority()).build())) {
                         ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                                 List.of("general"), List.of("general")));
                         CredentialId credential = plane.credentials().mint(Principal.of(owner, "bench"), row.lifecycleUid()).id();

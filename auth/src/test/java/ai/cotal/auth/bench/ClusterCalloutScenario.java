@@ -1,13 +1,14 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
@@ -90,7 +91,7 @@ public final class ClusterCalloutScenario {
                 .signer(auth.strip()).storeReplicas(replicas).build())) {
             for (String url : urls) {
                 responders.add(AuthCallout.start(CalloutOptions.builder().server(url).callout(callout)
-                        .plane(plane.calloutAuthority()).signer(auth.strip()).build()));
+                        .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(auth.strip()).build()));
             }
             String owner = "u_abcdefghijklmnopqrstuvwxyz";
             ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),

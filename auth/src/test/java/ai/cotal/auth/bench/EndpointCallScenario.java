@@ -1,5 +1,6 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.AuthAuthorityPlane;
@@ -10,8 +11,8 @@ import ai.cotal.auth.Grant;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.config.ServerConfig;
@@ -109,7 +110,7 @@ public final class EndpointCallScenario {
                      .server(nats.url()).space("alpha").stateDir(stateDir).secretStore(store).signer(auth.strip())
                      .serviceEndpoints(true)).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane.calloutAuthority()).signer(auth.strip()).build());
+                     .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(auth.strip()).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .build())) {
             Space space = new Space(nats, auth.strip(), callout, plane, exchange, stateDir);

@@ -1,13 +1,14 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.id.Principal;
 import ai.cotal.core.keys.AccountSigner;
@@ -85,7 +86,7 @@ public final class RemoteSignerScenario {
                     .server(nats.url()).space("alpha").stateDir(dir.resolve("state")).secretStore(store).signer(switched)
                     .build());
                  AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                         .plane(plane.calloutAuthority()).signer(switched).build())) {
+                         .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(switched).build())) {
                 String owner = "u_abcdefghijklmnopqrstuvwxyz";
                 ActorRow row = plane.ledger().grantActor(Principal.of(owner, "bench"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));

@@ -1,13 +1,14 @@
 package ai.cotal.auth.bench;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.AuthCallout;
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerRequest;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.config.ServerConfig;
@@ -63,7 +64,7 @@ public final class SlowClientScenario {
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(stateDir).secretStore(store).signer(auth.strip()).build());
              AuthCallout responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                     .plane(plane.calloutAuthority()).signer(auth.strip()).build());
+                     .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(auth.strip()).build());
              TokenExchange exchange = TokenExchange.start(ExchangeOptions.builder().plane(plane).stateDir(stateDir)
                      .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build())) {
             String owner = "u_abcdefghijklmnopqrstuvwxyz";

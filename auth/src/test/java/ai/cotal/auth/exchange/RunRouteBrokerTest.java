@@ -7,7 +7,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.creds.Identity;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.LifecycleUid;

@@ -1,13 +1,14 @@
 package ai.cotal.auth.exchange;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
@@ -79,7 +80,7 @@ class SlowClientBrokerTest {
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
         plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
         responder = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                .plane(plane.calloutAuthority())
+                .plane(((AuthorityPlaneImpl) plane).calloutAuthority())
                 .signer(new SpaceAuth(f.broker, f.space).strip()).build());
         plane.ledger().grantManagedActor(Principal.of(OWNER, "agent1"), Grant.of(List.of("chat"), List.of(), List.of()),
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("agent-secret"

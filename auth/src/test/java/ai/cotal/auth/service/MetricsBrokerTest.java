@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -112,8 +113,8 @@ class MetricsBrokerTest {
             assertTrue(registry.getMeters().stream().allMatch(m -> m.getId().getTag("space") == null),
                     "no meter names the space without the opt-in");
             for (Runnable withoutRegistry : List.<Runnable>of(
-                    () -> ai.cotal.auth.callout.CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                            .plane(service.plane().calloutAuthority()).signer(f.auth.strip()).meterSpaceTag(true).build(),
+                    () -> ai.cotal.auth.internal.callout.CalloutOptions.builder().server(nats.url()).callout(f.callout)
+                            .plane(((AuthorityPlaneImpl) service.plane()).calloutAuthority()).signer(f.auth.strip()).meterSpaceTag(true).build(),
                     () -> ai.cotal.auth.exchange.ExchangeOptions.builder().plane(service.plane()).stateDir(stateDir)
                             .meterSpaceTag(true).build(),
                     () -> StockPlane.options(nats.url(), "alpha", stateDir, f.store).meterSpaceTag(true).build())) {

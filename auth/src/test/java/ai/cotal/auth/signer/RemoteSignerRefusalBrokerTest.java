@@ -1,5 +1,6 @@
 package ai.cotal.auth.signer;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,8 +11,8 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.InstanceId;
@@ -99,7 +100,7 @@ class RemoteSignerRefusalBrokerTest {
                     .space("alpha").stateDir(dir.resolve("state")).secretStore(space.serviceStore).signer(remote)
                     .standingTtl(Duration.ofSeconds(30)).build()); // within the policy's 60 s
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
-                         .plane(plane.calloutAuthority()).signer(remote).build())) {
+                         .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(remote).build())) {
                 // a profile outside the policy, asked for through the plane's own API
                 plane.ledger().grantActor(Principal.of(OWNER, "mgr"), Grant.of(List.of("chat"), List.of(), List.of()));
                 refused(ErrorCode.PERMISSION_DENIED, "profile: manager-registrar is not in this signer's policy",
@@ -155,7 +156,7 @@ class RemoteSignerRefusalBrokerTest {
                     .space("alpha").stateDir(dir.resolve("state")).secretStore(space.serviceStore).signer(remote)
                     .standingTtl(Duration.ofSeconds(30)).build());
                  AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(space.callout)
-                         .plane(plane.calloutAuthority()).signer(remote).build())) {
+                         .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(remote).build())) {
                 ActorRow row = plane.ledger().grantActor(Principal.of(OWNER, "laptop"), Grant.of(List.of("chat"),
                         List.of("general"), List.of("general")));
                 String bearer = plane.bearers().issue(BearerRequest.member(Principal.of(OWNER, "laptop"), List.of("chat"),

@@ -1,7 +1,7 @@
 package ai.cotal.auth.internal.endpoint;
 
 import ai.cotal.auth.EndpointInstance;
-import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.EndpointAccess;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.servicehost.Views.AssignmentState;

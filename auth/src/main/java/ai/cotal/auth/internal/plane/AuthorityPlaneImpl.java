@@ -26,8 +26,8 @@ import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.PlaneConnection;
 import ai.cotal.auth.ServiceEndpointHost;
 import ai.cotal.auth.SpaceProvisioning;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutAuthority;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -299,7 +299,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         return issuedCallers;
     }
 
-    @Override
+    /** What the auth callout asks this plane (its own responder's authority; tests start responders on it). */
     public CalloutAuthority calloutAuthority() {
         return calloutAuthority;
     }

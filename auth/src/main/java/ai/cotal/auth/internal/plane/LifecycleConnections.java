@@ -1,6 +1,6 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.callout.LiveConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.time.Clock;

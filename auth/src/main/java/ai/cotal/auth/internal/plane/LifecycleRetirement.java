@@ -7,7 +7,7 @@ import ai.cotal.auth.Lifecycles.Resume;
 import ai.cotal.auth.Lifecycles.Retirement;
 import ai.cotal.auth.Lifecycles.Retirement.Outcome;
 import ai.cotal.auth.Lifecycles.State;
-import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.callout.LiveConnection;
 import ai.cotal.auth.internal.plane.LifecycleRows.Op;
 import ai.cotal.auth.internal.plane.LifecycleRows.Stored;
 import ai.cotal.core.CotalException;

@@ -1,7 +1,7 @@
 package ai.cotal.auth.internal.plane;
 
-import ai.cotal.auth.callout.EndpointAccess;
-import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.LiveConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.time.Clock;

@@ -4,7 +4,7 @@ import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.ServiceEndpointHost;
-import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.EndpointAccess;
 import ai.cotal.auth.internal.endpoint.ServiceEndpointEngine;
 import ai.cotal.core.CotalException;
 import ai.cotal.servicehost.HostRequest;

@@ -2,9 +2,9 @@ package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.PlaneHealth;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutAuthority;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutAuthority;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import java.util.Locale;
 
 /**

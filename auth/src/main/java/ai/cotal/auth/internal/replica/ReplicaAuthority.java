@@ -1,5 +1,9 @@
 package ai.cotal.auth.internal.replica;
 
+import ai.cotal.core.trust.CalloutAuth;
+import ai.cotal.auth.metrics.MeterSink;
+import ai.cotal.auth.internal.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
 import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.auth.internal.plane.BearerVerifier;
@@ -11,7 +15,7 @@ import ai.cotal.auth.internal.secrets.IssuerKey;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
-import ai.cotal.auth.callout.CalloutAuthority;
+import ai.cotal.auth.internal.callout.CalloutAuthority;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -102,6 +106,20 @@ public final class ReplicaAuthority implements CalloutAuthority, AutoCloseable {
     }
 
     /** Completes when a connection failed to renew: the authority refuses from then on. */
+    /**
+     * Starts an auth-callout responder that answers from this replica with {@code callout}'s
+     * material on {@code servers}, signing through {@code signer}, reporting to {@code sink}
+     * (null: nothing is measured) with the space tag; answers its closer.
+     */
+    public Runnable answer(List<String> servers, CalloutAuth callout, SpaceSigner signer, Clock clock, MeterSink sink) {
+        CalloutOptions.Builder options = CalloutOptions.builder().servers(servers).callout(callout).plane(this)
+                .signer(signer).clock(clock);
+        if (sink != null) {
+            options.meterSink(sink).meterSpaceTag(true);
+        }
+        return AuthCallout.start(options.build())::close;
+    }
+
     public java.util.concurrent.CompletableFuture<String> failure() {
         return failure;
     }

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.Grant;
-import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.EndpointAccess;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.id.Principal;

@@ -10,11 +10,11 @@ import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.PlaneFixture;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutAuthority;
-import ai.cotal.auth.callout.CalloutFixture;
-import ai.cotal.auth.callout.CalloutOptions;
-import ai.cotal.auth.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutAuthority;
+import ai.cotal.auth.internal.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.EndpointAccess;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.creds.Identity;
@@ -121,7 +121,7 @@ class ConnectionSweepBrokerTest {
                 "dave", List.of("g11"), "erin", List.of("g0", "g1"));
         List<Connection> connections = new ArrayList<>();
         try (AuthAuthorityPlane plane = c.open(nats, stateDir); AuthCallout callout = AuthCallout.start(
-                CalloutOptions.builder().server(nats.url()).callout(c.callout).plane(granting(plane.calloutAuthority(),
+                CalloutOptions.builder().server(nats.url()).callout(c.callout).plane(granting(((AuthorityPlaneImpl) plane).calloutAuthority(),
                         grants)).signer(new SpaceAuth(f.broker, f.space).strip()).build())) {
             int planeConnections = accountConnections(nats);
             String[] actors = {"bob", "alice", "frank", "dave", "carol", "gina", "erin"};

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.cotal.auth.TestClock;
-import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.callout.LiveConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.util.List;

@@ -13,8 +13,8 @@ import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.Lifecycles;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.LifecycleUid;
 import ai.cotal.core.id.Principal;
@@ -80,7 +80,7 @@ class LifecycleRetirementBrokerTest {
             }
             ai.cotal.auth.ConnectAttempt attempt = x.plane.bearers().verify(spare).attempt();
             CotalException why = assertThrows(CotalException.class,
-                    () -> x.plane.calloutAuthority().authorizeConnect(attempt));
+                    () -> ((AuthorityPlaneImpl) x.plane).calloutAuthority().authorizeConnect(attempt));
             assertTrue(why.getMessage().contains("which was retired"), "the head refuses first: " + why.getMessage());
             Exception refused = x.refused("laptop", spare);
             assertTrue(refused.getMessage().contains("Authorization Violation"), refused.getMessage());

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.TestClock;
-import ai.cotal.auth.callout.EndpointAccess;
-import ai.cotal.auth.callout.LiveConnection;
+import ai.cotal.auth.internal.callout.EndpointAccess;
+import ai.cotal.auth.internal.callout.LiveConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import java.util.List;

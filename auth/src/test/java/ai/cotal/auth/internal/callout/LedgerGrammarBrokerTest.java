@@ -1,4 +1,4 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import ai.cotal.auth.internal.text.RefusalText;
 import ai.cotal.core.CotalException;

@@ -1,4 +1,4 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.metrics.MeterSink;

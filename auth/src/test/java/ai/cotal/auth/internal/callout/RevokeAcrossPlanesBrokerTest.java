@@ -1,4 +1,4 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,7 +8,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.EndpointInstance;
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.ScannerKick;
-import ai.cotal.auth.callout.EndpointConnectsFixture.Watched;
+import ai.cotal.auth.internal.callout.EndpointConnectsFixture.Watched;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.id.SpaceName;
 import ai.cotal.servicehost.HostRequest;

@@ -1,11 +1,12 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.internal.plane.BearerIssuer;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.BearerRequest;
-import ai.cotal.auth.callout.CalloutFixture;
+import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.auth.PlaneFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +30,7 @@ import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.connect.NatsConnector;
-import ai.cotal.auth.callout.CalloutHandler;
+import ai.cotal.auth.internal.callout.CalloutHandler;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -107,7 +108,7 @@ class CalloutRefusalBrokerTest {
 
             // What a responder does with forged requests that reach it anyway (a compromised route, a replay).
             CalloutHandler handler = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane.calloutAuthority())
+                    .plane(((AuthorityPlaneImpl) plane).calloutAuthority())
                     .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
             NKeyPair fakeServer = NKeyPair.create(KeyType.SERVER);
             XKeyPair fakeXkey = XKeyPair.create();
@@ -133,7 +134,7 @@ class CalloutRefusalBrokerTest {
                     other.publicKey())).isEmpty());
             // A server outside the expected set.
             CalloutHandler strict = new CalloutHandler(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                    .plane(plane.calloutAuthority())
+                    .plane(((AuthorityPlaneImpl) plane).calloutAuthority())
                     .signer(new ai.cotal.core.trust.SpaceAuth(f.plane.broker, f.plane.space).strip())
                     .expectedServerIds(java.util.Set.of(nats.serverId())).build());
             assertTrue(strict.handle(message(fakeXkey.seal(bytes(request), f.callout.xkey().publicKey()),

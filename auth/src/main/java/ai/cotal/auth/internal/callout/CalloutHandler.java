@@ -1,10 +1,10 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerAuthority;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.internal.metrics.AuthMetrics.CalloutOutcome;

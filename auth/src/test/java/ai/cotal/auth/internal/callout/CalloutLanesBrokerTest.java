@@ -1,5 +1,6 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,7 +106,7 @@ class CalloutLanesBrokerTest {
         ExecutorService flood = Executors.newFixedThreadPool(FLOOD);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir);
              AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                     .plane(new Holding(plane.calloutAuthority(), entered, release))
+                     .plane(new Holding(((AuthorityPlaneImpl) plane).calloutAuthority(), entered, release))
                      .signer(new SpaceAuth(f.plane.broker, f.plane.space).strip()).build());
              Connection spy = Nats.connect(new Options.Builder().server(nats.url())
                      .authHandler(f.callout.calloutCreds().authHandler()).maxControlLine(ServerConfig.MAX_CONTROL_LINE)
@@ -142,7 +143,7 @@ class CalloutLanesBrokerTest {
         NatsBroker nats = brokers.start(f::config);
         try (AuthAuthorityPlane plane = f.open(nats, stateDir);
              AuthCallout callout = AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(f.callout)
-                     .plane(plane.calloutAuthority()).signer(new SpaceAuth(f.plane.broker, f.plane.space).strip())
+                     .plane(((AuthorityPlaneImpl) plane).calloutAuthority()).signer(new SpaceAuth(f.plane.broker, f.plane.space).strip())
                      .build())) {
             String bearer = f.bearer(plane, "laptop", List.of("general"), List.of("general"), Duration.ofMinutes(5));
             try (CalloutFixture.Client client = f.connect(nats, bearer, InboxNonce.forPrincipal(Principal.of(CalloutFixture.OWNER, "laptop")))) {

@@ -1,10 +1,10 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
-import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.AuthCallout;
 import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

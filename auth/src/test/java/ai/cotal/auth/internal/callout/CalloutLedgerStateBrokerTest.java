@@ -1,7 +1,7 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import ai.cotal.auth.AuthAuthorityPlane;
-import ai.cotal.auth.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.AuthCallout;
 import ai.cotal.auth.InboxNonce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,10 +1,10 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.EndpointInstance;
-import ai.cotal.auth.callout.EndpointConnectsFixture.Watched;
+import ai.cotal.auth.internal.callout.EndpointConnectsFixture.Watched;
 import ai.cotal.core.id.SpaceName;
 import ai.cotal.servicehost.HostRequest;
 import ai.cotal.servicehost.HostResult;

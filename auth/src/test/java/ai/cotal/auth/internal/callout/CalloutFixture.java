@@ -1,12 +1,13 @@
-package ai.cotal.auth.callout;
+package ai.cotal.auth.internal.callout;
 
+import ai.cotal.auth.internal.plane.AuthorityPlaneImpl;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.PlaneFixture;
-import ai.cotal.auth.callout.AuthCallout;
-import ai.cotal.auth.callout.CalloutOptions;
+import ai.cotal.auth.internal.callout.AuthCallout;
+import ai.cotal.auth.internal.callout.CalloutOptions;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
@@ -47,7 +48,7 @@ public final class CalloutFixture {
 
     public AuthCallout responder(NatsBroker nats, AuthAuthorityPlane authority) {
         return AuthCallout.start(CalloutOptions.builder().server(nats.url()).callout(callout)
-                .plane(authority.calloutAuthority())
+                .plane(((AuthorityPlaneImpl) authority).calloutAuthority())
                 .signer(new SpaceAuth(plane.broker, plane.space).strip()).build());
     }
 
