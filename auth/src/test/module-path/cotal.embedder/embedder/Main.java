@@ -76,7 +76,7 @@ public final class Main {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
         BrokerAuth broker = auth.broker();
-        SpaceAccountAuth space = auth.space();
+        SpaceAccountAuth space = auth.account();
         InMemorySecretStore store = new InMemorySecretStore();
         SpaceProvisioning.forSpace(auth, CalloutAuth.create("alpha", broker, space.accountPublicKey(), clock)).write(store);
         Path storeDir = Path.of(in.readLine());

@@ -158,7 +158,7 @@ public final class SpaceProvisioning {
      */
     public static SpaceProvisioning create(String space, Clock clock) {
         SpaceAuth auth = SpaceAuth.create(space, clock);
-        return new SpaceProvisioning(auth, CalloutAuth.create(space, auth.broker(), auth.space().accountPublicKey(),
+        return new SpaceProvisioning(auth, CalloutAuth.create(space, auth.broker(), auth.account().accountPublicKey(),
                 clock)).clock(clock);
     }
 
@@ -186,7 +186,7 @@ public final class SpaceProvisioning {
     public String serverConfig(ServerConfigOptions options) {
         List<String> extra = new ArrayList<>(options.extraAccounts());
         extra.add(callout.jwt());
-        return ServerConfig.render(auth.broker(), List.of(auth.space()), options.withExtraAccounts(extra));
+        return ServerConfig.render(auth.broker(), List.of(auth.account()), options.withExtraAccounts(extra));
     }
 
     private final SpaceAuth auth;
@@ -198,9 +198,9 @@ public final class SpaceProvisioning {
     private SpaceProvisioning(SpaceAuth auth, CalloutAuth callout) {
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(callout, "callout");
-        if (!auth.space().space().equals(callout.space())) {
+        if (!auth.account().space().equals(callout.space())) {
             throw CotalException.badRequest("callout", "belongs to space '" + callout.space() + "', not '"
-                    + auth.space().space() + "'");
+                    + auth.account().space() + "'");
         }
         this.auth = auth;
         this.callout = callout;
@@ -284,7 +284,7 @@ public final class SpaceProvisioning {
     }
 
     private String space() {
-        return auth.space().space();
+        return auth.account().space();
     }
 
     /** Every document, encoded (and the system credentials minted) before the first write. */
@@ -292,11 +292,11 @@ public final class SpaceProvisioning {
         Map<String, byte[]> documents = new LinkedHashMap<>();
         for (Secret secret : secrets) {
             documents.put(secret.key(space()), switch (secret) {
-                case SERVICE_KEYS -> ServiceDocuments.serviceKeys(auth.space());
+                case SERVICE_KEYS -> ServiceDocuments.serviceKeys(auth.account());
                 case CALLOUT -> ServiceDocuments.callout(callout);
                 case ISSUER_KEYS -> IssuerKey.newDocument(BearerClaims.issuerOf(space()));
                 case OWNER_SECRET -> OwnerSecret.newDocument();
-                case MEMBERSHIP_OBSERVER -> system(CredentialProfile.MEMBERSHIP_OBSERVER, auth.space().accountPublicKey());
+                case MEMBERSHIP_OBSERVER -> system(CredentialProfile.MEMBERSHIP_OBSERVER, auth.account().accountPublicKey());
                 case CONNECTION_EVICTOR -> system(CredentialProfile.CONNECTION_EVICTOR, null);
             });
         }

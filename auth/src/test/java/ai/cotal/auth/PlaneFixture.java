@@ -57,7 +57,7 @@ public final class PlaneFixture {
         SpaceAuth auth = SpaceAuth.create(space, Clock.systemUTC());
         InMemorySecretStore store = new InMemorySecretStore();
         SpaceProvisioning.forSpace(auth, ai.cotal.core.trust.CalloutAuth.create(space, auth.broker(),
-                auth.space().accountPublicKey(), Clock.systemUTC())).write(store);
+                auth.account().accountPublicKey(), Clock.systemUTC())).write(store);
         return store;
     }
 

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class SpaceProvisioningTest {
     private final Clock clock = Clock.systemUTC();
     private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
 
     private static List<String> keys(Role role) {
         return role.needs().stream().map(s -> s.key("alpha")).toList();
@@ -77,12 +77,12 @@ class SpaceProvisioningTest {
             }
         }
         ServiceMaterial.Loaded loaded = ServiceMaterial.load(store, "alpha");
-        assertEquals(auth.space().accountPublicKey(), loaded.signer().accountPublicKey());
+        assertEquals(auth.account().accountPublicKey(), loaded.signer().accountPublicKey());
         assertEquals(callout.accountPublicKey(), loaded.callout().accountPublicKey());
         BearerIssuer.load(store, "alpha", clock);
         String observer = Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow()).jwt();
         assertTrue(ai.cotal.core.jwt.NatsJwt.decode(observer, ai.cotal.core.jwt.UserClaim.class).nats().pub().allow()
-                .contains("$SYS.REQ.ACCOUNT." + auth.space().accountPublicKey() + ".CONNZ"), "it watches the data account");
+                .contains("$SYS.REQ.ACCOUNT." + auth.account().accountPublicKey() + ".CONNZ"), "it watches the data account");
         Creds.parse(store.getText(SecretKeys.connectionEvictorCredsKey("alpha")).orElseThrow());
     }
 
@@ -157,7 +157,7 @@ class SpaceProvisioningTest {
         assertEquals(List.of(), SpaceProvisioning.missing(remote, "alpha", Role.SERVICE_WITH_REMOTE_SIGNER));
         assertEquals(List.of(SecretKeys.serviceKeysKey("alpha")), SpaceProvisioning.missing(remote, "alpha"));
 
-        SpaceAuth persisted = new SpaceAuth(auth.broker().withoutSystemSigner(), auth.space());
+        SpaceAuth persisted = new SpaceAuth(auth.broker().withoutSystemSigner(), auth.account());
         InMemorySecretStore store = new InMemorySecretStore();
         CotalException noKey = assertThrows(CotalException.class, () -> SpaceProvisioning.forSpace(persisted, callout)
                 .write(store));
@@ -177,7 +177,7 @@ class SpaceProvisioningTest {
 
     @Test
     void badInputIsRefusedNamingTheField() {
-        CalloutAuth beta = CalloutAuth.create("beta", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth beta = CalloutAuth.create("beta", auth.broker(), auth.account().accountPublicKey(), clock);
         CotalException other = assertThrows(CotalException.class, () -> SpaceProvisioning.forSpace(auth, beta));
         assertEquals(ErrorCode.BAD_REQUEST, other.code());
         assertTrue(other.getMessage().startsWith("callout"), other.getMessage());

@@ -79,12 +79,12 @@ final class ServiceEndpointDemo {
         Clock clock = Clock.systemUTC();
         try {
             SpaceAuth space = SpaceAuth.create(SPACE, clock);
-            CalloutAuth callout = CalloutAuth.create(SPACE, space.broker(), space.space().accountPublicKey(), clock);
+            CalloutAuth callout = CalloutAuth.create(SPACE, space.broker(), space.account().accountPublicKey(), clock);
             FileSecretStore secrets = new FileSecretStore(root);
             SpaceProvisioning.forSpace(space, callout).write(secrets); // every secret the service needs
             out.println("cotal-auth demo: space \"" + SPACE + "\" provisioned in " + root);
             try (NatsBroker nats = NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(space.broker(),
-                    List.of(space.space()), ServerConfigOptions.builder().transport(Transport.plaintext())
+                    List.of(space.account()), ServerConfigOptions.builder().transport(Transport.plaintext())
                             .storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
                  OidcTestProvider idp = oidc == null ? new OidcTestProvider() : null) {
                 Path stateDir = root.resolve("state");

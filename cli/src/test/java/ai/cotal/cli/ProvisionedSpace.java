@@ -24,14 +24,14 @@ final class ProvisionedSpace {
 
     ProvisionedSpace(Path root, Clock clock) {
         auth = SpaceAuth.create("alpha", clock);
-        callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         secrets = new FileSecretStore(root);
         SpaceProvisioning.forSpace(auth, callout).write(secrets);
     }
 
     /** The configuration of {@code broker}: plaintext, the space's account and the callout account. */
     String config(NatsBroker broker) {
-        return ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(broker.storeDir()).extraAccounts(List.of(callout.jwt())).build());
     }
 }

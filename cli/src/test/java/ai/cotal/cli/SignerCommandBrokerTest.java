@@ -130,7 +130,7 @@ class SignerCommandBrokerTest {
         Path log = dir.resolve("signer.log");
         Process first = signer(dir, socket, log);
         String signingKey = UnixSocketAccountSigner.describe(socket, Duration.ofSeconds(2)).signingKey();
-        String account = alpha.auth.space().accountPublicKey();
+        String account = alpha.auth.account().accountPublicKey();
         try (UnixSocketAccountSigner remote = UnixSocketAccountSigner.builder().socket(socket).publicKey(signingKey).build()) {
             NatsJwt.decode(member(remote, account));
             first.destroyForcibly(); // SIGKILL: no stop record, the socket file stays behind

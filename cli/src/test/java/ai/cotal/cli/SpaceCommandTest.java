@@ -75,7 +75,7 @@ class SpaceCommandTest {
         ai.cotal.core.trust.SpaceAuth earlier = ai.cotal.core.trust.SpaceAuth.create("alpha", clock);
         ai.cotal.workspace.FileSecretStore secrets = new ai.cotal.workspace.FileSecretStore(root);
         ai.cotal.auth.SpaceProvisioning.forSpace(earlier, ai.cotal.core.trust.CalloutAuth.create("alpha",
-                earlier.broker(), earlier.space().accountPublicKey(), clock)).withoutSystemCredentials().write(secrets);
+                earlier.broker(), earlier.account().accountPublicKey(), clock)).withoutSystemCredentials().write(secrets);
         byte[] issuer = secrets.get(SecretKeys.issuerKeysKey("alpha")).orElseThrow();
         assertEquals(0, run("space", "add", "--root", root.toString(), "--space", "alpha"), err.toString());
         Tenants.Tenant alpha = new Tenants(root, clock).require("alpha");

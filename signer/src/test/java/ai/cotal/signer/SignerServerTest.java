@@ -116,7 +116,7 @@ class SignerServerTest {
         assertEquals("permission-denied", lines.get(2).path("code").asText());
         assertTrue(lines.get(2).path("reason").asText().contains("$SYS.REQ.SERVER.PING"));
         String text = Files.readString(dir.resolve("audit.jsonl"));
-        assertFalse(text.contains(auth.space().signing().seed()) || text.contains(jwt.substring(jwt.lastIndexOf('.') + 1)),
+        assertFalse(text.contains(auth.account().signing().seed()) || text.contains(jwt.substring(jwt.lastIndexOf('.') + 1)),
                 "neither the seed nor a signature is in the log");
     }
 

@@ -32,7 +32,7 @@ class NatsServerTest {
 
     private String config() {
         SpaceAuth auth = SpaceAuth.create("alpha", Clock.systemUTC());
-        return ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).port(ServerConfigOptions.ANY_PORT).storeDir(dir.resolve("js")).build());
     }
 

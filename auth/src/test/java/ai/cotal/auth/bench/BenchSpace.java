@@ -26,7 +26,7 @@ final class BenchSpace {
 
     /** A secret store holding every secret of the space, with a callout account of its own (a plane alone). */
     static InMemorySecretStore store(SpaceAuth auth) {
-        return store(auth, CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), Clock.systemUTC()));
+        return store(auth, CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), Clock.systemUTC()));
     }
 
     /**
@@ -62,7 +62,7 @@ final class BenchSpace {
 
     /** A plaintext broker with the space and {@code extraAccountJwts} (a callout account). */
     static NatsBroker broker(SpaceAuth auth, String... extraAccountJwts) {
-        return NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
+        return NatsBroker.start(BackendChoice.detect(), b -> ServerConfig.render(auth.broker(), List.of(auth.account()),
                 ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
                         .extraAccounts(List.of(extraAccountJwts)).build()));
     }

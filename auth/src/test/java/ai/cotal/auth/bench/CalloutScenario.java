@@ -57,7 +57,7 @@ public final class CalloutScenario {
         THREADS = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
              AuthAuthorityPlane plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
@@ -94,7 +94,7 @@ public final class CalloutScenario {
     private static void metered(int perThread, int rounds) throws Exception {
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("callout-metrics-scenario");
         String owner = "u_abcdefghijklmnopqrstuvwxyz";

@@ -54,7 +54,7 @@ public final class ClusterCalloutScenario {
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         List<String> rows = new ArrayList<>();
         Concurrent.Result clusterCallout;
         try (NatsCluster cluster = NatsCluster.start(BackendChoice.detect(), 3, m -> member(auth, callout, m))) {
@@ -124,7 +124,7 @@ public final class ClusterCalloutScenario {
     }
 
     private static String member(SpaceAuth auth, CalloutAuth callout, ClusterMember m) {
-        return ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(m.storeDir())
                 .resolver(ai.cotal.auth.PlaneFixture.fullResolver(m))
                 .extraAccounts(List.of(callout.jwt())).cluster(ai.cotal.auth.PlaneFixture.cluster(m)).build());

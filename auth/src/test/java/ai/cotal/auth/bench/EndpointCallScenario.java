@@ -102,7 +102,7 @@ public final class EndpointCallScenario {
         int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("endpoint-call-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());

@@ -109,7 +109,7 @@ public final class FloodScenario {
         int flooders = args.length > 1 && args[1].equals("off") ? 0 : 7;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         java.nio.file.Path stateDir = Files.createTempDirectory("flood-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());

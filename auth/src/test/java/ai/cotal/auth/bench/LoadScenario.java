@@ -61,7 +61,7 @@ public final class LoadScenario {
         Duration standingTtl = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 900);
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("load-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());
@@ -129,7 +129,7 @@ public final class LoadScenario {
                 long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1 << 20);
                 long threadCount = ManagementFactory.getThreadMXBean().getThreadCount();
                 long rss = nats.residentKib() / 1024;
-                long connections = spaceConnections(observer, auth.space().accountPublicKey());
+                long connections = spaceConnections(observer, auth.account().accountPublicKey());
                 long seconds = (System.nanoTime() - start) / 1_000_000_000L;
                 samples.add(new long[] {seconds, heap, threadCount, connections});
                 System.out.printf("| %d | %d | %d | %d | %d | %d | %d | %d |%n", seconds, answered.get(), refused.get(),

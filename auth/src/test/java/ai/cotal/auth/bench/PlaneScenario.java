@@ -123,8 +123,8 @@ public final class PlaneScenario {
     private static Creds adminCreds(SpaceAuth auth) {
         Identity identity = Identity.create();
         String jwt = ai.cotal.core.jwt.NatsJwt.encode(ai.cotal.core.jwt.ClaimSet.of(identity.id(), "bench-admin",
-                ai.cotal.core.jwt.UserClaim.of(null, null, auth.space().accountPublicKey(), null), java.time.Instant.now()),
-                auth.space().signing());
+                ai.cotal.core.jwt.UserClaim.of(null, null, auth.account().accountPublicKey(), null), java.time.Instant.now()),
+                auth.account().signing());
         return new Creds(jwt, identity);
     }
 

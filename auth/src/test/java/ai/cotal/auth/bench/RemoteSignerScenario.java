@@ -70,7 +70,7 @@ public final class RemoteSignerScenario {
         int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path dir = Files.createTempDirectory("remote-signer-scenario");
         SpaceSigner inProcess = auth.strip();

@@ -217,7 +217,7 @@ public final class RunScenario {
     private static Connection connect(NatsBroker nats, SpaceAuth auth, String label) {
         Identity identity = Identity.create();
         String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), label, UserClaim.of(null, null,
-                auth.space().accountPublicKey(), null), java.time.Instant.now()), auth.space().signing());
+                auth.account().accountPublicKey(), null), java.time.Instant.now()), auth.account().signing());
         return NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity)).label(label).build().connect();
     }
 }

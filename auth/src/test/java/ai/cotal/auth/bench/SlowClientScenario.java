@@ -57,7 +57,7 @@ public final class SlowClientScenario {
         int perThread = args.length > 1 ? Integer.parseInt(args[1]) : 150;
         Clock clock = Clock.systemUTC();
         SpaceAuth auth = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
         InMemorySecretStore store = BenchSpace.store(auth, callout);
         Path stateDir = Files.createTempDirectory("slow-client-scenario");
         try (NatsBroker nats = BenchSpace.broker(auth, callout.jwt());

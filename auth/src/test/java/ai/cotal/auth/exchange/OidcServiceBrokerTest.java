@@ -66,7 +66,7 @@ class OidcServiceBrokerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final Clock clock = Clock.systemUTC();
     private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
     private final InMemorySecretStore store = new InMemorySecretStore();
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -75,7 +75,7 @@ class OidcServiceBrokerTest {
 
     private NatsBroker broker(NatsBrokers brokers) {
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 

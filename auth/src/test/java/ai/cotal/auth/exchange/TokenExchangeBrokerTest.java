@@ -67,10 +67,10 @@ class TokenExchangeBrokerTest {
 
     @BeforeEach
     void open(NatsBrokers brokers) throws Exception {
-        NatsBroker nats = brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()),
+        NatsBroker nats = brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()),
                 ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
         SpaceProvisioning.forSpace(auth, ai.cotal.core.trust.CalloutAuth.create("alpha", auth.broker(),
-                auth.space().accountPublicKey(), clock)).write(store);
+                auth.account().accountPublicKey(), clock)).write(store);
         // the throttle tests make 100 successful exchanges of one agent: above the default mint budget
         // (SPEC §13.20, tested in WriteBudgetBrokerTest), so this plane's budget is raised
         plane = AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha").stateDir(stateDir)

@@ -59,7 +59,7 @@ class ParserFuzzTest {
     @Test
     void natsJwts() {
         Creds creds = Creds.mint(AUTH, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
-        List<byte[]> seeds = Fuzz.utf8(creds.jwt(), AUTH.space().jwt());
+        List<byte[]> seeds = Fuzz.utf8(creds.jwt(), AUTH.account().jwt());
         expectClean(Fuzz.run("nats-jwt", seeds, input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8))));
         expectClean(Fuzz.run("nats-jwt-user", seeds,
                 input -> NatsJwt.decode(new String(input, StandardCharsets.UTF_8), UserClaim.class)));
@@ -79,9 +79,9 @@ class ParserFuzzTest {
         Creds creds = Creds.mint(AUTH, Identity.create(), CredentialProfile.OBSERVER, MintOptions.defaults());
         java.util.Base64.Decoder b64 = java.util.Base64.getUrlDecoder();
         String[] user = creds.jwt().split("\\.");
-        String[] account = AUTH.space().jwt().split("\\.");
+        String[] account = AUTH.account().jwt().split("\\.");
         expectClean(Fuzz.run("nats-jwt-user-payload", List.of(b64.decode(user[1])), input -> NatsJwt.decode(
-                resign(user[0], input, AUTH.space().signing()), UserClaim.class)));
+                resign(user[0], input, AUTH.account().signing()), UserClaim.class)));
         expectClean(Fuzz.run("nats-jwt-account-payload", List.of(b64.decode(account[1])), input -> NatsJwt.decode(
                 resign(account[0], input, AUTH.broker().operator()), AccountClaim.class)));
     }

@@ -53,7 +53,7 @@ class AuthHostBrokerTest {
         List<String> callouts = new java.util.ArrayList<>();
         for (SpaceAccountAuth account : List.of(alpha, beta)) {
             SpaceAuth auth = new SpaceAuth(broker, account);
-            CalloutAuth callout = CalloutAuth.create(auth.space().space(), broker, account.accountPublicKey(), clock);
+            CalloutAuth callout = CalloutAuth.create(auth.account().space(), broker, account.accountPublicKey(), clock);
             callouts.add(callout.jwt());
             SpaceProvisioning.forSpace(auth, callout).write(store);
         }

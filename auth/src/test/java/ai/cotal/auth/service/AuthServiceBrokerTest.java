@@ -50,21 +50,21 @@ class AuthServiceBrokerTest {
     private static final String IID = "abcdefghijklmnopqrstuvwxyz";
     private final Clock clock = Clock.systemUTC();
     private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
     private final InMemorySecretStore store = new InMemorySecretStore();
 
     @TempDir
     Path stateDir;
 
     private NatsBroker broker(NatsBrokers brokers) {
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
     /** Fences the service's plane: its ledger scanner KICKed, as a lost scanner is. */
     private void fence(NatsBroker nats) throws Exception {
         Creds evictor = Creds.parse(store.getText(SecretKeys.connectionEvictorCredsKey("alpha")).orElseThrow());
-        ai.cotal.auth.ScannerKick.kick(nats, auth.space().accountPublicKey(), ai.cotal.auth.ScannerKick
+        ai.cotal.auth.ScannerKick.kick(nats, auth.account().accountPublicKey(), ai.cotal.auth.ScannerKick
                 .ledgerScanner("alpha"), Creds.parse(store.getText(SecretKeys.membershipObserverCredsKey("alpha"))
                 .orElseThrow()), evictor);
     }
@@ -156,7 +156,7 @@ class AuthServiceBrokerTest {
         SpaceAuth other = SpaceAuth.create("alpha", clock);
         byte[] alphaCallout = store.get(SecretKeys.calloutKey("alpha")).orElseThrow();
         InMemorySecretStore unknown = new InMemorySecretStore();
-        SpaceProvisioning.forSpace(auth, CalloutAuth.create("alpha", other.broker(), auth.space().accountPublicKey(), clock))
+        SpaceProvisioning.forSpace(auth, CalloutAuth.create("alpha", other.broker(), auth.account().accountPublicKey(), clock))
                 .write(unknown);
         store.put(SecretKeys.calloutKey("alpha"), unknown.get(SecretKeys.calloutKey("alpha")).orElseThrow());
         CotalException unreachable = assertThrows(CotalException.class, () -> AuthAuthorityPlane.open(plane(nats).build()));
@@ -172,13 +172,13 @@ class AuthServiceBrokerTest {
             assertTrue(otherStore.getMessage().startsWith("secretStore"), otherStore.getMessage());
 
             CotalException otherAccount = assertThrows(CotalException.class, () -> AuthService.start(plane, service()
-                    .storeIdentity(store.identity().orElseThrow()).dataAccount(other.space().accountPublicKey()).build()));
+                    .storeIdentity(store.identity().orElseThrow()).dataAccount(other.account().accountPublicKey()).build()));
             assertEquals(ErrorCode.FAILED_PRECONDITION, otherAccount.code());
             assertTrue(otherAccount.getMessage().startsWith("dataAccount"), otherAccount.getMessage());
             assertFalse(Files.exists(stateDir.resolve(TokenExchange.DISCOVERY_FILE)), "no face was bound");
 
             try (AuthService service = AuthService.start(plane, service().storeIdentity(store.identity().orElseThrow())
-                    .dataAccount(auth.space().accountPublicKey()).build())) {
+                    .dataAccount(auth.account().accountPublicKey()).build())) {
                 assertEquals(AuthService.State.READY, service.state(), "the refused starts took nothing of the plane");
             }
         }

@@ -75,7 +75,7 @@ class CalloutHostBrokerTest {
 
     private NatsBroker provision(NatsBrokers brokers) {
         for (SpaceAccountAuth account : accounts.values()) {
-            String space = new SpaceAuth(broker, account).space().space();
+            String space = new SpaceAuth(broker, account).account().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callouts.get(space)).write(store);
         }

@@ -63,7 +63,7 @@ class CalloutReplicaBrokerTest {
 
     private NatsBroker provision(NatsBrokers brokers) {
         for (SpaceAccountAuth account : List.of(alpha, beta, gamma)) {
-            String space = new SpaceAuth(broker, account).space().space();
+            String space = new SpaceAuth(broker, account).account().space();
             callouts.put(space, CalloutAuth.create(space, broker, account.accountPublicKey(), clock));
             if (!space.equals("gamma")) {
                 SpaceProvisioning.forSpace(new SpaceAuth(broker, account), callouts.get(space)).write(store);
@@ -76,8 +76,8 @@ class CalloutReplicaBrokerTest {
 
     private AuthAuthorityPlane plane(NatsBroker nats, SpaceAccountAuth account, boolean endpoints) {
         SpaceAuth auth = new SpaceAuth(broker, account);
-        return AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space(auth.space().space())
-                .stateDir(root.resolve(auth.space().space())).secretStore(store).signer(auth.strip()).clock(clock)
+        return AuthAuthorityPlane.open(AuthPlaneOptions.builder().server(nats.url()).space(auth.account().space())
+                .stateDir(root.resolve(auth.account().space())).secretStore(store).signer(auth.strip()).clock(clock)
                 .serviceEndpoints(endpoints).build());
     }
 

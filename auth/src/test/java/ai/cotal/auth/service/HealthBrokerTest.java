@@ -104,7 +104,7 @@ class HealthBrokerTest {
             assertEquals(Set.of("ok", "issuer"), fields(publicFace), "the public face answers only whether");
             assertTrue(publicFace.path("ok").asBoolean());
 
-            ScannerKick.kick(nats, f.auth.space().accountPublicKey(), ScannerKick.ledgerScanner("alpha"),
+            ScannerKick.kick(nats, f.auth.account().accountPublicKey(), ScannerKick.ledgerScanner("alpha"),
                     Creds.parse(f.store.getText(SecretKeys.membershipObserverCredsKey("alpha")).orElseThrow()), evictor);
             service.unavailable().get(10, java.util.concurrent.TimeUnit.SECONDS);
             JsonNode fenced = health(service.loopbackUrl());

@@ -61,7 +61,7 @@ final class MeteredService {
 
     final Clock clock = Clock.systemUTC();
     final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
     final InMemorySecretStore store = new InMemorySecretStore();
     final HttpClient http = HttpClient.newHttpClient();
     /** Every secret, id, nonce and path the traffic used: none may appear in a tag value. */
@@ -69,7 +69,7 @@ final class MeteredService {
 
     NatsBroker broker(NatsBrokers brokers) {
         provision();
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 
@@ -77,7 +77,7 @@ final class MeteredService {
     NatsBroker broker() {
         provision();
         return NatsBroker.start(ai.cotal.testbroker.BackendChoice.detect(), b -> ServerConfig.render(auth.broker(),
-                List.of(auth.space()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
+                List.of(auth.account()), ServerConfigOptions.builder().transport(Transport.plaintext()).storeDir(b.storeDir())
                         .extraAccounts(List.of(callout.jwt())).build()));
     }
 

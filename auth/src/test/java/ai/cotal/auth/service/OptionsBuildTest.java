@@ -42,13 +42,13 @@ class OptionsBuildTest {
     @Test
     void thePlanesSignerAndCalloutMustBeItsSpacesAndShowNoSeed() {
         SpaceAuth alpha = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.account().accountPublicKey(), clock);
         AuthPlaneOptions.Builder options = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha")
                 .stateDir(dir).secretStore(store);
         AuthPlaneOptions given = options.signer(alpha.strip()).callout(callout).build();
-        assertEquals(alpha.space().accountPublicKey(), given.signer().accountPublicKey());
+        assertEquals(alpha.account().accountPublicKey(), given.signer().accountPublicKey());
         assertEquals(callout.accountPublicKey(), given.callout().orElseThrow().accountPublicKey());
-        assertFalse(given.toString().contains(alpha.space().signing().seed()), given.toString());
+        assertFalse(given.toString().contains(alpha.account().signing().seed()), given.toString());
         assertTrue(given.toString().contains("callout=" + callout.accountPublicKey()), given.toString());
         assertTrue(options.callout(null).build().callout().isEmpty(), "without one the plane answers no callout");
         CotalException other = assertThrows(CotalException.class,
@@ -57,7 +57,7 @@ class OptionsBuildTest {
         assertTrue(other.getMessage().startsWith("signer: belongs to space 'beta'"), other.getMessage());
         SpaceAuth beta = SpaceAuth.create("beta", clock);
         CotalException otherCallout = assertThrows(CotalException.class, () -> options.signer(alpha.strip())
-                .callout(CalloutAuth.create("beta", beta.broker(), beta.space().accountPublicKey(), clock)).build());
+                .callout(CalloutAuth.create("beta", beta.broker(), beta.account().accountPublicKey(), clock)).build());
         assertEquals(ErrorCode.BAD_REQUEST, otherCallout.code());
         assertTrue(otherCallout.getMessage().startsWith("callout: belongs to space 'beta'"), otherCallout.getMessage());
     }
@@ -65,12 +65,12 @@ class OptionsBuildTest {
     @Test
     void theServiceMaterialIsTheStoresServiceKeysOrTheRemoteSignerAndTheStoresCallout() {
         SpaceAuth alpha = SpaceAuth.create("alpha", clock);
-        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.space().accountPublicKey(), clock);
+        CalloutAuth callout = CalloutAuth.create("alpha", alpha.broker(), alpha.account().accountPublicKey(), clock);
         SpaceProvisioning.forSpace(alpha, callout).write(store);
         ServiceMaterial.Loaded keys = ServiceMaterial.forService(store, "alpha", null);
-        assertEquals(alpha.space().accountPublicKey(), keys.signer().accountPublicKey(), "without one: service-keys.json");
+        assertEquals(alpha.account().accountPublicKey(), keys.signer().accountPublicKey(), "without one: service-keys.json");
         assertEquals(callout.accountPublicKey(), keys.callout().accountPublicKey());
-        assertFalse(keys.toString().contains(alpha.space().signing().seed()), keys.toString());
+        assertFalse(keys.toString().contains(alpha.account().signing().seed()), keys.toString());
 
         store.delete(ai.cotal.workspace.SecretKeys.serviceKeysKey("alpha")); // the seed lives with the signer
         SpaceSigner remote = alpha.strip();
@@ -104,7 +104,7 @@ class OptionsBuildTest {
         assertEquals(6, plane.endpointWritesPerSpacePerMinute());
         assertSame(given.storeReplicas(), plane.storeReplicas());
         assertTrue(plane.toString().contains("StoreReplicas[3]"), plane.toString());
-        assertFalse(plane.toString().contains(auth.space().signing().seed()), "no seed in toString: " + plane);
+        assertFalse(plane.toString().contains(auth.account().signing().seed()), "no seed in toString: " + plane);
 
         AuthPlaneOptions defaults = AuthPlaneOptions.builder().server("nats://a:4222").space("alpha").stateDir(dir)
                 .secretStore(store).signer(signer).build();

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServiceOnPlaneBrokerTest {
     private final Clock clock = Clock.systemUTC();
     private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
     private final InMemorySecretStore store = new InMemorySecretStore();
 
     @TempDir
@@ -51,7 +51,7 @@ class ServiceOnPlaneBrokerTest {
 
     private NatsBroker broker(NatsBrokers brokers) {
         SpaceProvisioning.forSpace(auth, callout).write(store);
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
     }
 

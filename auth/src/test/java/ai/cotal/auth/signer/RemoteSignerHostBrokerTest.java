@@ -57,14 +57,14 @@ class RemoteSignerHostBrokerTest {
         NatsBroker nats = brokers.start(space::config);
         Path manifest = dir.resolve("spaces.json");
         Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"signerSocket\":\"" + space.socket + "\"}]}");
-        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()));
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.account().accountPublicKey()));
              AuthHost host = AuthHost.start(options(nats, space, manifest))) {
             AuthService lane = host.lanes().get("alpha");
             assertEquals(AuthService.State.READY, lane.state());
             lane.plane().ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "laptop"),
                     Grant.of(List.of(), List.of(), List.of()));
             assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the host's store");
-            String signingKey = space.auth.space().signing().publicKey();
+            String signingKey = space.auth.account().signing().publicKey();
             assertTrue(SeedReach.find(host, o -> o instanceof UnixSocketAccountSigner).isPresent(),
                     "the walk reaches the lane's signer client (a control for the search below)");
             assertEquals(Optional.empty(), SeedReach.find(host, o -> o instanceof InMemoryAccountSigner
@@ -77,7 +77,7 @@ class RemoteSignerHostBrokerTest {
         assertTrue(signed.containsAll(Set.of("auth-mint", "auth-reader", "auth-barrier",
                 "auth-issuer", "auth-scan", "records-scan", "auth-admin")), signed.toString());
         for (JsonNode line : space.auditLines()) {
-            assertFalse(line.toString().contains(space.auth.space().signing().seed()), "no seed in the audit log");
+            assertFalse(line.toString().contains(space.auth.account().signing().seed()), "no seed in the audit log");
         }
     }
 
@@ -88,7 +88,7 @@ class RemoteSignerHostBrokerTest {
         Path manifest = dir.resolve("spaces.json");
         Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\",\"signerSocket\":\"" + space.socket + "\"}]}");
         Path replicas = dir.resolve("replicas.json");
-        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()));
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.account().accountPublicKey()));
              AuthHost host = AuthHost.start(options(nats, space, manifest))) { // the plane: its ledger is the replicas'
             Files.writeString(replicas, "{\"ver\":1,\"spaces\":[{\"space\":\"alpha\"}]}");
             try (ai.cotal.auth.service.CalloutHost without = ai.cotal.auth.service.CalloutHost.start(calloutOptions(nats,
@@ -101,7 +101,7 @@ class RemoteSignerHostBrokerTest {
             try (ai.cotal.auth.service.CalloutHost replica = ai.cotal.auth.service.CalloutHost.start(calloutOptions(nats,
                     space, replicas))) {
                 assertEquals(Set.of("alpha"), replica.serving(), replica.refused().toString());
-                String signingKey = space.auth.space().signing().publicKey();
+                String signingKey = space.auth.account().signing().publicKey();
                 assertTrue(SeedReach.find(replica, o -> o instanceof UnixSocketAccountSigner).isPresent(),
                         "the walk reaches the replica's signer client (a control for the search below)");
                 assertEquals(Optional.empty(), SeedReach.find(replica, o -> o instanceof InMemoryAccountSigner
@@ -140,7 +140,7 @@ class RemoteSignerHostBrokerTest {
         NatsBroker nats = brokers.start(space::config);
         Path manifest = dir.resolve("spaces.json");
         Files.writeString(manifest, "{\"ver\":1,\"spaces\":[{\"space\":\"beta\",\"signerSocket\":\"" + space.socket + "\"}]}");
-        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()))) {
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.account().accountPublicKey()))) {
             CotalException wrong = assertThrows(CotalException.class, () -> AuthHost.start(options(nats, space, manifest)));
             assertEquals(ErrorCode.FAILED_PRECONDITION, wrong.code());
             assertEquals("lane beta: the signer at its signerSocket signs for space 'alpha'", wrong.getMessage());

@@ -66,7 +66,7 @@ class RemoteSignerOutageBrokerTest {
             throws Exception {
         RemoteSpace space = new RemoteSpace(dir);
         NatsBroker nats = brokers.start(space::config);
-        SignerPolicy stock = SignerPolicy.stock("alpha", space.auth.space().accountPublicKey());
+        SignerPolicy stock = SignerPolicy.stock("alpha", space.auth.account().accountPublicKey());
         SignerServer signer = space.startSigner(stock);
         RemoteSpace.Observed[] observed = new RemoteSpace.Observed[1];
         AuthPlaneOptions plane = StockPlane.options(nats.url(), "alpha", dir.resolve("state"), space.serviceStore,

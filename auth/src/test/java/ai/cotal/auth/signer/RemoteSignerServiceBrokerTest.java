@@ -82,7 +82,7 @@ class RemoteSignerServiceBrokerTest {
         RemoteSpace space = new RemoteSpace(dir);
         NatsBroker nats = brokers.start(space::config);
         Path stateDir = dir.resolve("state");
-        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()));
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.account().accountPublicKey()));
              TestIdp idp = new TestIdp()) {
             SpaceSigner remote = space.remote();
             IdpPin pin = IdpPin.pin(stateDir, idp.url());
@@ -115,7 +115,7 @@ class RemoteSignerServiceBrokerTest {
 
                 assertTrue(space.serviceStore.get(SecretKeys.serviceKeysKey("alpha")).isEmpty(), "no seed in the service's store");
                 assertInstanceOf(UnixSocketAccountSigner.class, plane.signer().signing());
-                String signingKey = space.auth.space().signing().publicKey();
+                String signingKey = space.auth.account().signing().publicKey();
                 assertTrue(SeedReach.find(service, o -> o instanceof UnixSocketAccountSigner).isPresent(),
                         "the walk reaches the plane's signer slot (a control for the search below)");
                 assertTrue(SeedReach.find(space.auth.strip(), o -> o instanceof NKeyPair k && k.publicKey().equals(signingKey))
@@ -130,7 +130,7 @@ class RemoteSignerServiceBrokerTest {
             assertTrue(profiles.containsAll(Set.of("auth-mint", "auth-reader", "auth-barrier", "auth-issuer", "ep-discovery",
                     "auth-scan", "records-scan", "auth-admin", "ep-effect", "callout-member")), profiles.toString());
             for (JsonNode line : space.auditLines()) {
-                assertFalse(line.toString().contains(space.auth.space().signing().seed()), "no seed in the audit log");
+                assertFalse(line.toString().contains(space.auth.account().signing().seed()), "no seed in the audit log");
             }
         }
     }
@@ -141,7 +141,7 @@ class RemoteSignerServiceBrokerTest {
         NatsBroker nats = brokers.start(space::config);
         space.serviceStore.put(SecretKeys.serviceKeysKey("alpha"), space.signerStore.get(SecretKeys.serviceKeysKey("alpha"))
                 .orElseThrow()); // the seed is back in the service's store
-        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.space().accountPublicKey()))) {
+        try (SignerServer signer = space.startSigner(SignerPolicy.stock("alpha", space.auth.account().accountPublicKey()))) {
             CotalException refused = assertThrows(CotalException.class, () -> StockPlane.options(nats.url(), "alpha",
                     dir.resolve("state"), space.serviceStore, space.remote()));
             assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code());

@@ -44,7 +44,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class RemoteSpace {
     final Clock clock = Clock.systemUTC();
     final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.space().accountPublicKey(), clock);
+    final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
     final InMemorySecretStore signerStore = new InMemorySecretStore();
     final InMemorySecretStore serviceStore = new InMemorySecretStore();
     final Path socket;
@@ -58,7 +58,7 @@ final class RemoteSpace {
     }
 
     String config(NatsBroker nats) {
-        return ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(nats.storeDir()).extraAccounts(List.of(callout.jwt())).build());
     }
 
@@ -76,7 +76,7 @@ final class RemoteSpace {
     /** As {@link #policy(long, SignerProfile...)}, {@code callout-member} at {@code memberRate} per principal and minute. */
     SignerPolicy policy(long seconds, Integer memberRate, SignerProfile... profiles) {
         StringBuilder json = new StringBuilder("{\"ver\":1,\"space\":\"alpha\",\"account\":\"")
-                .append(auth.space().accountPublicKey()).append("\",\"profiles\":{");
+                .append(auth.account().accountPublicKey()).append("\",\"profiles\":{");
         for (int i = 0; i < profiles.length; i++) {
             boolean scanner = profiles[i] == SignerProfile.AUTH_SCAN || profiles[i] == SignerProfile.RECORDS_SCAN;
             String rate = memberRate != null && profiles[i] == SignerProfile.CALLOUT_MEMBER

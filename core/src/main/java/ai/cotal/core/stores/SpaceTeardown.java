@@ -105,16 +105,16 @@ public final class SpaceTeardown {
         }
         ClaimSet<AccountClaim> current;
         try {
-            current = space.space().requireSignedBy(space.broker(), clock);
+            current = space.account().requireSignedBy(space.broker(), clock);
         } catch (CotalException e) {
             throw CotalException.badRequest("space", "its account claim does not verify (" + e.getMessage() + ")");
         }
         if (current.nats().limits() == null || !current.nats().limits().admitsNoConnection()) {
-            throw CotalException.failedPrecondition("space: '" + space.space().space() + "' is live: only a retired"
+            throw CotalException.failedPrecondition("space: '" + space.account().space() + "' is live: only a retired"
                     + " space is torn down (its account claim admits connections; back it up, retire it, then tear it down)");
         }
         long now = clock.instant().getEpochSecond();
-        String window = AccountClaims.teardownWindow(space.broker(), space.space().jwt(), now);
+        String window = AccountClaims.teardownWindow(space.broker(), space.account().jwt(), now);
         // every re-signing is issued a second after the claim it replaces: a push refuses a claim
         // issued more than the skew ahead, and the closing retirement must not be the one refused
         long closingIat = NatsJwt.decode(window).iat() + 1;
@@ -132,7 +132,7 @@ public final class SpaceTeardown {
         RuntimeException failure = null;
         try {
             claims.push(window, members, maxWait);
-            deleted = deleteWith(connect, teardown, space.space().space());
+            deleted = deleteWith(connect, teardown, space.account().space());
         } catch (RuntimeException e) {
             failure = e;
         }

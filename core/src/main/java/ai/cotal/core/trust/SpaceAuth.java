@@ -9,16 +9,16 @@ import java.util.Objects;
  * checked to belong together. Never persisted as one document: each half is stored on its own.
  * Immutable; {@code toString()} shows public keys only.
  */
-public record SpaceAuth(BrokerAuth broker, SpaceAccountAuth space) {
+public record SpaceAuth(BrokerAuth broker, SpaceAccountAuth account) {
     public SpaceAuth {
         Objects.requireNonNull(broker, "broker");
-        Objects.requireNonNull(space, "space");
+        Objects.requireNonNull(account, "account");
     }
 
     /** Composes the two halves; refused unless the broker's operator signed the account. */
-    public static SpaceAuth compose(BrokerAuth broker, SpaceAccountAuth space, Clock clock) {
-        space.requireSignedBy(broker, clock);
-        return new SpaceAuth(broker, space);
+    public static SpaceAuth compose(BrokerAuth broker, SpaceAccountAuth account, Clock clock) {
+        account.requireSignedBy(broker, clock);
+        return new SpaceAuth(broker, account);
     }
 
     /** A new broker trust and one space under it. */
@@ -29,6 +29,6 @@ public record SpaceAuth(BrokerAuth broker, SpaceAccountAuth space) {
 
     /** Only what a signer needs: the space, the account's public key and its signing key, held in memory. */
     public SpaceSigner strip() {
-        return new SpaceSigner(space.space(), space.accountPublicKey(), new InMemoryAccountSigner(space.signing()));
+        return new SpaceSigner(account.space(), account.accountPublicKey(), new InMemoryAccountSigner(account.signing()));
     }
 }

@@ -54,8 +54,8 @@ public class CredsMintBenchmark {
         signingInput = jwt.substring(0, jwt.lastIndexOf('.')).getBytes(StandardCharsets.US_ASCII);
         rawKey = new Ed25519PrivateKeyParameters(new java.security.SecureRandom());
         rawKey.generatePublicKey(); // caches the public point, as NKeyPair's constructor does
-        jnatsAccountKey = NKey.fromSeed(auth.space().signing().seed().toCharArray());
-        jnatsAccount = auth.space().accountPublicKey();
+        jnatsAccountKey = NKey.fromSeed(auth.account().signing().seed().toCharArray());
+        jnatsAccount = auth.account().accountPublicKey();
         userPublicKey = identity.id();
     }
 

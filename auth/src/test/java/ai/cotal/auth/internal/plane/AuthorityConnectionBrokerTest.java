@@ -53,7 +53,7 @@ class AuthorityConnectionBrokerTest {
     }
 
     private NatsBroker start(NatsBrokers brokers) {
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.space()), ServerConfigOptions.builder()
+        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
                 .transport(Transport.plaintext()).storeDir(b.storeDir()).build()));
     }
 
@@ -203,7 +203,7 @@ class AuthorityConnectionBrokerTest {
         NatsBroker nats = start(brokers);
         Identity identity = Identity.create();
         String jwt = NatsJwt.encode(ClaimSet.of(identity.id(), "test-requester", UserClaim.of(null, null,
-                auth.space().accountPublicKey(), null), Instant.now()), auth.space().signing());
+                auth.account().accountPublicKey(), null), Instant.now()), auth.account().signing());
         try (AuthorityConnection admin = AuthorityConnection.open(List.of(nats.url()), signer, AuthorityRole.ADMIN,
                 Duration.ofMinutes(5), Clock.systemUTC(), scheduler, null, why -> { });
              Connection requester = NatsConnector.builder().server(nats.url()).creds(new Creds(jwt, identity))
