@@ -44,7 +44,7 @@ class ApiJavadocTest {
      * member fails, and so does a documented one that leaves the number standing.
      */
     static final Map<String, Integer> UNDOCUMENTED_MEMBERS = Map.of(
-            "core", 129, "workspace", 0, "signer", 10, "service-host", 38, "auth", 142);
+            "core", 129, "workspace", 0, "signer", 10, "service-host", 38, "auth", 123);
 
     private static final List<String> TYPES = new ArrayList<>();
     private static final Map<String, List<String>> MEMBERS = new TreeMap<>();
