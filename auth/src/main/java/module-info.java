@@ -31,6 +31,7 @@ module ai.cotal.auth {
     exports ai.cotal.auth.jose;
     exports ai.cotal.auth.metrics;
     exports ai.cotal.auth.micrometer;
+    exports ai.cotal.auth.records;
     exports ai.cotal.auth.service;
 
     // Closed JSON parsing binds the records of these packages reflectively.

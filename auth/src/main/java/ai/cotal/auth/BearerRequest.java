@@ -90,7 +90,7 @@ public sealed interface BearerRequest permits BearerRequest.Member, BearerReques
 
     /**
      * A bearer of a caller on the manager session {@code sessionGrant}
-     * ({@code <instanceId>.<sessionId>}, {@link ManagerRecords#sessionGrant}), asking for no scope.
+     * ({@code <instanceId>.<sessionId>}, {@link ai.cotal.auth.records.ManagerRecords#sessionGrant}), asking for no scope.
      *
      * @throws CotalException {@code bad-request} naming the missing or malformed field
      */

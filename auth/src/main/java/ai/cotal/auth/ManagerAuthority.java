@@ -19,7 +19,7 @@ import java.util.Optional;
  * <p>The manager itself is not part of this SDK: an embedder hosting managers mints each one's
  * registrar credential here, the manager writes its artifacts and spec with it, the embedder asks
  * the plane to open the gate, and the manager publishes its status at the gate's epoch
- * ({@link ManagerRecords} builds the documents). See docs/manager-authority.md.
+ * ({@link ai.cotal.auth.records.ManagerRecords} builds the documents). See docs/manager-authority.md.
  *
  * <p>Thread-safe. Once the plane fenced or began closing, every method refuses with
  * {@code unavailable}. Bad input is {@code bad-request} naming the field, before anything is read.

@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.records.ManagerRecords;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

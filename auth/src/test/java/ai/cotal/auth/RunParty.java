@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.internal.callout.AuthCallout;
 import ai.cotal.auth.internal.callout.CalloutFixture;
 import ai.cotal.core.creds.Creds;

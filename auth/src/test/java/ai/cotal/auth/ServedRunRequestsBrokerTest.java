@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.records.RunRecords;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -1,5 +1,6 @@
 package ai.cotal.auth;
 
+import ai.cotal.auth.records.ManagerRecords;
 import ai.cotal.core.connect.NatsConnector;
 import ai.cotal.core.creds.Creds;
 import ai.cotal.core.id.InstanceId;

@@ -7,7 +7,7 @@ import ai.cotal.auth.Grant;
 import ai.cotal.auth.ManagerRuns;
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.RunParty;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.auth.internal.run.ObservedRunRequests;
 import ai.cotal.core.connect.NatsConnector;

@@ -10,7 +10,7 @@ import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.PlaneFixture;
 import ai.cotal.auth.RunParty;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.auth.fuzz.Fuzz;
 import ai.cotal.core.CotalException;

@@ -2,7 +2,7 @@ package ai.cotal.auth.exchange;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.cotal.auth.ManagerRecords;
+import ai.cotal.auth.records.ManagerRecords;
 import ai.cotal.auth.fuzz.Fuzz;
 import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.core.internal.json.ClosedJson;

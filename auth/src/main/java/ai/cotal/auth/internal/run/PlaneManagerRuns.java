@@ -5,7 +5,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerAuthority;
 import ai.cotal.auth.ManagerRuns;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.internal.run.RunDocuments.AdmissionRow;
 import ai.cotal.auth.internal.run.RunDocuments.AttemptRow;

@@ -2,7 +2,7 @@ package ai.cotal.auth.internal.run;
 
 import ai.cotal.auth.Granter;
 import ai.cotal.auth.ManagerRuns.Kind;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;

@@ -4,7 +4,7 @@ import ai.cotal.auth.ManagerRuns.AdmissionRequest;
 import ai.cotal.auth.ManagerRuns.AttemptRequest;
 import ai.cotal.auth.ManagerRuns.Holder;
 import ai.cotal.auth.ManagerRuns.Kind;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.RunId;
 import java.util.regex.Pattern;

@@ -8,7 +8,7 @@ import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
 import ai.cotal.auth.ManagerRuns;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.id.CredentialId;

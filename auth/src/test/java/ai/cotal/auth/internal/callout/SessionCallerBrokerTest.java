@@ -7,7 +7,7 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.AuthAuthorityPlane;
 import ai.cotal.auth.Grant;
 import ai.cotal.auth.BearerRequest;
-import ai.cotal.auth.ManagerRecords;
+import ai.cotal.auth.records.ManagerRecords;
 import ai.cotal.auth.TestManager;
 import ai.cotal.core.id.CredentialId;
 import ai.cotal.core.id.InstanceId;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.cotal.auth.ManagerRecords;
+import ai.cotal.auth.records.ManagerRecords;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.ManagerRuns.Kind;
 import ai.cotal.auth.PlaneFixture;
-import ai.cotal.auth.RunRecords;
+import ai.cotal.auth.records.RunRecords;
 import ai.cotal.auth.TestClock;
 import ai.cotal.auth.internal.connect.AuthorityRole;
 import ai.cotal.testbroker.NatsBroker;

@@ -1,5 +1,6 @@
-package ai.cotal.auth;
+package ai.cotal.auth.records;
 
+import ai.cotal.auth.ManagerRuns;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.InstanceId;
 import ai.cotal.core.id.Owner;

@@ -1,4 +1,4 @@
-package ai.cotal.auth;
+package ai.cotal.auth.records;
 
 import ai.cotal.auth.internal.manager.ServingDocuments;
 import ai.cotal.auth.internal.manager.ServingRecords;
