@@ -13,12 +13,9 @@ import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.exchange.TokenExchange;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
-import ai.cotal.core.config.ServerConfig;
 import ai.cotal.core.config.ServerConfigOptions;
 import ai.cotal.core.config.Transport;
 import ai.cotal.core.secrets.InMemorySecretStore;
-import ai.cotal.core.trust.CalloutAuth;
-import ai.cotal.core.trust.SpaceAuth;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -27,7 +24,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,17 +38,16 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NatsBrokerExtension.class)
 class ServiceOnPlaneBrokerTest {
     private final Clock clock = Clock.systemUTC();
-    private final SpaceAuth auth = SpaceAuth.create("alpha", clock);
-    private final CalloutAuth callout = CalloutAuth.create("alpha", auth.broker(), auth.account().accountPublicKey(), clock);
+    private final SpaceProvisioning space = SpaceProvisioning.create("alpha", clock);
     private final InMemorySecretStore store = new InMemorySecretStore();
 
     @TempDir
     Path stateDir;
 
     private NatsBroker broker(NatsBrokers brokers) {
-        SpaceProvisioning.forSpace(auth, callout).write(store);
-        return brokers.start(b -> ServerConfig.render(auth.broker(), List.of(auth.account()), ServerConfigOptions.builder()
-                .transport(Transport.plaintext()).storeDir(b.storeDir()).extraAccounts(List.of(callout.jwt())).build()));
+        space.write(store);
+        return brokers.start(b -> space.serverConfig(ServerConfigOptions.builder().transport(Transport.plaintext())
+                .storeDir(b.storeDir()).build()));
     }
 
     private AuthPlaneOptions.Builder plane(NatsBroker nats) {
