@@ -210,6 +210,26 @@ class StoreActorLedgerBrokerTest {
         }
     }
 
+    @Test
+    void aReadThatCannotBeAnsweredIsUnavailableNeverAnAnswer(NatsBrokers brokers) throws Exception {
+        try (StoreLedgerBroker store = new StoreLedgerBroker(brokers)) {
+            ActorRow row = store.ledger().grantActor(LAPTOP, CHAT);
+            Connection closed = store.f.admin(store.nats);
+            StoreActorLedger ledger = new StoreActorLedger(store.admin, closed, StoreLedgerBroker.BUCKET, Clock.systemUTC());
+            closed.close();
+            CotalException find = assertThrows(CotalException.class, () -> ledger.find(LAPTOP));
+            assertEquals(ErrorCode.UNAVAILABLE, find.code());
+            assertEquals("the ledger row of " + LAPTOP + " cannot be read now; retry shortly", find.getMessage());
+            CotalException connect = assertThrows(CotalException.class, () -> ledger.authorizeConnect(
+                    attempt(LAPTOP, List.of(), row.lifecycleUid()), ledger.send(LAPTOP)));
+            assertEquals(ErrorCode.UNAVAILABLE, connect.code(), "not an unreadable row, and never admitted");
+            assertEquals(find.getMessage(), connect.getMessage());
+            CotalException rows = assertThrows(CotalException.class, () -> ledger.interactiveRows(new Owner(OWNER)));
+            assertEquals(ErrorCode.UNAVAILABLE, rows.code(), "an outage is no owner without rows");
+            assertFalse(ledger.actorSourceIsLive(LAPTOP, row.lifecycleUid()));
+        }
+    }
+
     static void assertDenied(String message, org.junit.jupiter.api.function.Executable call) {
         CotalException e = assertThrows(CotalException.class, call);
         assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
