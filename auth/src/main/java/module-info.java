@@ -39,6 +39,7 @@ module ai.cotal.auth {
     opens ai.cotal.auth.exchange to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.service to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.endpoint to com.fasterxml.jackson.databind;
+    opens ai.cotal.auth.internal.ledger to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.plane to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.secrets to com.fasterxml.jackson.databind;
     opens ai.cotal.auth.internal.manager to com.fasterxml.jackson.databind;

@@ -195,15 +195,17 @@ public final class CredentialRows {
 
     /**
      * The connect check (SPEC §13.14): the ledger row allows it, its lifecycle is not retired
-     * (§14.1), then its credential row is live. The two leader reads are sent first, together,
-     * and travel while the ledger row is read; each is judged in that order, so a refusal is the
-     * one the checks in turn give. The attempt's identifiers are typed, so every read is in grammar.
+     * (§14.1), then its credential row is live. The two leader reads are sent first, together
+     * with the ledger's own read when its placement sends one (§13.23), and travel while the
+     * ledger row is read; each is judged in that order, so a refusal is the one the checks in
+     * turn give. The attempt's identifiers are typed, so every read is in grammar.
      */
-    public ai.cotal.auth.ActorRow authorize(FileActorLedger ledger, ConnectAttempt attempt) {
+    public ai.cotal.auth.ActorRow authorize(ai.cotal.auth.internal.ledger.LedgerReads ledger, ConnectAttempt attempt) {
         RowStore.PendingRead head = readerRows.sendLast(LifecycleRows.headKey(attempt.principal().owner().value(),
                 attempt.principal().actor().value()));
         RowStore.PendingRead credential = readerRows.sendLast("cred." + attempt.credentialId().value());
-        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt); // refuses a name outside the grammar
+        ai.cotal.auth.internal.ledger.LedgerReads.Pending pending = ledger.send(attempt.principal());
+        ai.cotal.auth.ActorRow row = ledger.authorizeConnect(attempt, pending); // refuses a name outside the grammar
         requireLifecycleOpen(attempt, head);
         requireLive(attempt, credential);
         return row;

@@ -5,6 +5,9 @@ import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.ActorTokens;
 import ai.cotal.auth.ConnectAttempt;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.IdpPin;
+import ai.cotal.auth.internal.ledger.LedgerBackend;
+import ai.cotal.auth.internal.ledger.Placement;
 import ai.cotal.auth.internal.text.StateFileRefusal;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -33,10 +36,11 @@ import java.util.Optional;
  * {@link PrivateFiles#requirePrivateDirectory}: a symbolic link or a directory of another user
  * refuses, group or other access is narrowed to 0700. Messages name the row's kind and principal
  * or the directory's role, never a path (a refusal of a connect reaches the broker's log). A
- * missing directory is an empty ledger that denies everyone. Thread-safe for reads; one writer
- * per state directory.
+ * missing directory is an empty ledger that denies everyone. The file placement of the ledger SPI
+ * (SPEC §13.23): nothing is sent ahead of a connect check, and its pins are {@link IdpPin}'s on
+ * the state directory. Thread-safe for reads; one writer per state directory.
  */
-public final class FileActorLedger implements ActorLedger {
+public final class FileActorLedger implements LedgerBackend {
     static final String INTERACTIVE = "actors";
     static final String MANAGED = "managed-actors";
 
@@ -148,6 +152,41 @@ public final class FileActorLedger implements ActorLedger {
         return List.copyOf(rows);
     }
 
+    /** Nothing: the row file is read at {@link #authorizeConnect(ConnectAttempt, Pending)}. */
+    @Override
+    public Pending send(Principal principal) {
+        return NOTHING_SENT;
+    }
+
+    /** {@link #authorizeConnect(ConnectAttempt)}: the file is read now, whatever {@code pending} is. */
+    @Override
+    public ActorRow authorizeConnect(ConnectAttempt attempt, Pending pending) {
+        return authorizeConnect(attempt);
+    }
+
+    /** {@link IdpPin#read} on the state directory. */
+    @Override
+    public Optional<IdpPin> idpPin() {
+        return IdpPin.read(stateDir);
+    }
+
+    /** {@link IdpPin#pin} on the state directory. */
+    @Override
+    public IdpPin pinStock(String url) {
+        return IdpPin.pin(stateDir, url);
+    }
+
+    /** {@link IdpPin#pinOidc} on the state directory. */
+    @Override
+    public IdpPin pinOidc(String issuer, String clientId, List<String> algorithms) {
+        return IdpPin.pinOidc(stateDir, issuer, clientId, algorithms);
+    }
+
+    @Override
+    public Placement placement() {
+        return Placement.FILES;
+    }
+
     /**
      * The ledger half of a connect: the row exists, the requested scope is within the row's and
      * the lifecycle uid is the row's. Refusals are {@code permission-denied}, worded without paths
@@ -176,7 +215,8 @@ public final class FileActorLedger implements ActorLedger {
     }
 
     /** True iff a row exists for the principal with exactly {@code lifecycleUid}; unreadable rows are not live. */
-    boolean actorSourceIsLive(Principal principal, LifecycleUid lifecycleUid) {
+    @Override
+    public boolean actorSourceIsLive(Principal principal, LifecycleUid lifecycleUid) {
         try {
             return find(principal).map(row -> row.lifecycleUid().equals(lifecycleUid)).orElse(false);
         } catch (CotalException e) {

@@ -33,6 +33,16 @@ public final class RowStore {
     public record Row(byte[] data, long revision) {
     }
 
+    /** What a key's last message is: a row, a KV delete marker, or any other marker (a purge, an expiry). */
+    public enum Op { PUT, DELETE, OTHER }
+
+    /**
+     * A key's last message as it stands, markers included: its operation, its bytes (empty for a
+     * marker) and its stream sequence (the revision a compare-and-set or {@link #delete} names).
+     */
+    public record Entry(Op op, byte[] data, long revision) {
+    }
+
     /** A read of a key's last message put on the wire by {@link #sendLast}; {@link #awaitLast} takes its answer. */
     public static final class PendingRead {
         private final String key;
@@ -99,9 +109,24 @@ public final class RowStore {
         return write(key, data, revision);
     }
 
+    /**
+     * Writes a KV delete marker ({@code KV-Operation: DEL}) on {@code key} only when its last
+     * message is {@code revision}; the revision of the marker, or empty when the key moved.
+     */
+    public Optional<Long> delete(String key, long revision) {
+        Headers headers = new Headers();
+        headers.put("KV-Operation", "DEL");
+        return write(key, headers, new byte[0], revision);
+    }
+
     private Optional<Long> write(String key, byte[] data, long expected) {
+        return write(key, null, data, expected);
+    }
+
+    private Optional<Long> write(String key, Headers headers, byte[] data, long expected) {
         try {
-            PublishAck ack = js.publish(subject(key), data, PublishOptions.builder().expectedLastSubjectSequence(expected).build());
+            PublishAck ack = js.publish(subject(key), headers, data,
+                    PublishOptions.builder().expectedLastSubjectSequence(expected).build());
             return Optional.of(ack.getSeqno());
         } catch (JetStreamApiException e) {
             if (e.getApiErrorCode() == WRONG_LAST_SEQUENCE) {
@@ -134,6 +159,79 @@ public final class RowStore {
      */
     public Optional<Row> lastLive(String key) {
         return read(key, false, true);
+    }
+
+    /** The last message on {@code key} as it stands, a marker as {@link Op#DELETE} or {@link Op#OTHER}; empty when none. */
+    public Optional<Entry> lastEntry(String key) {
+        try {
+            return online.run(() -> entryOnce(key));
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: jnats on a closed connection
+            throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + key + " (" + e.getMessage()
+                    + "); retry shortly", e);
+        }
+    }
+
+    /**
+     * {@link #lastEntry}'s outcome for a {@link #sendLast}, as {@link #awaitLast} is {@link #last}'s:
+     * the clean answer, or a read in place when the one sent ahead was not answered cleanly.
+     */
+    public Optional<Entry> awaitEntry(PendingRead read) {
+        if (read.reply == null) {
+            return lastEntry(read.key);
+        }
+        Message reply;
+        try {
+            reply = read.reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while reading " + bucket + " " + read.key, e);
+        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            if (!online.turnedOver(read.mark) && System.nanoTime() - read.sentAt >= timeout.toNanos()) {
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + read.key
+                        + " (the broker did not answer); retry shortly", e);
+            }
+            return lastEntry(read.key);
+        }
+        Optional<Entry> clean = cleanEntry(reply);
+        return clean != null ? clean : lastEntry(read.key);
+    }
+
+    private Optional<Entry> cleanEntry(Message reply) {
+        ApiAnswers.Get answer = reply == null || reply.isStatusMessage() ? null : ApiAnswers.get(reply.getData());
+        if (answer == null || answer.error() && answer.errorCode() != LeaderGet.NO_MESSAGE) {
+            return null;
+        }
+        if (answer.error()) {
+            return Optional.empty();
+        }
+        Headers headers = answer.headers() == null ? null : new IncomingHeadersProcessor(answer.headers()).getHeaders();
+        return Optional.of(entry(headers, answer.data(), answer.seq()));
+    }
+
+    private Optional<Entry> entryOnce(String key) throws IOException {
+        try {
+            Message reply = leader.reply(stream(), MessageGetRequest.lastForSubject(subject(key)));
+            Optional<Entry> clean = cleanEntry(reply);
+            if (clean != null) {
+                return clean;
+            }
+            return LeaderGet.answer(stream(), reply).map(info -> entry(info.getHeaders(), info.getData(), info.getSeq()));
+        } catch (JetStreamApiException e) {
+            if (LeaderGet.unavailable(e)) {
+                throw new IOException(e.getApiErrorCode() + " " + e.getErrorDescription(), e);
+            }
+            throw new CotalException(ErrorCode.FAILED_PRECONDITION, "cannot read " + bucket + " " + key + ": "
+                    + e.getApiErrorCode() + " " + e.getErrorDescription(), e);
+        }
+    }
+
+    private static Entry entry(Headers headers, byte[] data, long seq) {
+        byte[] bytes = data == null ? new byte[0] : data;
+        if (headers == null || !headers.containsKey("KV-Operation") && !headers.containsKey("Nats-Marker-Reason")) {
+            return new Entry(Op.PUT, bytes, seq);
+        }
+        boolean delete = !headers.containsKey("Nats-Marker-Reason") && "DEL".equals(headers.getFirst("KV-Operation"));
+        return new Entry(delete ? Op.DELETE : Op.OTHER, new byte[0], seq);
     }
 
     /**

@@ -74,4 +74,36 @@ class RowStoreBrokerTest {
         assertEquals(ErrorCode.UNAVAILABLE, ahead.code());
         assertEquals(inPlace.code(), ahead.code());
     }
+
+    @Test
+    void entriesNameTheirOperationAndADeleteIsACompareAndSet(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(b -> config(b, broker, List.of(space), List.of()));
+        try (Client client = connect(nats, BrokerClients.unrestricted(space))) {
+            client.connection().keyValueManagement().create(KeyValueConfiguration.builder().name("rows").build());
+            RowStore rows = new RowStore(client.connection(), "rows");
+            assertTrue(rows.lastEntry("a").isEmpty(), "no message: empty");
+            assertTrue(rows.awaitEntry(rows.sendLast("a")).isEmpty());
+            byte[] data = "{\"v\":1}".getBytes(StandardCharsets.UTF_8);
+            long revision = rows.create("a", data).orElseThrow();
+            RowStore.Entry put = rows.lastEntry("a").orElseThrow();
+            assertEquals(RowStore.Op.PUT, put.op());
+            assertEquals(revision, put.revision());
+            assertArrayEquals(data, put.data());
+            assertEquals(RowStore.Op.PUT, rows.awaitEntry(rows.sendLast("a")).orElseThrow().op());
+
+            assertTrue(rows.delete("a", revision - 1).isEmpty(), "a delete at another revision writes nothing");
+            assertEquals(RowStore.Op.PUT, rows.lastEntry("a").orElseThrow().op());
+            long deleted = rows.delete("a", revision).orElseThrow();
+            RowStore.Entry marker = rows.lastEntry("a").orElseThrow();
+            assertEquals(RowStore.Op.DELETE, marker.op(), "our delete is a KV delete marker");
+            assertEquals(deleted, marker.revision());
+            assertEquals(RowStore.Op.DELETE, rows.awaitEntry(rows.sendLast("a")).orElseThrow().op());
+            assertTrue(client.connection().keyValue("rows").get("a") == null, "the KV client reads it as deleted");
+
+            client.connection().keyValue("rows").put("b", data);
+            client.connection().keyValue("rows").purge("b");
+            assertEquals(RowStore.Op.OTHER, rows.lastEntry("b").orElseThrow().op(), "a purge marker is another marker");
+            assertEquals(RowStore.Op.OTHER, rows.awaitEntry(rows.sendLast("b")).orElseThrow().op());
+        }
+    }
 }
