@@ -176,23 +176,8 @@ public final class RowStore {
      * the clean answer, or a read in place when the one sent ahead was not answered cleanly.
      */
     public Optional<Entry> awaitEntry(PendingRead read) {
-        if (read.reply == null) {
-            return lastEntry(read.key);
-        }
-        Message reply;
-        try {
-            reply = read.reply.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while reading " + bucket + " " + read.key, e);
-        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
-            if (!online.turnedOver(read.mark) && System.nanoTime() - read.sentAt >= timeout.toNanos()) {
-                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + read.key
-                        + " (the broker did not answer); retry shortly", e);
-            }
-            return lastEntry(read.key);
-        }
-        Optional<Entry> clean = cleanEntry(reply);
+        Optional<Message> reply = answer(read);
+        Optional<Entry> clean = reply.isPresent() ? cleanEntry(reply.get()) : null;
         return clean != null ? clean : lastEntry(read.key);
     }
 
@@ -283,12 +268,23 @@ public final class RowStore {
     }
 
     private Optional<Row> await(PendingRead read, boolean markersAbsent) {
+        Optional<Message> reply = answer(read);
+        Optional<Row> clean = reply.isPresent() ? clean(read.key, reply.get(), markersAbsent) : null;
+        return clean != null ? clean : read(read.key, false, markersAbsent);
+    }
+
+    /**
+     * The answer to a read sent ahead; empty when it was not sent or not answered while the
+     * connection turned over or within the timeout's reach (the caller reads in place).
+     *
+     * @throws CotalException {@code unavailable} when the broker did not answer within the timeout
+     */
+    private Optional<Message> answer(PendingRead read) {
         if (read.reply == null) {
-            return read(read.key, false, markersAbsent);
+            return Optional.empty();
         }
-        Message reply;
         try {
-            reply = read.reply.get();
+            return Optional.ofNullable(read.reply.get());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CotalException(ErrorCode.UNAVAILABLE, "interrupted while reading " + bucket + " " + read.key, e);
@@ -297,10 +293,8 @@ public final class RowStore {
                 throw new CotalException(ErrorCode.UNAVAILABLE, "cannot read " + bucket + " " + read.key
                         + " (the broker did not answer); retry shortly", e);
             }
-            return read(read.key, false, markersAbsent);
+            return Optional.empty();
         }
-        Optional<Row> clean = clean(read.key, reply, markersAbsent);
-        return clean != null ? clean : read(read.key, false, markersAbsent);
     }
 
     /**
