@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A nats-server child process run with a config the library rendered ({@code ServerConfig.render}):
@@ -30,8 +32,9 @@ import java.util.regex.Pattern;
  * }
  * }</pre>
  *
- * <p>Thread-safe. The server's output is kept (its last 40 lines) for the error of a start that
- * failed; the library's configs hold no secret, only public keys and JWTs.
+ * <p>Thread-safe. The server's output is kept (its last 40 lines) and logged when a start fails
+ * (the library's configs hold no secret, only public keys and JWTs; the log names paths, so the
+ * exception does not carry it).
  */
 public final class NatsServer implements AutoCloseable {
     /** The system property that names the binary {@link #find()} answers first. */
@@ -41,6 +44,7 @@ public final class NatsServer implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("Listening for client connections on (\\S+):(\\d+)");
     private static final int TAIL = 40;
     private static final long READY_SECONDS = 30;
+    private static final Logger LOG = LoggerFactory.getLogger(NatsServer.class);
 
     private final Process process;
     private final String url;
@@ -58,7 +62,8 @@ public final class NatsServer implements AutoCloseable {
      * @param config the server config, as {@code ServerConfig.render} wrote it
      * @param dir    an absolute directory for the config file, created 0700 when missing
      * @throws CotalException {@code bad-request} naming {@code binary}, {@code config} or {@code dir};
-     *         {@code unavailable} when the server exits or is not ready within 30 s (with its log's tail)
+     *         {@code unavailable} when the server exits or is not ready within 30 s (its log's tail is
+     *         logged at warn, not put in the message: it names the config's paths)
      */
     public static NatsServer start(Path binary, String config, Path dir) {
         if (binary == null || !Files.isExecutable(binary)) {
@@ -96,9 +101,10 @@ public final class NatsServer implements AutoCloseable {
             synchronized (tail) {
                 log = String.join("\n", tail);
             }
-            throw new CotalException(ErrorCode.UNAVAILABLE, "nats-server did not become ready"
-                    + (e instanceof TimeoutException ? " within " + READY_SECONDS + " s" : " (it exited)")
-                    + "; its log's tail:\n" + log, e);
+            String why = e instanceof TimeoutException ? " within " + READY_SECONDS + " s" : " (it exited)";
+            LOG.warn("nats-server did not become ready{}; its log's tail:\n{}", why, log); // paths stay in the log
+            throw new CotalException(ErrorCode.UNAVAILABLE, "nats-server did not become ready" + why
+                    + "; its log's tail is in this process's log", e);
         }
     }
 
