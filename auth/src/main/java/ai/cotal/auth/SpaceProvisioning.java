@@ -85,10 +85,13 @@ public final class SpaceProvisioning {
         /** The stock service signing through a remote signer: every secret but the service keys. */
         SERVICE_WITH_REMOTE_SIGNER("the auth service", Secret.CALLOUT, Secret.ISSUER_KEYS, Secret.OWNER_SECRET,
                 Secret.MEMBERSHIP_OBSERVER, Secret.CONNECTION_EVICTOR),
-        /** A callout replica signing in process: the service keys, the callout, the issuer key and the owner secret. */
-        REPLICA("the callout replica", Secret.SERVICE_KEYS, Secret.CALLOUT, Secret.ISSUER_KEYS, Secret.OWNER_SECRET),
-        /** A callout replica signing through a remote signer. */
-        REPLICA_WITH_REMOTE_SIGNER("the callout replica", Secret.CALLOUT, Secret.ISSUER_KEYS, Secret.OWNER_SECRET);
+        /**
+         * A callout replica signing in process: the service keys, the callout and the issuer key. A
+         * replica derives no owner (a bearer carries it), so it needs no owner secret.
+         */
+        REPLICA("the callout replica", Secret.SERVICE_KEYS, Secret.CALLOUT, Secret.ISSUER_KEYS),
+        /** A callout replica signing through a remote signer: the callout and the issuer key. */
+        REPLICA_WITH_REMOTE_SIGNER("the callout replica", Secret.CALLOUT, Secret.ISSUER_KEYS);
 
         private final String who;
         private final Set<Secret> needs;

@@ -87,6 +87,22 @@ class SpaceProvisioningTest {
     }
 
     @Test
+    void aReplicaLoadsFromTheServiceKeysCalloutAndIssuerAloneWithoutTheOwnerSecret() {
+        Recording full = new Recording();
+        SpaceProvisioning.forSpace(auth, callout).write(full);
+        InMemorySecretStore replica = new InMemorySecretStore();
+        for (Secret secret : List.of(Secret.SERVICE_KEYS, Secret.CALLOUT, Secret.ISSUER_KEYS)) {
+            replica.put(secret.key("alpha"), full.get(secret.key("alpha")).orElseThrow());
+        }
+        assertEquals(List.of(), SpaceProvisioning.missing(replica, "alpha", Role.REPLICA));
+        assertEquals(callout.accountPublicKey(), ServiceMaterial.load(replica, "alpha").callout().accountPublicKey(),
+                "a replica's store needs no owner-secret.json");
+        replica.delete(Secret.ISSUER_KEYS.key("alpha"));
+        CotalException refused = assertThrows(CotalException.class, () -> ServiceMaterial.load(replica, "alpha"));
+        assertTrue(refused.getMessage().contains(Secret.ISSUER_KEYS.key("alpha")), refused.getMessage());
+    }
+
+    @Test
     void writeOverAnyExistingSecretRefusesNamingItBeforeWritingAnything() {
         InMemorySecretStore store = new InMemorySecretStore();
         store.putText(SecretKeys.ownerSecretKey("alpha"), "kept");

@@ -4,7 +4,6 @@ import ai.cotal.auth.AuthPlaneOptions;
 import ai.cotal.auth.BearerClaims;
 import ai.cotal.auth.SpaceProvisioning;
 import ai.cotal.auth.internal.secrets.IssuerKey;
-import ai.cotal.auth.internal.secrets.OwnerSecret;
 import ai.cotal.auth.internal.secrets.ServiceDocuments;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
@@ -57,7 +56,8 @@ public final class ServiceMaterial {
 
     /**
      * Loads what a callout replica of {@code space} needs ({@link SpaceProvisioning.Role#REPLICA}):
-     * the service keys, the callout material, the bearer issuer's key and the owner secret. A
+     * the service keys, the callout material and the bearer issuer's key (no owner secret: a replica
+     * derives no owner, its bearers carry them). A
      * missing one is {@code failed-precondition} naming every missing key at once (SPEC §13.18).
      */
     public static Loaded load(SecretStore store, String space) {
@@ -78,7 +78,6 @@ public final class ServiceMaterial {
         SpaceProvisioning.require(store, space, remote == null ? SpaceProvisioning.Role.REPLICA
                 : SpaceProvisioning.Role.REPLICA_WITH_REMOTE_SIGNER);
         IssuerKey.load(store, space, BearerClaims.issuerOf(space)); // its issuer must be urn:cotal:auth:<space>
-        OwnerSecret.load(store, space);
         SpaceSigner signer = remote != null ? remote : loadSigner(store, space);
         Optional<byte[]> callout = store.get(SecretKeys.calloutKey(space));
         return new Loaded(signer, ServiceDocuments.readCallout(space, callout.orElseThrow(() -> new CotalException(
