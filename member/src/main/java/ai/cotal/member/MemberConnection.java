@@ -1,0 +1,314 @@
+package ai.cotal.member;
+
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.nats.client.MessageHandler;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.Subscription;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A member joined to a space by {@link CotalMember#connect}: one jnats connection at a time, its
+ * bearer renewed before it expires by opening the next connection, moving every subscription made
+ * through {@link #subscribe} to it, and only then letting the previous one go (SPEC §13.24). A
+ * message published during that one round trip may be delivered twice; none is lost.
+ *
+ * <p>Thread-safe. {@link #toString()} names the space, owner and actor, never a token.
+ */
+public final class MemberConnection implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(MemberConnection.class.getName());
+    private static final int MAX_CONTROL_LINE = 65_536;
+    private static final Duration DRAIN = Duration.ofSeconds(5);
+
+    private final JoinOptions options;
+    private final JoinService service;
+    private final JoinService.Bundle bundle;
+    private final ScheduledExecutorService renewer;
+    private final Object lock = new Object();
+    private final Map<Managed, Subscription> subscriptions = new IdentityHashMap<>();
+    private final AtomicInteger renewals = new AtomicInteger();
+    private volatile Connection current;
+    private volatile Dispatcher dispatcher;
+    private volatile JoinService.Bearer bearer;
+    private volatile MemberException lastFailure;
+    private volatile boolean closed;
+
+    private MemberConnection(JoinOptions options, JoinService service, JoinService.Bundle bundle) {
+        this.options = options;
+        this.service = service;
+        this.bundle = bundle;
+        this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cotal-member-renew");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static MemberConnection open(JoinOptions options) {
+        JoinService service = new JoinService(options.joinUrl(), options.httpTimeout());
+        MemberConnection member = new MemberConnection(options, service, service.bundle());
+        try {
+            JoinService.Bearer first = service.exchange(options.idTokens().get(), options.actor());
+            member.bearer = first;
+            member.current = member.dial(first);
+            member.dispatcher = member.current.createDispatcher();
+            member.schedule(first);
+            return member;
+        } catch (RuntimeException e) {
+            member.renewer.shutdownNow();
+            throw e;
+        }
+    }
+
+    private Connection dial(JoinService.Bearer with) {
+        String nonce = InboxTag.fresh(with.owner(), options.actor());
+        char[] token = with.token().toCharArray();
+        Options.Builder builder = new Options.Builder();
+        options.jnats().accept(builder);
+        builder.server(bundle.server())
+                .authHandler(Nats.staticCredentials(bundle.sentinelCreds().getBytes(StandardCharsets.UTF_8)))
+                .tokenSupplier(() -> token.clone()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce)
+                .maxControlLine(MAX_CONTROL_LINE).maxReconnects(-1);
+        try {
+            return Nats.connect(builder.build());
+        } catch (IOException e) {
+            throw new MemberException("unavailable", "the broker at " + bundle.server() + " refused or did not answer"
+                    + " the connect: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemberException("unavailable", "interrupted while connecting", e);
+        }
+    }
+
+    private void schedule(JoinService.Bearer of) {
+        Duration life = Duration.between(Instant.now(), of.exp());
+        Duration margin = options.renewMargin() != null ? options.renewMargin()
+                : min(Duration.ofSeconds(60), life.dividedBy(4));
+        long delay = Math.max(0, life.minus(margin).toMillis());
+        renewer.schedule(() -> renew(Duration.ofSeconds(1)), delay, TimeUnit.MILLISECONDS);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private void renew(Duration backoff) {
+        if (closed) {
+            return;
+        }
+        Connection next = null;
+        try {
+            JoinService.Bearer fresh = service.exchange(options.idTokens().get(), options.actor());
+            next = dial(fresh);
+            Dispatcher nextDispatcher = next.createDispatcher();
+            Connection previous;
+            Dispatcher previousDispatcher;
+            List<Subscription> retired = new ArrayList<>();
+            synchronized (lock) {
+                if (closed) {
+                    next.close();
+                    return;
+                }
+                for (Map.Entry<Managed, Subscription> s : subscriptions.entrySet()) {
+                    retired.add(s.getValue());
+                    s.setValue(nextDispatcher.subscribe(s.getKey().subject, s.getKey()));
+                }
+                next.flush(options.httpTimeout()); // the broker holds every subscription on the next connection
+                previous = current;
+                previousDispatcher = dispatcher;
+                current = next;
+                dispatcher = nextDispatcher;
+                bearer = fresh;
+            }
+            retired.forEach(previousDispatcher::unsubscribe);
+            try {
+                previous.flush(options.httpTimeout());
+            } catch (TimeoutException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "the previous connection did not confirm its unsubscribes", e);
+            }
+            previous.drain(DRAIN);
+            renewals.incrementAndGet();
+            lastFailure = null;
+            schedule(fresh);
+        } catch (MemberException e) {
+            failed(e, backoff, next);
+        } catch (TimeoutException | InterruptedException | RuntimeException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            failed(new MemberException("unavailable", "renewal: " + e.getClass().getSimpleName(), e), backoff, next);
+        }
+    }
+
+    private void failed(MemberException e, Duration backoff, Connection next) {
+        lastFailure = e;
+        LOG.log(System.Logger.Level.WARNING, "member " + options.actor() + ": renewal failed (" + e.code() + ": "
+                + e.getMessage() + "); retrying in " + backoff.toSeconds() + " s");
+        if (next != null && next != current) {
+            try {
+                next.close();
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!closed) {
+            Duration again = min(backoff.multipliedBy(2), Duration.ofSeconds(30));
+            renewer.schedule(() -> renew(again), backoff.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The current jnats connection; it is replaced at each renewal (subscriptions made on it directly are not carried over). */
+    public Connection connection() {
+        return current;
+    }
+
+    /**
+     * Subscribes {@code handler} to {@code subject}; the subscription is carried across every
+     * renewal. During a renewal's round trip the handler may be called from the old and the new
+     * connection's dispatcher threads at once, and a message published then may arrive twice.
+     */
+    public MemberSubscription subscribe(String subject, MessageHandler handler) {
+        if (subject == null || subject.isBlank()) {
+            throw MemberException.badRequest("subject", "is required");
+        }
+        if (handler == null) {
+            throw MemberException.badRequest("handler", "is required");
+        }
+        Managed managed = new Managed(subject, handler);
+        synchronized (lock) {
+            if (closed) {
+                throw new MemberException("unavailable", "the member connection is closed");
+            }
+            subscriptions.put(managed, dispatcher.subscribe(subject, managed));
+        }
+        return managed;
+    }
+
+    /** Publishes {@code data} on {@code subject} through the current connection. */
+    public void publish(String subject, byte[] data) {
+        current.publish(subject, data);
+    }
+
+    /**
+     * Sends a request and waits at most {@code timeout} for its reply.
+     *
+     * @throws MemberException {@code unavailable} when no reply came in time
+     */
+    public Message request(String subject, byte[] data, Duration timeout) {
+        try {
+            Message reply = current.request(subject, data, timeout);
+            if (reply == null) {
+                throw new MemberException("unavailable", "no reply on " + subject + " within " + timeout.toMillis() + " ms");
+            }
+            return reply;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemberException("unavailable", "interrupted waiting for a reply on " + subject, e);
+        }
+    }
+
+    /** The space joined. */
+    public String space() {
+        return bundle.space();
+    }
+
+    /** The owner the service derived for the ID token's subject. */
+    public String owner() {
+        return bearer.owner();
+    }
+
+    /** The actor joined as. */
+    public String actor() {
+        return options.actor();
+    }
+
+    /** When the current bearer expires (a renewal starts before). */
+    public Instant bearerExpiresAt() {
+        return bearer.exp();
+    }
+
+    /** How many renewals have landed. */
+    public int renewals() {
+        return renewals.get();
+    }
+
+    /** The last renewal's refusal while it is being retried, or null when the last one landed. */
+    public MemberException lastRenewalFailure() {
+        return lastFailure;
+    }
+
+    /** Stops renewing and drains the current connection; idempotent. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            subscriptions.clear();
+        }
+        renewer.shutdownNow();
+        try {
+            current.drain(DRAIN).get(DRAIN.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            try {
+                current.close();
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemberConnection[space " + bundle.space() + ", owner " + bearer.owner() + ", actor " + options.actor() + "]";
+    }
+
+    /** A subscription the member carries across renewals. */
+    private final class Managed implements MemberSubscription, MessageHandler {
+        final String subject;
+        final MessageHandler handler;
+
+        Managed(String subject, MessageHandler handler) {
+            this.subject = subject;
+            this.handler = handler;
+        }
+
+        @Override
+        public void onMessage(Message message) throws InterruptedException {
+            handler.onMessage(message);
+        }
+
+        @Override
+        public String subject() {
+            return subject;
+        }
+
+        @Override
+        public void unsubscribe() {
+            synchronized (lock) {
+                Subscription s = subscriptions.remove(this);
+                if (s != null && !closed) {
+                    dispatcher.unsubscribe(s);
+                }
+            }
+        }
+    }
+}
