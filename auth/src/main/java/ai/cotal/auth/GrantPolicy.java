@@ -210,6 +210,28 @@ public record GrantPolicy(List<Rule> rules) {
         return Optional.empty();
     }
 
+    private static final Pattern HAND_LABEL = Pattern.compile("[\\x20-\\x7E]{1,128}");
+
+    /**
+     * Checks the label of a grant made by hand (the operator's {@code actor grant}, SPEC §13.18):
+     * absent, or 1 to 128 printable ASCII characters that do not start with {@link #LABEL_PREFIX},
+     * so a hand grant is never taken for a policy grant.
+     *
+     * @throws CotalException {@code bad-request} naming {@code label}
+     */
+    public static void checkHandLabel(String label) {
+        if (label == null) {
+            return;
+        }
+        if (!HAND_LABEL.matcher(label).matches()) {
+            throw CotalException.badRequest("label", "must be 1 to 128 printable ASCII characters");
+        }
+        if (label.startsWith(LABEL_PREFIX)) {
+            throw CotalException.badRequest("label", "must not start with " + LABEL_PREFIX
+                    + ": that prefix marks the grant policy's grants");
+        }
+    }
+
     /** Whether {@code row} was written by a grant policy: an interactive row labelled {@code policy:…}. */
     public static boolean isPolicyRow(ActorRow row) {
         return row.kind() == ActorRow.Kind.INTERACTIVE && row.label().map(l -> l.startsWith(LABEL_PREFIX)).orElse(false);

@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The operator's actor routes (SPEC §13.18), on the loopback face only, behind the exchange's door
@@ -30,8 +29,6 @@ final class ActorRoute {
     static final String GRANT = "/actors/grant";
     static final String REVOKE = "/actors/revoke";
     static final String LIST = "/actors/list";
-    static final Pattern SUBJECT = Pattern.compile("[\\x21-\\x7E]{1,255}");
-    static final Pattern LABEL = Pattern.compile("[\\x20-\\x7E]{1,128}");
 
     /** The grant body. */
     record GrantRequest(String owner, String subject, String actor, List<String> scope, List<String> allowSubscribe,
@@ -59,7 +56,7 @@ final class ActorRoute {
     }
 
     private static Map<String, Object> grant(AuthAuthorityPlane plane, GrantRequest request) {
-        checkLabel(request.label());
+        GrantPolicy.checkHandLabel(request.label());
         Grant grant = new Grant(orEmpty(request.scope()), orEmpty(request.allowSubscribe()),
                 orEmpty(request.allowPublish()), Optional.empty(), Optional.empty(), Optional.ofNullable(request.label()));
         Principal principal = principal(plane, request.owner(), request.subject(), request.actor());
@@ -87,27 +84,6 @@ final class ActorRoute {
         return answer;
     }
 
-    /** {@code bad-request} naming {@code label} unless absent or printable, 1 to 128, without the policy's prefix. */
-    static void checkLabel(String label) {
-        if (label == null) {
-            return;
-        }
-        if (!LABEL.matcher(label).matches()) {
-            throw CotalException.badRequest("label", "must be 1 to 128 printable ASCII characters");
-        }
-        if (label.startsWith(GrantPolicy.LABEL_PREFIX)) {
-            throw CotalException.badRequest("label", "must not start with " + GrantPolicy.LABEL_PREFIX
-                    + ": that prefix marks the grant policy's grants");
-        }
-    }
-
-    /** {@code bad-request} naming {@code subject} unless it is 1 to 255 printable ASCII characters without spaces. */
-    static void checkSubject(String subject) {
-        if (!SUBJECT.matcher(subject).matches()) {
-            throw CotalException.badRequest("subject", "must be 1 to 255 printable ASCII characters, no spaces");
-        }
-    }
-
     private static Principal principal(AuthAuthorityPlane plane, String owner, String subject, String actor) {
         if (actor == null) {
             throw CotalException.badRequest("actor", "is required");
@@ -123,7 +99,7 @@ final class ActorRoute {
         if (owner != null) {
             return Owner.of(owner, "owner");
         }
-        checkSubject(subject);
+        IdpPin.checkSubject(subject);
         IdpPin pin = plane.idpPin().orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION,
                 "subject: no identity provider is pinned for this space; give owner"));
         return plane.deriveOwner(pin.issuer(), subject);
