@@ -52,7 +52,8 @@ final class ExchangeRoutes {
     ExchangeRoutes(ExchangeOptions options, byte[] capability) {
         this.options = options;
         this.arms = new ExchangeArms(options.plane(), options.jwks(), options.jwksFetchesPerMinute(),
-                options.clock(), new PolicyAdmission(options.plane()::ledger, options.grantPolicy(), options.metrics()));
+                options.clock(), new PolicyAdmission(options.plane()::ledger, options.grantPolicy(),
+                options.metrics()::policyGrant));
         this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
         this.loopbackRefusals = new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock());

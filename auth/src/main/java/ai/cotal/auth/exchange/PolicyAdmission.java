@@ -3,11 +3,11 @@ package ai.cotal.auth.exchange;
 import ai.cotal.auth.ActorLedger;
 import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.GrantPolicy;
-import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.id.Principal;
 import com.nimbusds.jwt.JWTClaimsSet;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +24,14 @@ final class PolicyAdmission {
 
     private final Supplier<ActorLedger> ledger;
     private final Optional<GrantPolicy> policy;
-    private final AuthMetrics metrics;
+    private final Consumer<String> counted;
     private final Object writes = new Object();
 
-    PolicyAdmission(Supplier<ActorLedger> ledger, Optional<GrantPolicy> policy, AuthMetrics metrics) {
+    /** {@code counted} takes each automatic write's action for the meters ({@code granted}, {@code regranted}, {@code revoked}). */
+    PolicyAdmission(Supplier<ActorLedger> ledger, Optional<GrantPolicy> policy, Consumer<String> counted) {
         this.ledger = ledger;
         this.policy = policy;
-        this.metrics = metrics;
+        this.counted = counted;
     }
 
     /** The row the exchange of {@code principal}, proved by {@code claims}, uses; refused when there is none. */
@@ -72,7 +73,7 @@ final class PolicyAdmission {
 
     private void audit(String action, Principal principal, String rule, ActorRow row) {
         LOG.info("auth-service: grant policy {} {} rule {} lifecycle {}", action, principal, rule, row.lifecycleUid().value());
-        metrics.policyGrant(action);
+        counted.accept(action);
     }
 
     private static CotalException notGranted(Principal principal, String why) {
