@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a real broker: {@code actor grant --subject} writes exactly the row the person's exchange reads
  * (the exchange is refused before and admitted after), {@code actor list} shows it,
  * {@code actor revoke} removes it and the next exchange is refused; bad arguments exit 2 and the
- * service's loopback face sees no request.
+ * service's loopback face sees no request; the public face answers the routes 404.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -93,7 +93,9 @@ class ActorCommandBrokerTest {
              AuthService service = AuthService.open(AuthPlaneOptions.builder().server(nats.url()).space("alpha")
                      .stateDir(state).secretStore(alpha.secrets).clock(clock).signer(material.signer())
                      .callout(material.callout()).meterSink(MicrometerSink.of(registry)).build(),
-                     AuthServiceOptions.builder().oidc(idp.issuer(), OidcTestProvider.CLIENT_ID, List.of()).build())) {
+                     AuthServiceOptions.builder().oidc(idp.issuer(), OidcTestProvider.CLIENT_ID, List.of())
+                             .publicAddress(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                             .build())) {
             String s = state.toString();
             String owner = service.plane().deriveOwner(idp.issuer(), "alice").value();
 
@@ -121,6 +123,15 @@ class ActorCommandBrokerTest {
                 assertTrue(err().contains("bad-request: " + args[0]) && err().contains("nothing was sent"), err());
             }
             assertEquals(before, loopbackRequests(), "no bad argument reached the service");
+            assertTrue(service.plane().ledger().find(Principal.of(owner, "laptop")).isEmpty());
+
+            for (String route : List.of("/actors/grant", "/actors/revoke", "/actors/list")) { // the operator's: loopback only
+                HttpResponse<String> publicly = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
+                        + route)).header("Content-Type", "application/json").header("Authorization", "Bearer "
+                        + service.capability()).POST(HttpRequest.BodyPublishers.ofString("{\"subject\":\"alice\","
+                        + "\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, publicly.statusCode(), route + ": " + publicly.body());
+            }
             assertTrue(service.plane().ledger().find(Principal.of(owner, "laptop")).isEmpty());
 
             HttpResponse<String> refused = exchange(service, idp.rs256("alice"));
