@@ -210,4 +210,20 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
             return false;
         }
     }
+
+    /** The grammar of an ID token's {@code sub} an operator names: 1 to 255 printable ASCII characters, no space. */
+    private static final java.util.regex.Pattern SUBJECT = java.util.regex.Pattern.compile("[\\x21-\\x7E]{1,255}");
+
+    /**
+     * Checks a subject an operator names for a person (the {@code sub} of the person's ID token,
+     * from which the owner is derived as at an exchange, SPEC §13.18).
+     *
+     * @throws CotalException {@code bad-request} naming {@code subject} unless it is 1 to 255
+     *     printable ASCII characters without spaces
+     */
+    public static void checkSubject(String subject) {
+        if (subject == null || !SUBJECT.matcher(subject).matches()) {
+            throw CotalException.badRequest("subject", "must be 1 to 255 printable ASCII characters, no spaces");
+        }
+    }
 }

@@ -4,7 +4,7 @@ import java.io.PrintStream;
 
 /**
  * The {@code cotal-auth} command ({@code scripts/cotal-auth}). Commands: {@code demo},
- * {@code serve}, {@code signer}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire},
+ * {@code serve}, {@code signer}, {@code callout-host}, {@code service-endpoint}, {@code lifecycle retire}, {@code actor grant|revoke|list},
  * {@code space add|list|retire|reinstate|backup|restore}, {@code grant subjects}, {@code up}. Exit
  * codes: 0 done, 1 failed (or a denied or held answer, or a retirement that retired nothing), 2
  * usage.
@@ -52,6 +52,9 @@ public final class CotalAuth {
         if (args.length >= 1 && args[0].equals("up")) {
             return UpCommand.run(java.util.List.of(args).subList(1, args.length), out, err, java.time.Clock.systemUTC());
         }
+        if (args.length >= 1 && args[0].equals("actor")) {
+            return ActorCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
+        }
         if (args.length >= 1 && args[0].equals("lifecycle")) {
             return LifecycleCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
@@ -68,7 +71,7 @@ public final class CotalAuth {
             return DemoCommand.run(java.util.List.of(args).subList(1, args.length), out, err);
         }
         err.println("usage: cotal-auth demo | cotal-auth serve ... | cotal-auth signer ... | cotal-auth callout-host ..."
-                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth space ... | cotal-auth grant subjects ..."
+                + " | cotal-auth service-endpoint ... | cotal-auth lifecycle retire ... | cotal-auth actor ... | cotal-auth space ... | cotal-auth grant subjects ..."
                 + " | cotal-auth up ...");
         err.println("  demo   start the project's nats-server, provision a space in a temporary root, run the stock");
         err.println("         auth service with service endpoints, and drive the host route end to end;");
@@ -78,6 +81,7 @@ public final class CotalAuth {
         err.println("         with --server URL and --root DIR (a provisioned root), [--store-replicas 1|3|5] (the");
         err.println("         authority stores' replicas, 1 unless given); stops on SIGINT or SIGTERM;");
         err.println("         --signer-socket PATH signs through a remote signer (the root then holds no seed);");
+        err.println("         --grant-policy FILE grants people by their ID token's claims (docs/connecting.md);");
         err.println("         --metrics [HOST:]PORT serves GET /metrics for Prometheus (docs/operations.md)");
         err.println("  signer --space NAME --socket PATH --root DIR [--policy FILE] [--audit FILE] [--socket-group GROUP]");
         err.println("         hold the space's signing seed and sign, over a Unix socket, what the policy admits");
@@ -89,6 +93,9 @@ public final class CotalAuth {
         err.println("         send one host request as the signed-in user and print the result");
         err.println("  lifecycle retire (--interactive | --managed) --space NAME --state DIR --owner OWNER --actor ACTOR");
         err.println("         --lifecycle-uid UID: retire one lifecycle through the running service's loopback face");
+        err.println("  actor (grant | revoke | list) --space NAME --state DIR (--subject SUB | --owner OWNER) [--actor ACTOR]");
+        err.println("         [--scope X,...] [--subscribe CH,...] [--publish CH,...] [--label TEXT]: a person's interactive");
+        err.println("         actors, through the running service's loopback face (docs/connecting.md)");
         err.println("  space (add | list | retire | reinstate | backup | restore) --root DIR ...: the per-space lifecycle");
         err.println("         of a root's tenants on a shared broker (docs/cli.md)");
         err.println("  grant subjects --space NAME --owner OWNER --actor ACTOR [--publish CH,...] [--subscribe CH,...]");

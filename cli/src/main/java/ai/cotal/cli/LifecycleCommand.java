@@ -7,19 +7,14 @@ import ai.cotal.core.id.Principal;
 import ai.cotal.servicehost.ContractException;
 import ai.cotal.servicehost.HostJson;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code cotal-auth lifecycle retire}: retires one lifecycle (SPEC §14.1) through the running
@@ -38,7 +33,6 @@ final class LifecycleCommand {
     private static final List<String> VALUED = List.of("--space", "--state", "--owner", "--actor", "--lifecycle-uid");
     /** A retirement runs the barrier (credential rows, KICKs, the broker sweep): more than a plain request. */
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private LifecycleCommand() {
     }
@@ -90,31 +84,19 @@ final class LifecycleCommand {
     private static int retire(String space, Path state, String route, Map<String, String> body, PrintStream out,
             PrintStream err) {
         try {
-            Optional<LoopbackFace> face = LoopbackFace.read(state);
-            if (face.isEmpty()) {
-                err.println(NAME + ": " + LoopbackFace.NOT_RUNNING);
-                return 1;
-            }
-            HttpClient http = HttpClient.newHttpClient();
-            String refusal = ServiceCheck.refusal(http, face.get().url(), space, face.get().capability());
-            if (refusal != null) { // a stale file or a squatter on the port: it gets no capability
-                err.println(NAME + ": " + refusal + "; nothing was sent");
-                return 1;
-            }
-            HttpResponse<byte[]> answer = http.send(HttpRequest.newBuilder(face.get().url().resolve(route))
-                    .timeout(TIMEOUT).header("Content-Type", "application/json")
-                    .header("Authorization", "Bearer " + face.get().capability())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            LoopbackFace.Answer answer = LoopbackFace.post(space, state, route, body, TIMEOUT);
             JsonNode answered = HostJson.tree(answer.body(), "answer");
-            if (answer.statusCode() != 200) {
-                err.println(NAME + ": refused " + answer.statusCode() + ": " + answered.path("error").asText("(no reason)")
-                        + (answer.statusCode() == 503 ? " (the retirement stays owed: run the same command again)" : ""));
+            if (answer.status() != 200) {
+                err.println(NAME + ": refused " + answer.status() + ": " + answered.path("error").asText("(no reason)")
+                        + (answer.status() == 503 ? " (the retirement stays owed: run the same command again)" : ""));
                 return 1;
             }
             out.println(new String(answer.body(), StandardCharsets.UTF_8));
             String outcome = answered.path("outcome").asText();
             return outcome.equals("retired") || outcome.equals("alreadyRetired") ? 0 : 1;
+        } catch (LoopbackFace.NothingSent e) {
+            err.println(NAME + ": " + e.getMessage());
+            return 1;
         } catch (ContractException e) {
             err.println(NAME + ": the service's answer is not JSON (" + e.code() + ")");
             return 1;

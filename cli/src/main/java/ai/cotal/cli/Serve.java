@@ -35,7 +35,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
-            + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--signer-socket PATH] | --spaces MANIFEST)"
+            + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--grant-policy FILE] [--signer-socket PATH]"
+            + " | --spaces MANIFEST)"
             + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5] [--metrics [HOST:]PORT]";
 
     private Serve() {
@@ -67,6 +68,14 @@ final class Serve {
         }
         if (multi && oidc) {
             err.println("--oidc-issuer cannot go with --spaces: one provider pins one space");
+            return 2;
+        }
+        if (multi && flags.containsKey("--grant-policy")) {
+            err.println("--grant-policy cannot go with --spaces: give each space's grantPolicy in the manifest");
+            return 2;
+        }
+        if (flags.getOrDefault("--grant-policy", List.of()).size() > 1) {
+            err.println("--grant-policy must be given once");
             return 2;
         }
         if (multi && flags.containsKey("--signer-socket")) {
@@ -185,7 +194,11 @@ final class Serve {
                 .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
     }
 
-    /** The one space's service options: {@code --port} and the OpenID Connect pin. */
+    /**
+     * The one space's service options: {@code --port}, the OpenID Connect pin and the grant policy
+     * of {@code --grant-policy FILE} (SPEC §13.18; a file that cannot be read is
+     * {@code failed-precondition}, a bad policy {@code bad-request} naming {@code grantPolicy.<field>}).
+     */
     static AuthServiceOptions serviceOptions(Map<String, List<String>> flags) {
         AuthServiceOptions.Builder options = AuthServiceOptions.builder();
         if (flags.containsKey("--port")) {
@@ -194,6 +207,17 @@ final class Serve {
         if (flags.containsKey("--oidc-issuer")) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
             options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
                     flags.getOrDefault("--oidc-alg", List.of()));
+        }
+        if (flags.containsKey("--grant-policy")) {
+            Path file = Path.of(flags.get("--grant-policy").get(0));
+            String text;
+            try {
+                text = java.nio.file.Files.readString(file);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new ai.cotal.core.CotalException(ai.cotal.core.ErrorCode.FAILED_PRECONDITION,
+                        "--grant-policy: cannot read the file (" + e.getClass().getSimpleName() + ")");
+            }
+            options.grantPolicy(ai.cotal.auth.GrantPolicy.parse(text, "grantPolicy"));
         }
         return options.build();
     }
@@ -222,7 +246,7 @@ final class Serve {
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg", "--store-replicas", "--signer-socket", "--metrics" -> {
+                        "--oidc-alg", "--store-replicas", "--signer-socket", "--metrics", "--grant-policy" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

@@ -73,4 +73,31 @@ class ServeTest {
                     err.toString(StandardCharsets.UTF_8));
         }
     }
+
+    @Test
+    void aGrantPolicyFileReachesTheServiceAndABadOneRefusesTheStartNamingTheField() throws Exception {
+        Path policy = root.resolve("policy.json");
+        java.nio.file.Files.writeString(policy, "{\"rules\":[{\"name\":\"staff\",\"when\":{\"group\":\"/staff\"},"
+                + "\"actors\":[\"laptop\"]}]}");
+        ai.cotal.auth.service.AuthServiceOptions service = Serve.serviceOptions(flags("--space", "alpha", "--grant-policy",
+                policy.toString()));
+        assertEquals("staff", service.grantPolicy().orElseThrow().rules().get(0).name());
+        assertTrue(Serve.serviceOptions(flags("--space", "alpha")).grantPolicy().isEmpty());
+
+        java.nio.file.Files.writeString(policy, "{\"rules\":[{\"name\":\"staff\",\"when\":{\"group\":\"/staff\"},"
+                + "\"actors\":[]}]}");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertEquals(1, Serve.run(List.of("--space", "alpha", "--server", SERVER, "--root", root.toString(), "--grant-policy",
+                policy.toString()), quiet, new PrintStream(err, true, StandardCharsets.UTF_8),
+                CompletableFuture.completedFuture(null)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("grantPolicy.rules[0].actors:"), err.toString(StandardCharsets.UTF_8));
+
+        err.reset();
+        assertEquals(2, Serve.run(List.of("--spaces", "m.json", "--server", SERVER, "--root", root.toString(), "--grant-policy",
+                policy.toString()), quiet, new PrintStream(err, true, StandardCharsets.UTF_8),
+                CompletableFuture.completedFuture(null)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("give each space's grantPolicy in the manifest"),
+                err.toString(StandardCharsets.UTF_8));
+    }
 }

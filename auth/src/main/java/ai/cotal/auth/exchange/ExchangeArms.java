@@ -109,12 +109,15 @@ final class ExchangeArms {
     private final JwksSource jwks;
     private final OidcVerifier oidc;
     private final Clock clock;
+    private final PolicyAdmission admission;
 
-    ExchangeArms(AuthAuthorityPlane plane, JwksSource jwks, int jwksFetchesPerMinute, Clock clock) {
+    ExchangeArms(AuthAuthorityPlane plane, JwksSource jwks, int jwksFetchesPerMinute, Clock clock,
+            PolicyAdmission admission) {
         this.plane = plane;
         this.jwks = jwks;
         this.oidc = new OidcVerifier(new OidcKeys(jwks, jwksFetchesPerMinute, clock), clock);
         this.clock = clock;
+        this.admission = admission;
     }
 
     Response exchange(Request request) {
@@ -134,7 +137,7 @@ final class ExchangeArms {
         if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
-        ActorRow row = plane.ledger().find(new Principal(owner, new Actor(actor))).orElseThrow(() -> refused("actor " + actor + " is not granted"));
+        ActorRow row = admission.row(new Principal(owner, new Actor(actor)), idp); // the ledger's row, after the grant policy
         if (row.kind() != ActorRow.Kind.INTERACTIVE) {
             throw refused("actor " + actor + " is a managed agent: use its actor token");
         }

@@ -1,6 +1,7 @@
 package ai.cotal.auth.exchange;
 
 import ai.cotal.auth.AuthAuthorityPlane;
+import ai.cotal.auth.GrantPolicy;
 import ai.cotal.auth.internal.metrics.AuthMetrics;
 import ai.cotal.auth.metrics.MeterSink;
 import ai.cotal.core.CotalException;
@@ -36,6 +37,7 @@ public final class ExchangeOptions {
     private final Optional<String> meshServer;
     private final Optional<Creds> sentinelCreds;
     private final AuthMetrics metrics;
+    private final Optional<GrantPolicy> grantPolicy;
 
     private ExchangeOptions(Builder b, JwksSource jwks) {
         this.plane = b.plane;
@@ -52,6 +54,7 @@ public final class ExchangeOptions {
         this.meshServer = Optional.ofNullable(b.meshServer);
         this.sentinelCreds = Optional.ofNullable(b.sentinelCreds);
         this.metrics = AuthMetrics.of(b.meterSink, b.meterSpaceTag, b.plane.space());
+        this.grantPolicy = Optional.ofNullable(b.grantPolicy);
     }
 
     public static Builder builder() {
@@ -126,6 +129,11 @@ public final class ExchangeOptions {
         return sentinelCreds;
     }
 
+    /** The grant policy a human exchange applies (SPEC §13.18); empty: only the ledger's rows. */
+    public Optional<GrantPolicy> grantPolicy() {
+        return grantPolicy;
+    }
+
     /** Where the faces' meters go (SPEC §13.21). */
     AuthMetrics metrics() {
         return metrics;
@@ -156,8 +164,20 @@ public final class ExchangeOptions {
         private Creds sentinelCreds;
         private MeterSink meterSink;
         private boolean meterSpaceTag;
+        private GrantPolicy grantPolicy;
 
         private Builder() {
+        }
+
+        /**
+         * The grant policy (SPEC §13.18): at a human exchange, a subject whose claims match a rule
+         * is granted (or re-granted) that rule's interactive row, and a policy row whose subject no
+         * longer matches is revoked and refused. Null: none (a policy row is then revoked at its
+         * next exchange).
+         */
+        public Builder grantPolicy(GrantPolicy policy) {
+            this.grantPolicy = policy;
+            return this;
         }
 
         /**

@@ -52,7 +52,8 @@ final class ExchangeRoutes {
     ExchangeRoutes(ExchangeOptions options, byte[] capability) {
         this.options = options;
         this.arms = new ExchangeArms(options.plane(), options.jwks(), options.jwksFetchesPerMinute(),
-                options.clock());
+                options.clock(), new PolicyAdmission(options.plane()::ledger, options.grantPolicy(),
+                options.metrics()::policyGrant));
         this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
         this.loopbackRefusals = new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock());
@@ -114,12 +115,33 @@ final class ExchangeRoutes {
                                 options.plane().lifecycles(), body, path.equals(LifecycleRoute.MANAGED))));
                     }
                 }
+                case ActorRoute.GRANT, ActorRoute.REVOKE, ActorRoute.LIST -> {
+                    if (isPublic) { // the operator's routes: loopback only (SPEC §13.18)
+                        call.arrived();
+                        call.send(404, Map.of("error", "not found"));
+                    } else {
+                        door(call, false, path, (body, refusals) -> actors(call, path, body));
+                    }
+                }
                 default -> {
                     call.arrived();
                     call.send(404, Map.of("error", "not found"));
                 }
             }
         });
+    }
+
+    /** The actor routes (SPEC §13.18): a 4xx refusal also carries its code, for the CLI to print. */
+    private void actors(HttpCall call, String path, byte[] body) {
+        try {
+            call.send(200, ActorRoute.serve(options.plane(), path, body));
+        } catch (CotalException e) {
+            int status = Refusals.status(e.code());
+            if (status >= 500) {
+                throw e; // the one mapping: logged, the cause never in the body
+            }
+            call.send(status, Map.of("error", Refusals.message(e, path), "code", e.code().wire()));
+        }
     }
 
     /** The join bundle (SPEC §13.17): public face only, a GET; no door, no body, nothing secret. */

@@ -61,7 +61,8 @@ final class HttpFace implements AutoCloseable {
             Map.entry(ManagerAuthorityRoute.VERIFY, "verify-enrollment"), Map.entry(RunRoute.ADMISSION, "run-admission"),
             Map.entry(RunRoute.ATTEMPT, "run-attempt"),
             Map.entry(RunRoute.OPERATOR, "run-operator-attempt"), Map.entry(LifecycleRoute.INTERACTIVE, "retire-interactive"),
-            Map.entry(LifecycleRoute.MANAGED, "retire-managed"));
+            Map.entry(LifecycleRoute.MANAGED, "retire-managed"), Map.entry(ActorRoute.GRANT, "actor-grant"),
+            Map.entry(ActorRoute.REVOKE, "actor-revoke"), Map.entry(ActorRoute.LIST, "actor-list"));
 
     private final Server server;
     private final ServerConnector connector;

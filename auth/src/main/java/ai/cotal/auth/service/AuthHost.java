@@ -248,6 +248,7 @@ public final class AuthHost implements AutoCloseable {
         if (entry.oidc() != null) {
             faces.oidc(entry.oidc().issuer(), entry.oidc().clientId(), entry.oidc().algorithms());
         }
+        faces.grantPolicy(entry.grantPolicy());
         RemoteSpaceSigner remote = null;
         AuthAuthorityPlane plane = null;
         try {

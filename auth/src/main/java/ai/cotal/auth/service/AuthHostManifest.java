@@ -1,6 +1,8 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.GrantPolicy;
 import ai.cotal.core.CotalException;
+import com.fasterxml.jackson.databind.JsonNode;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.json.ClosedJson;
 import ai.cotal.core.id.SpaceName;
@@ -14,7 +16,7 @@ import java.util.Set;
 
 /**
  * The multi-space host's manifest (SPEC §13.19): {@code {ver: 1, spaces: [{space,
- * serviceEndpoints?, oidc?: {issuer, clientId, algorithms?}, signerSocket?}]}}, closed JSON, at
+ * serviceEndpoints?, oidc?: {issuer, clientId, algorithms?}, signerSocket?, grantPolicy?}]}}, closed JSON, at
  * most 256 spaces and 64 KiB. Each entry's
  * {@code serviceEndpoints} (default false) is the only place that setting lives for a lane.
  * {@link #parse} is the exact parser the host applies: check a manifest with it before renaming it
@@ -34,16 +36,23 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
      * @param oidc the OpenID Connect provider the lane pins at start, or null for none (SPEC §13.14)
      * @param signerSocket the Unix socket of the space's remote signer ({@code cotal-auth signer},
      *        SPEC §16), or null: the lane signs with the seed in the host's secret store
+     * @param grantPolicy the lane's grant policy (SPEC §13.18), or null for none
      */
-    public record Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc, Path signerSocket) {
+    public record Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc, Path signerSocket,
+            GrantPolicy grantPolicy) {
         /** A lane without an OpenID Connect provider. */
         public Entry(String space, boolean serviceEndpoints) {
-            this(space, serviceEndpoints, null, null);
+            this(space, serviceEndpoints, null, null, null);
         }
 
         /** A lane whose seed is in the host's secret store. */
         public Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc) {
-            this(space, serviceEndpoints, oidc, null);
+            this(space, serviceEndpoints, oidc, null, null);
+        }
+
+        /** A lane without a grant policy. */
+        public Entry(String space, boolean serviceEndpoints, AuthServiceOptions.Oidc oidc, Path signerSocket) {
+            this(space, serviceEndpoints, oidc, signerSocket, null);
         }
     }
 
@@ -74,7 +83,8 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
     private record Document(Integer ver, List<EntryDocument> spaces) {
     }
 
-    private record EntryDocument(String space, Boolean serviceEndpoints, OidcDocument oidc, String signerSocket) {
+    private record EntryDocument(String space, Boolean serviceEndpoints, OidcDocument oidc, String signerSocket,
+            JsonNode grantPolicy) {
     }
 
     private record OidcDocument(String issuer, String clientId, List<String> algorithms) {
@@ -151,7 +161,8 @@ public record AuthHostManifest(int ver, List<Entry> spaces) {
                 oidc = new AuthServiceOptions.Oidc(e.oidc().issuer(), e.oidc().clientId(), algorithms);
             }
             entries.add(new Entry(e.space(), Boolean.TRUE.equals(e.serviceEndpoints()), oidc,
-                    signerSocket(e.signerSocket(), field + ".signerSocket")));
+                    signerSocket(e.signerSocket(), field + ".signerSocket"), e.grantPolicy() == null ? null
+                    : GrantPolicy.from(e.grantPolicy(), field + ".grantPolicy")));
         }
         return new AuthHostManifest(1, List.copyOf(entries));
     }

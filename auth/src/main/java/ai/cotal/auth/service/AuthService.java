@@ -100,7 +100,7 @@ public final class AuthService implements AutoCloseable {
                 oidc.algorithms())); // before the faces (SPEC §13.18)
         ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(plane).stateDir(on.stateDir())
                 .loopbackPort(options.loopbackPort()).clock(on.clock()).limits(options.limits())
-                .jwksFetchesPerMinute(options.jwksFetchesPerMinute());
+                .jwksFetchesPerMinute(options.jwksFetchesPerMinute()).grantPolicy(options.grantPolicy().orElse(null));
         on.settings().meterSink().ifPresent(sink -> faces.meterSink(sink).meterSpaceTag(on.settings().meterSpaceTag()));
         options.publicAddress().ifPresent(faces::publicAddress);
         options.jwks().ifPresent(faces::jwks);

@@ -1,5 +1,6 @@
 package ai.cotal.auth.service;
 
+import ai.cotal.auth.GrantPolicy;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.exchange.ExchangeOptions;
 import ai.cotal.auth.exchange.FaceLimits;
@@ -36,6 +37,7 @@ public final class AuthServiceOptions {
     private final Optional<Oidc> oidc;
     private final int jwksFetchesPerMinute;
     private final FaceLimits limits;
+    private final Optional<GrantPolicy> grantPolicy;
 
     /**
      * An OpenID Connect provider the service pins at start (SPEC §13.14, §13.18).
@@ -63,6 +65,7 @@ public final class AuthServiceOptions {
         this.oidc = Optional.ofNullable(b.oidc);
         this.jwksFetchesPerMinute = b.jwksFetchesPerMinute;
         this.limits = b.limits;
+        this.grantPolicy = Optional.ofNullable(b.grantPolicy);
     }
 
     public static Builder builder() {
@@ -118,13 +121,18 @@ public final class AuthServiceOptions {
         return limits;
     }
 
+    /** The grant policy a person's exchange applies (SPEC §13.18), if any. */
+    public Optional<GrantPolicy> grantPolicy() {
+        return grantPolicy;
+    }
+
     @Override
     public String toString() {
         return "AuthServiceOptions[loopbackPort=" + loopbackPort + ", publicAddress="
                 + publicAddress + ", trustedProxy=" + trustedProxy + ", storeIdentity=" + storeIdentity
                 + ", dataAccount=" + dataAccount + ", advertisedServer=" + advertisedServer + ", agentProvisioningUrl="
                 + agentProvisioningUrl + ", oidc=" + oidc + ", jwksFetchesPerMinute=" + jwksFetchesPerMinute + ", " + limits
-                + "]";
+                + ", grantPolicyRules=" + grantPolicy.map(p -> p.rules().size()).orElse(0) + "]";
     }
 
     /** Builder; {@link #build()} validates, naming the first bad option. */
@@ -140,8 +148,22 @@ public final class AuthServiceOptions {
         private Oidc oidc;
         private int jwksFetchesPerMinute = ExchangeOptions.DEFAULT_JWKS_FETCHES_PER_MINUTE;
         private FaceLimits limits = FaceLimits.DEFAULT;
+        private GrantPolicy grantPolicy;
 
         private Builder() {
+        }
+
+        /**
+         * The grant policy (SPEC §13.18): a person whose verified ID token matches a rule is
+         * granted that rule's interactive row at its first exchange, re-granted (a fresh lifecycle
+         * uid) when the rule's grant changed, and revoked and refused at the first exchange after
+         * it no longer matches. Rows granted by hand are never touched. Null: no policy (a row the
+         * policy granted earlier is then revoked at its next exchange). Build one with
+         * {@link GrantPolicy#parse}, which refuses a bad policy naming the field.
+         */
+        public Builder grantPolicy(GrantPolicy policy) {
+            this.grantPolicy = policy;
+            return this;
         }
 
         /** The bounds of each face ({@link FaceLimits#DEFAULT} unless set). */

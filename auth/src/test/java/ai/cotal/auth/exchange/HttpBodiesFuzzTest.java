@@ -182,6 +182,14 @@ class HttpBodiesFuzzTest {
                                     + "\"att00000000000000000000002\",\"kind\":\"resume\",\"driver\":\""
                                     + Identity.create().id() + "\",\"checkpoint\":\"cp1\"}");
                 }
+                // the operator's actor routes (SPEC §13.18), last: their mutants write and revoke rows
+                fuzz("http-actor-grant", route(url + ActorRoute.GRANT, capability),
+                        "{\"subject\":\"carol\",\"actor\":\"fz\",\"allowPublish\":[\"general\"],\"label\":\"x\"}",
+                        "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"fz2\",\"scope\":[\"chat\"]}");
+                fuzz("http-actor-list", route(url + ActorRoute.LIST, capability), "{\"subject\":\"carol\"}",
+                        "{\"owner\":\"" + AGENT_OWNER + "\"}");
+                fuzz("http-actor-revoke", route(url + ActorRoute.REVOKE, capability),
+                        "{\"subject\":\"carol\",\"actor\":\"fz\"}", "{\"owner\":\"" + AGENT_OWNER + "\",\"actor\":\"fz3\"}");
             }
         }
     }

@@ -72,6 +72,10 @@ public interface AuthMetrics {
     default void invocation(String operation, String status) {
     }
 
+    /** An automatic write of the grant policy: {@code action} is {@code granted}, {@code regranted} or {@code revoked}. */
+    default void policyGrant(String action) {
+    }
+
     /** A standing connection of {@code roleLabel} reconnected. */
     default void turnover(String roleLabel) {
     }

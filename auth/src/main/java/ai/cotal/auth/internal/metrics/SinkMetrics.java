@@ -104,6 +104,11 @@ final class SinkMetrics implements AuthMetrics {
     }
 
     @Override
+    public void policyGrant(String action) {
+        count("cotal.auth.policy.grants", "action", action);
+    }
+
+    @Override
     public void turnover(String roleLabel) {
         count("cotal.auth.plane.turnovers", "role", roleLabel);
     }
