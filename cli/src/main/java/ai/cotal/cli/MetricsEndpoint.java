@@ -27,28 +27,9 @@ final class MetricsEndpoint implements AutoCloseable {
         this.server = server;
     }
 
-    /**
-     * The address {@code --metrics} names: {@code PORT} (loopback) or {@code HOST:PORT} ({@code [v6]:PORT}
-     * for IPv6); {@link IllegalArgumentException} naming the flag otherwise. Names are not resolved.
-     */
+    /** The address {@code --metrics} names: as {@link Flags#address(String, String)}. */
     static InetSocketAddress address(String flag) {
-        int colon = flag.lastIndexOf(':');
-        String host = colon < 0 ? null : flag.substring(0, colon).replaceAll("^\\[(.*)]$", "$1");
-        String port = colon < 0 ? flag : flag.substring(colon + 1);
-        if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) > 65535) {
-            throw new IllegalArgumentException("--metrics must be PORT or HOST:PORT (a port number 0 to 65535)");
-        }
-        if (host == null) {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(port));
-        }
-        if (!host.matches("[0-9.]+|[0-9A-Fa-f:]+")) {
-            throw new IllegalArgumentException("--metrics: the host must be an IP address (names are not resolved)");
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByName(host), Integer.parseInt(port));
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException("--metrics: " + host + " is not an IP address");
-        }
+        return Flags.address("--metrics", flag);
     }
 
     /**

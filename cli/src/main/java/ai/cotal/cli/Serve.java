@@ -34,7 +34,7 @@ import java.util.concurrent.CompletableFuture;
  * ({@link MetricsEndpoint}; the lanes of {@code --spaces} each carry their space tag).
  */
 final class Serve {
-    private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N]"
+    private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N] [--public [HOST:]PORT]"
             + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--grant-policy FILE] [--signer-socket PATH]"
             + " | --spaces MANIFEST)"
             + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5] [--metrics [HOST:]PORT]";
@@ -69,6 +69,18 @@ final class Serve {
         if (multi && oidc) {
             err.println("--oidc-issuer cannot go with --spaces: one provider pins one space");
             return 2;
+        }
+        if (multi && flags.containsKey("--public")) {
+            err.println("--public cannot go with --spaces: a public face serves one space");
+            return 2;
+        }
+        if (flags.containsKey("--public")) {
+            try {
+                Flags.address("--public", flags.get("--public").get(0));
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
         }
         if (multi && flags.containsKey("--grant-policy")) {
             err.println("--grant-policy cannot go with --spaces: give each space's grantPolicy in the manifest");
@@ -144,6 +156,8 @@ final class Serve {
                             .callout(material.callout()).build());
                          AuthService service = AuthService.start(plane, faces)) {
                         out.println("cotal-auth: space " + space + " serving at " + service.loopbackUrl());
+                        service.publicUrl().ifPresent(url -> out.println("cotal-auth: space " + space
+                                + " public face at " + url));
                         service.unavailable().thenRun(() -> stop.complete(null));
                         stop.join();
                         return service.state() == AuthService.State.READY ? 0 : 1;
@@ -204,6 +218,9 @@ final class Serve {
         if (flags.containsKey("--port")) {
             options.loopbackPort(Integer.parseInt(flags.get("--port").get(0)));
         }
+        if (flags.containsKey("--public")) { // the public face: exchange, join bundle (SPEC §13.17)
+            options.publicAddress(Flags.address("--public", flags.get("--public").get(0)));
+        }
         if (flags.containsKey("--oidc-issuer")) { // pinned at start (SPEC §13.18); a space pinned elsewhere refuses the start
             options.oidc(flags.get("--oidc-issuer").get(0), flags.get("--oidc-client-id").get(0),
                     flags.getOrDefault("--oidc-alg", List.of()));
@@ -245,7 +262,7 @@ final class Serve {
             String flag = args.get(i);
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
-                case "--space", "--spaces", "--server", "--root", "--port", "--oidc-issuer", "--oidc-client-id",
+                case "--space", "--spaces", "--server", "--root", "--port", "--public", "--oidc-issuer", "--oidc-client-id",
                         "--oidc-alg", "--store-replicas", "--signer-socket", "--metrics", "--grant-policy" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");

@@ -61,6 +61,24 @@ class ServeTest {
     }
 
     @Test
+    void thePublicFaceReachesTheServiceAndABadOneOrOneWithSpacesIsRefused() {
+        assertEquals(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 8443),
+                Serve.serviceOptions(flags("--space", "alpha", "--public", "8443")).publicAddress().orElseThrow());
+        assertTrue(Serve.serviceOptions(flags("--space", "alpha")).publicAddress().isEmpty(), "no public face unless given");
+        for (List<String> args : List.of(
+                List.of("--space", "alpha", "--public", "host.example:80"),
+                List.of("--space", "alpha", "--public", "70000"),
+                List.of("--spaces", "m.json", "--public", "8443"))) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            List<String> all = new ArrayList<>(args);
+            all.addAll(List.of("--server", SERVER, "--root", root.toString()));
+            assertEquals(2, Serve.run(all, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), CompletableFuture.completedFuture(null)), args.toString());
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--public"), err.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
     void anyOtherCountIsRefusedBeforeAnythingStarts() {
         for (List<String> replicas : List.of(List.of("2"), List.of("auto"), List.of("3", "--store-replicas", "3"))) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.cotal.auth.AuthPlaneOptions;
+import ai.cotal.auth.ActorRow;
 import ai.cotal.auth.Grant;
+import ai.cotal.auth.GrantPolicy;
 import ai.cotal.auth.IdpPin;
 import ai.cotal.auth.InboxNonce;
 import ai.cotal.auth.SpaceProvisioning;
@@ -60,7 +62,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The stock service against a real Keycloak ({@link KeycloakServer}, one per test run): a user's
  * ID token, signed RS256 or ES256 by the realm, is exchanged at the public face and connects
  * through the auth callout; a key rolled over at Keycloak is picked up with one JWKS fetch; every
- * kind of bad proof a Keycloak deployment meets is refused naming its check; an expired one too.
+ * kind of bad proof a Keycloak deployment meets is refused naming its check; an expired one too;
+ * the grant policy admits a user by a Keycloak realm role and refuses once the role is taken.
  */
 @Tag("broker")
 @ExtendWith({NatsBrokerExtension.class, KeycloakExtension.class})
@@ -92,9 +95,17 @@ class KeycloakSignInBrokerTest {
     }
 
     private AuthService service(NatsBroker nats, KeycloakRealm realm, List<String> algorithms) {
+        return service(nats, realm, algorithms, null);
+    }
+
+    private AuthService service(NatsBroker nats, KeycloakRealm realm, List<String> algorithms, GrantPolicy policy) {
         AuthPlaneOptions plane = StockPlane.options(nats.url(), "alpha", stateDir, store).build();
-        return AuthService.open(plane, AuthServiceOptions.builder().oidc(realm.issuer(), CLIENT, algorithms)
-                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build());
+        AuthServiceOptions.Builder options = AuthServiceOptions.builder().oidc(realm.issuer(), CLIENT, algorithms)
+                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        if (policy != null) {
+            options.grantPolicy(policy);
+        }
+        return AuthService.open(plane, options.build());
     }
 
     private Principal grantAlice(AuthService service, String sub) {
@@ -217,6 +228,35 @@ class KeycloakSignInBrokerTest {
                 token.getJWTClaimsSet());
         forged.sign(new MACSigner(published.toRSAPublicKey().getEncoded()));
         return forged.serialize();
+    }
+
+    @Test
+    void theGrantPolicyAdmitsAKeycloakRealmRoleAtTheFirstExchangeAndRefusesOnceTheRoleIsTaken(NatsBrokers brokers,
+            KeycloakServer keycloak) throws Exception {
+        NatsBroker nats = broker(brokers);
+        var realm = realm(keycloak);
+        KeycloakRealm kc = realm.getKey();
+        kc.role("cotal-user");
+        kc.grantRole("alice", "cotal-user");
+        GrantPolicy policy = GrantPolicy.parse("{\"rules\":[{\"name\":\"staff\",\"when\":{\"realmRole\":\"cotal-user\"},"
+                + "\"actors\":[\"laptop\"],\"allowSubscribe\":[\"general\"],\"allowPublish\":[\"general\"]}]}", "grantPolicy");
+        try (AuthService service = service(nats, kc, List.of("RS256"), policy)) {
+            IdpPin pin = IdpPin.read(stateDir).orElseThrow();
+            Principal laptop = Principal.of(service.plane().deriveOwner(pin.issuer(), realm.getValue()).value(), "laptop");
+            assertTrue(service.plane().ledger().find(laptop).isEmpty(), "nobody granted alice by hand");
+            HttpResponse<String> first = exchange(service, kc.tokens(CLIENT, "alice", PASSWORD).idToken());
+            assertEquals(200, first.statusCode(), first.body());
+            ActorRow row = service.plane().ledger().find(laptop).orElseThrow();
+            assertEquals(List.of("general"), row.allowPublish(), "the rule's grant");
+            assertEquals(java.util.Optional.of("policy:staff"), row.label());
+            connect(nats, laptop, JSON.readTree(first.body()).path("token").asText());
+
+            kc.revokeRole("alice", "cotal-user");
+            HttpResponse<String> after = exchange(service, kc.tokens(CLIENT, "alice", PASSWORD).idToken());
+            assertEquals(401, after.statusCode(), after.body());
+            assertTrue(error(after).contains("the grant policy no longer admits it"), after.body());
+            assertTrue(service.plane().ledger().find(laptop).isEmpty(), "the policy's row is revoked");
+        }
     }
 
     @Test
