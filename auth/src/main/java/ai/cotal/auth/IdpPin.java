@@ -11,6 +11,8 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The identity provider a space trusts, pinned in {@code idp.json} under the state directory
@@ -19,7 +21,8 @@ import java.util.Optional;
  * without {@code kind} is this kind) and {@link Kind#OIDC} {@code {ver: 1, kind: "oidc", url,
  * issuer, audience, jwksUri, algorithms}} (any OpenID Connect provider: issuer and JWKS from its
  * discovery document, read once at pin time, the audience its client id). URLs are https, or http
- * only on a literal loopback address. Re-pinning to another provider is refused.
+ * only on a loopback host (a literal loopback address or {@code localhost}). Re-pinning to another
+ * provider is refused; the same oidc provider with other algorithms is re-pinned (logged).
  *
  * @param kind the kind of pin
  * @param url the provider's URL (a stock pin's normalized URL; an oidc pin's issuer)
@@ -31,8 +34,9 @@ import java.util.Optional;
 public record IdpPin(Kind kind, String url, String issuer, String audience, String jwksUri, List<String> algorithms) {
     static final String FILE = "idp.json";
     /** Every JWS algorithm a pin may accept: never {@code none}, never an HMAC algorithm. */
-    public static final List<String> ACCEPTED_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "ES256", "ES384",
-            "EdDSA");
+    public static final List<String> ACCEPTED_ALGORITHMS = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+            "ES256", "ES384", "ES512", "EdDSA");
+    private static final Logger LOG = LoggerFactory.getLogger(IdpPin.class);
 
     /** The kind of a pin. */
     public enum Kind {
@@ -64,22 +68,54 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
 
     /**
      * Pins the OpenID Connect provider {@code issuer} with the client id {@code clientId} (SPEC
-     * §13.14): reads its discovery document once (none is read when the same pin is already
-     * there); {@code algorithms} empty means the accepted ones the provider advertises. Another
-     * pin already there is refused {@code failed-precondition}; an unreachable provider is
-     * {@code unavailable} and nothing is written.
+     * §13.14): reads its discovery document once (none is read when the same provider is already
+     * pinned); {@code algorithms} empty means the accepted ones the provider advertises. When the
+     * same issuer and client id are pinned, {@link #sameOidcProvider} decides: an empty list keeps
+     * the pin's, another list re-pins (both logged). Another pin already there is refused
+     * {@code failed-precondition}; an unreachable provider is {@code unavailable} and nothing is
+     * written. Not safe against a concurrent pin of the same state directory.
      */
     public static IdpPin pinOidc(Path stateDir, String issuer, String clientId, List<String> algorithms) {
         checkOidc(issuer, clientId, algorithms);
         Optional<IdpPin> current = read(stateDir);
-        if (current.isPresent() && current.get().kind() == Kind.OIDC && current.get().issuer().equals(issuer)
-                && current.get().audience().equals(clientId)
-                && (algorithms.isEmpty() || current.get().algorithms().equals(List.copyOf(algorithms)))) {
-            return current.get();
+        Optional<IdpPin> same = current.flatMap(pin -> sameOidcProvider(pin, issuer, clientId, algorithms));
+        if (same.isPresent()) {
+            if (!same.get().equals(current.get())) {
+                write(stateDir, same.get()); // the re-pin: atomic, like the first write
+            }
+            return same.get();
         }
         // another pin already there is refused; none: discovery decides the rest of the pin
         return keepOrWrite(stateDir, new IdpPin(Kind.OIDC, issuer, issuer, clientId, "", List.of()),
                 () -> OidcDiscovery.discover(issuer, clientId, algorithms));
+    }
+
+    /**
+     * The rule for an oidc pin of the provider that is already pinned (SPEC §13.14), for every
+     * placement of the pin: empty when {@code current} is not the oidc pin of {@code issuer} and
+     * {@code clientId} (then the caller's another-provider rule applies); else the pin to keep,
+     * which is {@code current} itself when {@code algorithms} is empty (logged: the pin's are
+     * kept) or equal to its list, and {@code current} with {@code algorithms} otherwise, a
+     * re-pin of the same provider that the caller writes (logged; owners do not change, they
+     * derive from {@code [iss, sub]}). Reads and writes nothing; {@code algorithms} must have
+     * passed {@link #checkOidc}. Thread-safe.
+     */
+    public static Optional<IdpPin> sameOidcProvider(IdpPin current, String issuer, String clientId, List<String> algorithms) {
+        if (current.kind() != Kind.OIDC || !current.issuer().equals(issuer) || !current.audience().equals(clientId)) {
+            return Optional.empty();
+        }
+        if (algorithms.isEmpty()) {
+            LOG.info("idp.json: no algorithms configured; keeping the pin's {} for {}", current.algorithms(), issuer);
+            return Optional.of(current);
+        }
+        List<String> wanted = List.copyOf(algorithms);
+        if (wanted.equals(current.algorithms())) {
+            return Optional.of(current);
+        }
+        LOG.warn("idp.json: re-pinned {} (client {}) from algorithms {} to {}; owners unchanged", issuer, clientId,
+                current.algorithms(), wanted);
+        return Optional.of(new IdpPin(Kind.OIDC, current.url(), current.issuer(), current.audience(), current.jwksUri(),
+                wanted));
     }
 
     /** Validates an oidc pin's configuration ({@code bad-request} naming the field). */
@@ -87,7 +123,8 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         try {
             derive(issuer); // the transport rule
         } catch (CotalException e) {
-            throw CotalException.badRequest("oidcIssuer", "must be https (http only on a loopback address) with a host"
+            throw CotalException.badRequest("oidcIssuer", "must be https (http only on loopback: 127.0.0.1, ::1 or"
+                    + " localhost) with a host"
                     + " and no user info, query or fragment");
         }
         if (clientId == null || !clientId.matches("[\\x21-\\x7e]{1,256}")) {
@@ -113,6 +150,11 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
             return current.get();
         }
         IdpPin pin = make.get();
+        write(stateDir, pin);
+        return pin;
+    }
+
+    private static void write(Path stateDir, IdpPin pin) {
         Path file = stateDir.resolve(FILE);
         try { // the private-file calls name paths: the refusals name the pin instead
             PrivateFiles.ensureDirectory(stateDir, stateDir);
@@ -122,7 +164,6 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         } catch (CotalException e) {
             throw StateFileRefusal.of(e, FILE + " cannot be written");
         }
-        return pin;
     }
 
     /**
@@ -191,7 +232,7 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
             throw CotalException.badRequest("url", "needs a host and no user info, query or fragment");
         }
         if (!scheme.equals("https") && !(scheme.equals("http") && loopback(uri.getHost()))) {
-            throw CotalException.badRequest("url", "must be https (http only on a loopback address)");
+            throw CotalException.badRequest("url", "must be https (http only on loopback: 127.0.0.1, ::1 or localhost)");
         }
         String origin = scheme + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT) + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
         String path = uri.getRawPath() == null ? "" : uri.getRawPath().replaceAll("/+$", "");
@@ -199,10 +240,14 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         return new IdpPin(normalized, origin, origin, normalized + "/jwks");
     }
 
+    /** A literal loopback address or {@code localhost} (RFC 6761 reserves it for loopback); no other name is resolved. */
     static boolean loopback(String host) {
         String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+        if (bare.equalsIgnoreCase("localhost")) {
+            return true;
+        }
         if (!bare.matches("[0-9.]+|[0-9a-fA-F:]+")) {
-            return false; // names are not resolved: only literal loopback addresses count
+            return false; // other names are not resolved: literal loopback addresses only
         }
         try {
             return InetAddress.getByName(bare).isLoopbackAddress();

@@ -55,7 +55,10 @@ final class OidcDiscovery {
         return new IdpPin(IdpPin.Kind.OIDC, issuer, issuer, clientId, jwksUri, algorithms);
     }
 
-    /** A JWKS URI obeys the transport rule: https, or http on a literal loopback address; a host; no user info or fragment. */
+    /**
+     * A JWKS URI obeys the transport rule: https, or http on a loopback host ({@link IdpPin#loopback});
+     * a host; no user info or fragment.
+     */
     static void checkJwksUri(String jwksUri) {
         URI uri;
         try {
@@ -66,7 +69,8 @@ final class OidcDiscovery {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawFragment() != null
                 || !(scheme.equals("https") || scheme.equals("http") && IdpPin.loopback(uri.getHost()))) {
-            throw CotalException.badRequest("jwks_uri", "must be https (http only on a loopback address) with a host"
+            throw CotalException.badRequest("jwks_uri", "must be https (http only on loopback: 127.0.0.1, ::1 or"
+                    + " localhost) with a host"
                     + " and no user info or fragment");
         }
     }

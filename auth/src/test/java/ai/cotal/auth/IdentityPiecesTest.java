@@ -52,7 +52,8 @@ class IdentityPiecesTest {
         IdpPin.pin(dir, "https://idp.example.com/auth");
         assertThrows(CotalException.class, () -> IdpPin.pin(dir, "https://other.example.com"));
         assertEquals("http://127.0.0.1:8080/jwks", IdpPin.derive("http://127.0.0.1:8080").jwksUri());
-        for (String bad : new String[] {"http://idp.example.com", "http://localhost", "https://u:p@idp.example",
+        assertEquals("http://localhost:8080/jwks", IdpPin.derive("http://LocalHost:8080").jwksUri(), "localhost is loopback");
+        for (String bad : new String[] {"http://idp.example.com", "http://localhost.example.com", "https://u:p@idp.example",
                 "https://idp.example?x=1", "ftp://idp.example", "not a url"}) {
             assertThrows(CotalException.class, () -> IdpPin.derive(bad), bad);
         }

@@ -107,7 +107,10 @@ final class ServiceEndpointCommand {
         }
     }
 
-    /** https anywhere; http only to a literal loopback address (the IdP pin's rule, SPEC §13.14). */
+    /**
+     * https anywhere; http only to a literal loopback address (stricter than the IdP pin's rule,
+     * which takes {@code localhost} too, SPEC §13.14).
+     */
     private static boolean safeTransport(URI url) {
         String host = url.getHost() == null ? "" : url.getHost();
         return "https".equals(url.getScheme()) || ("http".equals(url.getScheme())

@@ -190,7 +190,7 @@ final class ExchangeArms {
                     || header.getX509CertChain() != null) {
                 throw refused("identity proof: the header must not carry or point to keys");
             }
-            JWK key = header.getKeyID() == null ? null : jwks.keys(URI.create(pin.jwksUri())).getKeyByKeyId(header.getKeyID());
+            JWK key = header.getKeyID() == null ? null : stockKeys(pin).getKeyByKeyId(header.getKeyID());
             if (!(key instanceof OctetKeyPair okp) || !Curve.Ed25519.equals(okp.getCurve())) {
                 throw refused("identity proof: kid names no Ed25519 key of the pinned provider");
             }
@@ -222,6 +222,18 @@ final class ExchangeArms {
             throw e;
         } catch (Exception e) {
             throw refused("identity proof: unreadable");
+        }
+    }
+
+    /** The stock pin's keys; a source that cannot have them is the identity provider's 503 (SPEC §13.17). */
+    private com.nimbusds.jose.jwk.JWKSet stockKeys(IdpPin pin) {
+        try {
+            return jwks.keys(URI.create(pin.jwksUri()));
+        } catch (CotalException e) {
+            if (e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.DEADLINE_EXCEEDED) {
+                throw IdpKeysUnavailable.cannotFetch(e);
+            }
+            throw e;
         }
     }
 

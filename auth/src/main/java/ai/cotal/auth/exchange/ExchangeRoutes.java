@@ -285,7 +285,7 @@ final class ExchangeRoutes {
                 LOG.info("auth-service: refused an exchange: {}", Refusals.safe(e.getMessage(), e.code()));
                 refusals.record(); // counted: the next one past the limit is refused before any check
             }
-            call.send(status, Map.of("error", Refusals.message(e, "/exchange")));
+            call.send(status, Map.of("error", Refusals.message(e, "/exchange")), Refusals.retryAfter(e));
         }
     }
 
@@ -357,7 +357,7 @@ final class ExchangeRoutes {
         }
         try {
             HostRoute.Answer answer = hostRoute.serve(endpoints.get(), body, !isPublic, authority);
-            call.sendRaw(answer.status(), answer.body(), false, null);
+            call.sendRaw(answer.status(), answer.body(), answer.retryAfterSeconds());
         } finally {
             if (isPublic) {
                 inFlight.release();

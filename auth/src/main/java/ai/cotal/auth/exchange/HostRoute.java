@@ -34,7 +34,10 @@ final class HostRoute {
     private static final String SHAPE = "the body is {idpToken, request}";
 
     /** An HTTP answer: status and JSON body. */
-    record Answer(int status, byte[] body) {
+    record Answer(int status, byte[] body, long retryAfterSeconds) {
+        Answer(int status, byte[] body) {
+            this(status, body, 0);
+        }
     }
 
     private final AuthAuthorityPlane plane;
@@ -128,7 +131,8 @@ final class HostRoute {
 
     /** A typed failure through the exchange's one mapping ({@link Refusals}): status and a body without internals. */
     private static Answer refused(CotalException e, HostRequest request) {
-        return error(Refusals.status(e.code()), Refusals.message(e, "service-endpoint host (" + request.kind() + ")"));
+        return new Answer(Refusals.status(e.code()), HostJson.bytes(java.util.Map.of("error", Refusals.message(e,
+                "service-endpoint host (" + request.kind() + ")"))), Refusals.retryAfter(e));
     }
 
     /** The operator's audit id: the proved subject, printable and at most 128 characters. */

@@ -148,17 +148,30 @@ final class HttpCall {
      */
     void refuseUnread(int status, Map<String, ?> body) {
         long declared = request.getLength();
-        send(status, JSON, ClosedJson.write(ClosedJson.cotal(), body), true, null, declared > 0 && declared <= DRAIN_LIMIT);
+        send(status, JSON, ClosedJson.write(ClosedJson.cotal(), body), true, null, declared > 0 && declared <= DRAIN_LIMIT, 0);
     }
 
     /** Answers raw JSON bytes, with an optional {@code Cache-Control}; later calls do nothing. */
     void sendRaw(int status, byte[] body, boolean close, String cacheControl) {
-        send(status, JSON, body, close, cacheControl, false);
+        send(status, JSON, body, close, cacheControl, false, 0);
+    }
+
+    /**
+     * Answers {@code body} as JSON with {@code Retry-After: <retryAfterSeconds>} when it is
+     * positive (none otherwise); later calls do nothing.
+     */
+    void send(int status, Map<String, ?> body, long retryAfterSeconds) {
+        send(status, JSON, ClosedJson.write(ClosedJson.cotal(), body), false, null, false, retryAfterSeconds);
+    }
+
+    /** {@link #sendRaw} with {@code Retry-After} when {@code retryAfterSeconds} is positive. */
+    void sendRaw(int status, byte[] body, long retryAfterSeconds) {
+        send(status, JSON, body, false, null, false, retryAfterSeconds);
     }
 
     /** Answers {@code body} as {@code contentType}; later calls do nothing. */
     void sendTyped(int status, String contentType, byte[] body) {
-        send(status, contentType, body, false, null, false);
+        send(status, contentType, body, false, null, false, 0);
     }
 
     /** Fails the request as a timeout: the peer left or the deadline cut it; Jetty logs that quietly. */
@@ -176,7 +189,8 @@ final class HttpCall {
         }
     }
 
-    private void send(int status, String contentType, byte[] body, boolean close, String cacheControl, boolean drain) {
+    private void send(int status, String contentType, byte[] body, boolean close, String cacheControl, boolean drain,
+            long retryAfterSeconds) {
         if (!sent.compareAndSet(false, true)) {
             return;
         }
@@ -185,6 +199,9 @@ final class HttpCall {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         if (cacheControl != null) {
             response.getHeaders().put(HttpHeader.CACHE_CONTROL, cacheControl);
+        }
+        if (retryAfterSeconds > 0) {
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");

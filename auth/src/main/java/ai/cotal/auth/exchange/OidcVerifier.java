@@ -39,12 +39,16 @@ import java.util.Set;
  * HMAC), no key carried in or pointed to by the header, a key of the pinned JWKS
  * ({@link OidcKeys}), EdDSA through {@link Ed25519JwsVerifier}; then exact {@code iss}, {@code aud}
  * containing the client id, {@code azp} equal to it when present, and the times with a bounded
- * skew. Every refusal is {@code unauthenticated} naming the check, never a value. Thread-safe.
+ * skew. Every refusal is {@code unauthenticated} naming the check, never a value; keys that cannot
+ * be had now are {@link IdpKeysUnavailable} ({@link OidcKeys}). Thread-safe.
  */
 final class OidcVerifier {
     static final int MAX_TOKEN_CHARS = 16_384;
     static final long SKEW_SECONDS = 60;
     private static final String NO_KEY = "signature does not verify with a key of the pinned provider";
+    /** An access token's {@code aud} names an API: the refusal says what to send instead. */
+    static final String NO_AUDIENCE = "aud does not name the pinned client id; send the ID token (id_token) the provider"
+            + " issued for that client, not an access token";
     private static final Set<JOSEObjectType> TYPES = Set.of(JOSEObjectType.JWT, new JOSEObjectType("at+jwt"));
 
     /** An Ed25519 public key as raw bytes, which Nimbus cannot turn into a JCA key itself. */
@@ -168,7 +172,7 @@ final class OidcVerifier {
             throw refused("iss is not the pinned issuer");
         }
         if (claims.getAudience() == null || !claims.getAudience().contains(pin.audience())) {
-            throw refused("aud does not name the pinned client id");
+            throw refused(NO_AUDIENCE);
         }
         Object azp = claims.getClaim("azp");
         if (azp != null && !pin.audience().equals(azp)) {

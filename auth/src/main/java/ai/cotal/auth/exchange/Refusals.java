@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * 401, {@code permission-denied} 403, {@code not-found} 404, {@code already-exists},
  * {@code conflict} and {@code failed-precondition} 409, {@code resource-exhausted} 429 (with the
  * message, which names the limit), {@code unavailable} and {@code deadline-exceeded} 503, anything
- * else 500. A 5xx body names only the kind of failure; its detail is logged here. A 4xx body
+ * else 500. A 5xx body names only the kind of failure; its detail is logged here ({@link
+ * IdpKeysUnavailable}'s body names the identity provider instead of the plane). A 4xx body
  * carries the refusal's message unless it holds a path or exception text, when it names the kind.
  */
 final class Refusals {
@@ -43,6 +44,10 @@ final class Refusals {
     static String message(CotalException e, String route) {
         int status = status(e.code());
         if (status >= 500) {
+            if (e instanceof IdpKeysUnavailable idp) { // the provider's keys, not the plane: its own body
+                LOG.warn("{}: {}: {}", route, e.code().wire(), idp.detail());
+                return idp.getMessage();
+            }
             if (status == 503) {
                 LOG.warn("{}: {}: {}", route, e.code().wire(), e.getMessage());
                 return UNAVAILABLE;
@@ -51,6 +56,11 @@ final class Refusals {
             return INTERNAL;
         }
         return safe(e.getMessage(), e.code());
+    }
+
+    /** The {@code Retry-After} seconds {@code e} asks for, or 0 for none. */
+    static long retryAfter(CotalException e) {
+        return e instanceof IdpKeysUnavailable idp ? idp.retryAfterSeconds() : 0;
     }
 
     /** {@code message}, or the kind of refusal when {@link RefusalText} (the rule of every face) withholds it. */

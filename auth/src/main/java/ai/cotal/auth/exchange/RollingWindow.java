@@ -48,6 +48,19 @@ final class RollingWindow {
         return events.size() >= limit;
     }
 
+    /**
+     * How long until the window is no longer {@link #full()}: until its oldest event leaves it.
+     * Zero when it is not full now.
+     */
+    synchronized java.time.Duration refillIn() {
+        if (!full()) {
+            return java.time.Duration.ZERO;
+        }
+        // full: the limit's worth are in the window; the (limit)th newest leaving frees a slot
+        long oldestThatCounts = events.stream().skip(events.size() - limit).findFirst().orElseThrow();
+        return java.time.Duration.ofMillis(oldestThatCounts + windowMillis - clock.millis());
+    }
+
     /** The timestamps held (tests: the memory bound). */
     synchronized int held() {
         return events.size();

@@ -41,9 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The human arm against an oidc pin (SPEC §13.17) on the real broker, with a real OpenID provider
- * on loopback: RS256 and ES256 proofs become bearers, a rotated key is picked up by one refetch,
- * a flood of unknown kids costs the provider at most the configured fetches, and every refusal
- * names its check and no secret.
+ * on loopback: RS256, ES256, PS384, PS512 and ES512 proofs become bearers, a rotated key is picked
+ * up by one refetch, a flood of unknown kids costs the provider at most the configured fetches
+ * (then 503 with Retry-After, never 401), and every refusal names its check and no secret.
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -127,6 +127,26 @@ class OidcExchangeBrokerTest {
     }
 
     @Test
+    void ps384Ps512AndEs512ProofsVerifyAgainstAPinThatNamesThem(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = brokers.start(f::config);
+        try (OidcTestProvider idp = new OidcTestProvider();
+             AuthAuthorityPlane plane = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+             TokenExchange exchange = start(plane, 6)) {
+            IdpPin pin = IdpPin.pinOidc(stateDir, idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("PS384", "PS512", "ES512"));
+            assertEquals(List.of("PS384", "PS512", "ES512"), pin.algorithms());
+            plane.ledger().grantActor(Principal.of(plane.deriveOwner(pin.issuer(), "alice").value(), "laptop"),
+                    Grant.of(List.of(), List.of(), List.of()));
+            for (JWSAlgorithm alg : List.of(JWSAlgorithm.PS384, JWSAlgorithm.PS512, JWSAlgorithm.ES512)) {
+                HttpResponse<String> answer = exchange(exchange, idp.sign(alg, idp.claims("alice").build()));
+                assertEquals(200, answer.statusCode(), alg + ": " + answer.body());
+            }
+            HttpResponse<String> rs256 = exchange(exchange, idp.rs256("alice"));
+            assertEquals(401, rs256.statusCode(), rs256.body());
+            assertEquals("identity proof: alg RS256 is not accepted by the pin", error(rs256));
+        }
+    }
+
+    @Test
     void aFloodOfUnknownKidsFetchesNoMoreThanTheLimitAMinute(NatsBrokers brokers) throws Exception {
         NatsBroker nats = brokers.start(f::config);
         try (OidcTestProvider idp = new OidcTestProvider();
@@ -138,7 +158,15 @@ class OidcExchangeBrokerTest {
             for (int i = 0; i < 20; i++) {
                 String forged = OidcTestProvider.sign(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID("random-" + i).build(),
                         idp.claims("alice").build(), new RSASSASigner(stranger));
-                assertEquals(401, exchange(exchange, forged).statusCode());
+                HttpResponse<String> answer = exchange(exchange, forged);
+                if (i < 2) { // refetched: the provider's current set lacks the kid
+                    assertEquals(401, answer.statusCode(), answer.body());
+                } else { // the budget is spent: a kid the provider may publish is not refused
+                    assertEquals(503, answer.statusCode(), answer.body());
+                    long retry = Long.parseLong(answer.headers().firstValue("Retry-After").orElseThrow());
+                    assertTrue(retry >= 1 && retry <= 60, "Retry-After: " + retry);
+                    assertEquals("the identity provider's keys were fetched too often; retry in " + retry + " s", error(answer));
+                }
             }
             assertEquals(3, idp.jwksFetches(), "one first fetch and two refetches: the limit of 3 a minute");
             assertEquals(200, exchange(exchange, idp.rs256("alice")).statusCode(), "the kept keys still answer");
@@ -159,7 +187,11 @@ class OidcExchangeBrokerTest {
                     List.of(idp.rs256(idp.claims("alice").issuer("http://127.0.0.1:1/realms/other").build(), h -> h),
                             "identity proof: iss is not the pinned issuer"),
                     List.of(idp.rs256(idp.claims("alice").audience("someone-else").claim("azp", null).build(), h -> h),
-                            "identity proof: aud does not name the pinned client id"),
+                            "identity proof: " + OidcVerifier.NO_AUDIENCE),
+                    // an access token as Keycloak mints it without an audience mapper: aud "account", azp the client
+                    List.of(idp.rs256(idp.claims("alice").audience("account").build(), h -> h),
+                            "identity proof: aud does not name the pinned client id; send the ID token (id_token) the"
+                                    + " provider issued for that client, not an access token"),
                     List.of(idp.rs256(idp.claims("alice").claim("azp", "someone-else").build(), h -> h),
                             "identity proof: azp is not the pinned client id"),
                     List.of(new PlainJWT(good).serialize(), "identity proof: alg none is refused"),
@@ -207,7 +239,9 @@ class OidcExchangeBrokerTest {
             } // down before its keys were ever fetched
             HttpResponse<String> answer = exchange(exchange, token);
             assertEquals(503, answer.statusCode(), answer.body());
-            assertEquals("the authority plane is unavailable - retry shortly", error(answer));
+            assertEquals("the identity provider's keys cannot be fetched now; retry shortly", error(answer),
+                    "the 503 names the identity provider, not the plane");
+            assertTrue(answer.headers().firstValue("Retry-After").isEmpty(), "no time is known for a provider that is down");
             assertTrue(admin.keyValue("cotal_auth_alpha").keys().stream().noneMatch(k -> k.startsWith("cred.")),
                     "no credential row was written");
         }

@@ -10,6 +10,8 @@ import ai.cotal.auth.service.AuthServiceOptions;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.testbroker.oidc.OidcTestProvider;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +21,11 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The oidc kind of IdP pin (SPEC §13.14): discovery once, closed idp.json, old files, re-pinning, options. */
+/**
+ * The oidc kind of IdP pin (SPEC §13.14): discovery once, closed idp.json, old files, re-pinning
+ * (another provider refused, other algorithms of the same one re-pinned and logged), localhost as
+ * loopback, options.
+ */
 class OidcPinTest {
     @TempDir
     Path stateDir;
@@ -47,6 +53,68 @@ class OidcPinTest {
             Files.writeString(file, text.replace("\"oidc\"", "\"saml\""));
             assertEquals(ErrorCode.DATA_LOSS, assertThrows(CotalException.class, () -> IdpPin.read(stateDir)).code());
         }
+    }
+
+    /** What slf4j-simple (the tests' backend, which writes to the current {@code System.err}) logs while {@code work} runs. */
+    static String logged(Runnable work) {
+        PrintStream before = System.err;
+        ByteArrayOutputStream lines = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(lines, true, StandardCharsets.UTF_8));
+        try {
+            work.run();
+        } finally {
+            System.setErr(before);
+        }
+        return lines.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void anotherAlgorithmListOfTheSameProviderIsALoggedRePinAndNoListKeepsThePinsLogged() throws Exception {
+        try (OidcTestProvider idp = new OidcTestProvider()) {
+            IdpPin first = IdpPin.pinOidc(stateDir, idp.issuer(), "cotal-space", List.of("RS256"));
+            idp.misstateIssuer("https://changed.example"); // a re-pin reads no document
+            IdpPin[] repinned = new IdpPin[1];
+            String log = logged(() -> repinned[0] = IdpPin.pinOidc(stateDir, idp.issuer(), "cotal-space",
+                    List.of("ES256", "ES512")));
+            assertEquals(new IdpPin(IdpPin.Kind.OIDC, first.url(), first.issuer(), first.audience(), first.jwksUri(),
+                    List.of("ES256", "ES512")), repinned[0], "the same provider, client and keys: only the algorithms change");
+            assertEquals(Optional.of(repinned[0]), IdpPin.read(stateDir), "written");
+            assertTrue(log.contains("WARN ai.cotal.auth.IdpPin - idp.json: re-pinned " + idp.issuer()
+                    + " (client cotal-space) from algorithms [RS256] to [ES256, ES512]; owners unchanged"), log);
+
+            String kept = logged(() -> assertEquals(repinned[0], IdpPin.pinOidc(stateDir, idp.issuer(), "cotal-space",
+                    List.of())));
+            assertTrue(kept.contains("INFO ai.cotal.auth.IdpPin - idp.json: no algorithms configured; keeping the pin's"
+                    + " [ES256, ES512] for " + idp.issuer()), kept);
+            assertEquals(Optional.of(repinned[0]), IdpPin.read(stateDir));
+            assertEquals("", logged(() -> IdpPin.pinOidc(stateDir, idp.issuer(), "cotal-space", List.of("ES256", "ES512"))),
+                    "the same list again: a silent no-op");
+            CotalException other = assertThrows(CotalException.class,
+                    () -> IdpPin.pinOidc(stateDir, idp.issuer(), "another-client", List.of("RS256")));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, other.code(), "another client id is still another provider");
+            assertEquals(Optional.of(repinned[0]), IdpPin.read(stateDir));
+        }
+    }
+
+    @Test
+    void localhostIsLoopbackForHttpIssuersAndNoOtherNameIs() throws Exception {
+        AuthServiceOptions.builder().oidc("http://localhost:8080/realms/x", "c", List.of()).build();
+        AuthServiceOptions.builder().oidc("http://LOCALHOST:8080/realms/x", "c", List.of()).build();
+        for (String issuer : List.of("http://localhost.example.com/realms/x", "http://idp.localhost/realms/x",
+                "http://example.com/realms/x")) {
+            CotalException e = assertThrows(CotalException.class, () -> IdpPin.checkOidc(issuer, "c", List.of()), issuer);
+            assertTrue(e.getMessage().startsWith("oidcIssuer: must be https (http only on loopback: 127.0.0.1, ::1 or"
+                    + " localhost)"), e.getMessage());
+        }
+        try (OidcTestProvider idp = new OidcTestProvider()) {
+            String issuer = idp.issuer().replace("127.0.0.1", "localhost");
+            idp.misstateIssuer(issuer); // a provider configured under its localhost name
+            IdpPin pin = IdpPin.pinOidc(stateDir, issuer, "cotal-space", List.of());
+            assertEquals(issuer, pin.issuer(), "pinned through the discovery document at localhost");
+            assertEquals(List.of("RS256", "ES256"), pin.algorithms());
+        }
+        Path stock = stateDir.resolve("stock");
+        assertEquals("http://localhost:9000", IdpPin.pin(stock, "http://localhost:9000/").issuer());
     }
 
     @Test

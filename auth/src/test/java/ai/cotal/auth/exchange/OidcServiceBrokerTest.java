@@ -35,6 +35,10 @@ import ai.cotal.testbroker.oidc.OidcTestProvider;
 import ai.cotal.workspace.SecretKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -58,7 +62,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The stock service configured with an OpenID Connect provider (SPEC §13.18) on the real broker:
  * it pins the provider at start, a human exchanges an RS256 or ES256 proof for a bearer and
- * connects through the auth callout with it; a space pinned to another provider refuses the start.
+ * connects through the auth callout with it; a space pinned to another provider refuses the start;
+ * a fresh service fetches the JWKS once for an unknown kid; a restart with other algorithms
+ * re-pins (logged, owners unchanged) and one without keeps the pin's (logged).
  */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
@@ -86,6 +92,62 @@ class OidcServiceBrokerTest {
     private AuthServiceOptions options(String issuer) {
         return AuthServiceOptions.builder().oidc(issuer, OidcTestProvider.CLIENT_ID, List.of())
                 .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
+    }
+
+    private HttpResponse<String> exchange(AuthService service, String idpToken) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow() + "/exchange"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"idpToken\":\"" + idpToken + "\",\"actor\":\"laptop\"}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private AuthServiceOptions options(String issuer, List<String> algorithms) {
+        return AuthServiceOptions.builder().oidc(issuer, OidcTestProvider.CLIENT_ID, algorithms)
+                .publicAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).build();
+    }
+
+    @Test
+    void aFreshServiceFetchesOnceForAnUnknownKidAndAnAlgorithmChangeIsALoggedRePinOfTheSameOwners(NatsBrokers brokers)
+            throws Exception {
+        NatsBroker nats = broker(brokers);
+        try (OidcTestProvider idp = new OidcTestProvider()) {
+            Owner owner;
+            try (AuthService service = AuthService.open(plane(nats), options(idp.issuer(), List.of("RS256")))) {
+                owner = service.plane().deriveOwner(idp.issuer(), "alice");
+                service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(),
+                        List.of()));
+                HttpResponse<String> unknown = exchange(service, OidcTestProvider.sign(new JWSHeader.Builder(
+                        JWSAlgorithm.RS256).keyID("unknown").build(), idp.claims("alice").build(),
+                        new RSASSASigner(new RSAKeyGenerator(2048).generate())));
+                assertEquals(401, unknown.statusCode(), unknown.body());
+                assertEquals(1, idp.jwksFetches(), "one unknown-kid token on a fresh service: exactly one JWKS fetch");
+                assertEquals(200, exchange(service, idp.rs256("alice")).statusCode());
+            }
+
+            AuthService[] opened = new AuthService[1];
+            String log = OidcPinTest.logged(() -> opened[0] = AuthService.open(plane(nats), options(idp.issuer(),
+                    List.of("ES256"))));
+            try (AuthService service = opened[0]) {
+                assertTrue(log.contains("idp.json: re-pinned " + idp.issuer() + " (client cotal-space) from algorithms"
+                        + " [RS256] to [ES256]; owners unchanged"), log);
+                assertEquals(List.of("ES256"), service.plane().idpPin().orElseThrow().algorithms());
+                assertEquals(owner, service.plane().deriveOwner(idp.issuer(), "alice"), "owners unchanged");
+                HttpResponse<String> es256 = exchange(service, idp.es256("alice"));
+                assertEquals(200, es256.statusCode(), es256.body());
+                assertEquals(owner.value(), JSON.readTree(es256.body()).path("owner").asText(), "the same row answers");
+                HttpResponse<String> rs256 = exchange(service, idp.rs256("alice"));
+                assertEquals(401, rs256.statusCode(), rs256.body());
+                assertEquals("identity proof: alg RS256 is not accepted by the pin", JSON.readTree(rs256.body())
+                        .path("error").asText());
+            }
+
+            log = OidcPinTest.logged(() -> opened[0] = AuthService.open(plane(nats), options(idp.issuer(), List.of())));
+            try (AuthService service = opened[0]) {
+                assertTrue(log.contains("idp.json: no algorithms configured; keeping the pin's [ES256] for "
+                        + idp.issuer()), log);
+                assertEquals(List.of("ES256"), service.plane().idpPin().orElseThrow().algorithms(),
+                        "an omitted list keeps the pin's, not what the provider advertises");
+            }
+        }
     }
 
     @Test

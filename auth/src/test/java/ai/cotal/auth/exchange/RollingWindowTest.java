@@ -29,4 +29,21 @@ class RollingWindowTest {
         assertFalse(window.record(), "a minute later the window is empty again");
         assertEquals(1, window.held());
     }
+
+    @Test
+    void refillInIsTheTimeUntilTheOldestEventThatCountsLeavesTheWindow() {
+        RollingWindow window = new RollingWindow(2, Duration.ofMinutes(1), clock);
+        assertEquals(Duration.ZERO, window.refillIn(), "not full");
+        window.record();
+        millis.addAndGet(20_000);
+        window.record();
+        millis.addAndGet(5_000);
+        assertTrue(window.full());
+        assertEquals(Duration.ofSeconds(35), window.refillIn(), "the first event leaves 60 s after it came");
+        millis.addAndGet(35_000);
+        assertFalse(window.full());
+        assertEquals(Duration.ZERO, window.refillIn());
+        window.record(); // full again: the event at 20 s is now the oldest that counts
+        assertEquals(Duration.ofSeconds(20), window.refillIn());
+    }
 }

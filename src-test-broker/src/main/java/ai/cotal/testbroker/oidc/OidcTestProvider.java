@@ -39,7 +39,8 @@ import org.bouncycastle.math.ec.rfc8032.Ed25519;
 /**
  * A development OpenID Connect provider for tests, on loopback: it serves discovery at
  * {@code <issuer>/.well-known/openid-configuration} and a JWKS at {@link #jwksUri()}, and mints
- * signed ID tokens for any subject (RS256, ES256 and EdDSA over Ed25519), so an integration test
+ * signed ID tokens for any subject (RS256 to RS512 and PS256 to PS512 with its RSA key, ES256 on
+ * P-256, ES512 on P-521 and EdDSA over Ed25519), so an integration test
  * pins it and exchanges a real signed token with no external identity provider:
  *
  * <pre>{@code
@@ -82,21 +83,22 @@ public final class OidcTestProvider implements AutoCloseable {
     private int generation = 1;
 
     /** The signing keys of one generation: rotated together. */
-    private record Keys(RSAKey rsa, ECKey ec, Ed25519PrivateKeyParameters edPrivate, OctetKeyPair ed) {
+    private record Keys(RSAKey rsa, ECKey ec, ECKey ec521, Ed25519PrivateKeyParameters edPrivate, OctetKeyPair ed) {
         static Keys generate(int generation) {
             try {
                 Ed25519PrivateKeyParameters edPrivate = new Ed25519PrivateKeyParameters(new SecureRandom());
                 OctetKeyPair ed = new OctetKeyPair.Builder(Curve.Ed25519,
                         Base64URL.encode(edPrivate.generatePublicKey().getEncoded())).keyID("ed-" + generation).build();
                 return new Keys(new RSAKeyGenerator(2048).keyID("rsa-" + generation).generate(),
-                        new ECKeyGenerator(Curve.P_256).keyID("ec-" + generation).generate(), edPrivate, ed);
+                        new ECKeyGenerator(Curve.P_256).keyID("ec-" + generation).generate(),
+                        new ECKeyGenerator(Curve.P_521).keyID("ec521-" + generation).generate(), edPrivate, ed);
             } catch (JOSEException e) {
                 throw new IllegalStateException("cannot generate the test provider's keys", e);
             }
         }
 
         JWKSet publicSet() {
-            return new JWKSet(List.<JWK>of(rsa.toPublicJWK(), ec.toPublicJWK(), ed.toPublicJWK()));
+            return new JWKSet(List.<JWK>of(rsa.toPublicJWK(), ec.toPublicJWK(), ec521.toPublicJWK(), ed.toPublicJWK()));
         }
     }
 
@@ -190,7 +192,7 @@ public final class OidcTestProvider implements AutoCloseable {
         return clientId;
     }
 
-    /** The JWKS URI the discovery document names: every current public key (RSA, EC, Ed25519). */
+    /** The JWKS URI the discovery document names: every current public key (RSA, EC P-256 and P-521, Ed25519). */
     public String jwksUri() {
         return issuer() + CERTS;
     }
@@ -234,8 +236,10 @@ public final class OidcTestProvider implements AutoCloseable {
     }
 
     /**
-     * Signs {@code claims} with the current key for {@code algorithm} ({@code RS256}, {@code ES256}
-     * or {@code EdDSA}), header {@code typ: JWT} and the key's {@code kid}.
+     * Signs {@code claims} with the current key for {@code algorithm} ({@code RS256},
+     * {@code RS384}, {@code RS512}, {@code PS256}, {@code PS384}, {@code PS512} with the RSA key,
+     * {@code ES256} with the P-256 key, {@code ES512} with the P-521 key, or {@code EdDSA}),
+     * header {@code typ: JWT} and the key's {@code kid}.
      *
      * @throws IllegalArgumentException for another algorithm
      */
@@ -244,8 +248,16 @@ public final class OidcTestProvider implements AutoCloseable {
         if (JWSAlgorithm.RS256.equals(algorithm)) {
             return rs256(claims, h -> h);
         }
+        if (List.of(JWSAlgorithm.RS384, JWSAlgorithm.RS512, JWSAlgorithm.PS256, JWSAlgorithm.PS384, JWSAlgorithm.PS512)
+                .contains(algorithm)) {
+            return sign(header(algorithm, current.rsa().getKeyID()).build(), claims, signer(() -> new RSASSASigner(current.rsa())));
+        }
         if (JWSAlgorithm.ES256.equals(algorithm)) {
             return sign(header(algorithm, current.ec().getKeyID()).build(), claims, signer(() -> new ECDSASigner(current.ec())));
+        }
+        if (JWSAlgorithm.ES512.equals(algorithm)) {
+            return sign(header(algorithm, current.ec521().getKeyID()).build(), claims,
+                    signer(() -> new ECDSASigner(current.ec521())));
         }
         if (JWSAlgorithm.EdDSA.equals(algorithm)) {
             byte[] input = new SignedJWT(header(algorithm, current.ed().getKeyID()).build(), claims).getSigningInput();
@@ -253,7 +265,8 @@ public final class OidcTestProvider implements AutoCloseable {
             current.edPrivate().sign(Ed25519.Algorithm.Ed25519, null, input, 0, input.length, signature, 0);
             return new String(input, StandardCharsets.US_ASCII) + "." + Base64URL.encode(signature);
         }
-        throw new IllegalArgumentException("the test provider signs RS256, ES256 and EdDSA, not " + algorithm);
+        throw new IllegalArgumentException("the test provider signs RS256 to RS512, PS256 to PS512, ES256, ES512 and"
+                + " EdDSA, not " + algorithm);
     }
 
     /**
@@ -314,7 +327,7 @@ public final class OidcTestProvider implements AutoCloseable {
     }
 
     /**
-     * Replaces every signing key (RSA, EC, Ed25519) with a new one under a new key id; the JWKS
+     * Replaces every signing key (RSA, EC P-256 and P-521, Ed25519) with a new one under a new key id; the JWKS
      * serves only the new keys from now on, so tokens minted before no longer verify against it.
      */
     public synchronized void rotate() {
