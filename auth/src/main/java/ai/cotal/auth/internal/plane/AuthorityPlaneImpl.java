@@ -172,8 +172,12 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
                     space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
             PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
-                    PlaneOpening.tuple(ledgerScanner), PlaneOpening.tuple(recordsScanner), oracle, options.clock());
+                    barrier.connection(), PlaneOpening.tuple(ledgerScanner), PlaneOpening.tuple(recordsScanner), oracle,
+                    options.clock());
             opening.releaseAfterScanners(claim);
+            // before any read a decision rests on: the other fenced stores carry this generation (SPEC §13.13)
+            claim.stampStores(new RowStore(reader.connection(), StoreNames.bucket("records", space)),
+                    new RowStore(writer.connection(), StoreNames.bucket("admission", space)), writer.connection());
             String startupRefusal = options.serviceEndpointsRefusal();
             if (startupRefusal != null) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space

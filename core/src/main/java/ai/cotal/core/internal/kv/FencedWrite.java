@@ -7,11 +7,8 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -26,7 +23,6 @@ public final class FencedWrite {
     private static final int CHECK_IN_FLIGHT = 10164;
     private static final int ATOMIC_DISABLED = 10174;
     private static final int TOO_MANY_BATCHES = 10210;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** How a fenced write ended when the broker wrote nothing or the row. */
     public enum Kind {
@@ -126,29 +122,25 @@ public final class FencedWrite {
 
     private Message send(FenceLanes.Lane lane, String key, Headers rowHeaders, byte[] data, long expected)
             throws ExecutionException {
-        String id = batchId();
-        Headers fence = new Headers().put("Nats-Batch-Id", id).put("Nats-Batch-Sequence", "1")
-                .put("Nats-Expected-Last-Subject-Sequence", Long.toString(lane.revision()))
+        Headers fence = AtomicBatch.expecting(lane.revision())
                 .put("Nats-Expected-Last-Subject-Sequence-Subject", subject(FenceRows.fenceKey(lane.k())));
-        Headers row = (rowHeaders == null ? new Headers() : new Headers(rowHeaders)).put("Nats-Batch-Id", id).put("Nats-Batch-Sequence", "2")
-                .put("Nats-Batch-Commit", "1");
+        Headers row = rowHeaders == null ? new Headers() : new Headers(rowHeaders);
         if (expected >= 0) {
             row.put("Nats-Expected-Last-Subject-Sequence", Long.toString(expected));
         }
+        java.util.concurrent.CompletableFuture<Message> answer;
         try {
-            connection.publish(NatsMessage.builder().subject(subject(FenceRows.witnessKey(lane.k()))).headers(fence)
-                    .data(witness).build());
-        } catch (IllegalStateException e) { // jnats on a closed connection: nothing sent
+            answer = AtomicBatch.send(connection, lanes.bucket(), java.util.List.of(
+                    new AtomicBatch.Put(FenceRows.witnessKey(lane.k()), fence, witness),
+                    new AtomicBatch.Put(key, row, data)), timeout);
+        } catch (IllegalStateException e) { // jnats on a closed connection: the batch never commits
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + rows.stream() + " " + key
                     + " (the connection is closed)", e);
         }
         try {
-            return connection.requestWithTimeout(NatsMessage.builder().subject(subject(key)).headers(row).data(data)
-                    .build(), timeout).get();
+            return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ExecutionException(e);
-        } catch (IllegalStateException e) { // closed after the witness was sent: the batch never commits
             throw new ExecutionException(e);
         }
     }
@@ -180,11 +172,5 @@ public final class FencedWrite {
 
     private String subject(String key) {
         return "$KV." + lanes.bucket() + "." + key;
-    }
-
-    private static String batchId() {
-        byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }
