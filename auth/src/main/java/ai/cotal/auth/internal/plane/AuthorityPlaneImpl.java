@@ -105,7 +105,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
-                new CredentialRows(space, writer.connection(), reader, options.clock()), budget, claim, ledgerScanner);
+                new CredentialRows(space, writer.connection(), reader, options.clock(), authWrites(space, writer, reader, claim)),
+                budget, claim, ledgerScanner);
         this.credentials = planeCredentials;
         this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
                 new BearerVerifier(space, issuer.publicKey(), options.clock()));
@@ -188,6 +189,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
                     recordsScanner, claim, issuer, discovery, metrics);
+            claim.fenceMoved().thenAccept(plane::fence); // a fenced write found a later plane's fence (SPEC §13.13)
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             opening.renewalFailure().thenAccept(plane::fence);
@@ -233,6 +235,15 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     /** The retirement executor, for tests in this package (its step hooks). */
+    /** The writer's fenced writes of the auth store through the claim's lanes; the fence rows read on the reader. */
+    private static ai.cotal.core.internal.kv.FencedWrite authWrites(String space, AuthorityConnection writer,
+            AuthorityConnection reader, PlaneClaim claim) {
+        String bucket = StoreNames.bucket("auth", space);
+        return new ai.cotal.core.internal.kv.FencedWrite(writer.connection(), new RowStore(reader.connection(), bucket),
+                claim.lanes("KV_" + bucket).orElseThrow(() -> new IllegalStateException("the auth store was not stamped")),
+                writer.connection().getOptions().getConnectionTimeout());
+    }
+
     LifecycleRetirement lifecycleRetirement() {
         return retirement;
     }

@@ -62,6 +62,8 @@ final class PlaneClaim {
     /** Each fenced store's lanes (auth, records, admission), once {@link #stampStores} read them back. */
     private final java.util.Map<String, ai.cotal.core.internal.kv.FenceLanes> lanes = new java.util.concurrent.ConcurrentHashMap<>();
 
+    private final java.util.concurrent.CompletableFuture<String> fenceMoved = new java.util.concurrent.CompletableFuture<>();
+
     private PlaneClaim(String space, RowStore rows, long generation, String claimId, ConnTuple ledger, ConnTuple records) {
         this.space = space;
         this.rows = rows;
@@ -130,8 +132,15 @@ final class PlaneClaim {
             PlaneFences.restamp(space, reads.stream().substring("KV_".length()), reads, writer, generation, claimId);
         }
         for (RowStore reads : List.of(rows, recordsReads, admissionReads)) {
-            lanes.put(reads.stream(), PlaneFences.lanes(space, reads, generation, claimId, this::fence));
+            String stream = reads.stream();
+            lanes.put(stream, PlaneFences.lanes(space, reads, generation, claimId, () -> fenceMoved.complete(
+                    "a fenced write to " + stream + " met a later plane's fence: its claim was taken over")));
         }
+    }
+
+    /** Completes with the reason once a fenced write found its fence moved (the plane then fences). */
+    java.util.concurrent.CompletableFuture<String> fenceMoved() {
+        return fenceMoved;
     }
 
     /** The lanes of the fenced store {@code stream} ({@code KV_cotal_<kind>_<space>}); empty before {@link #stampStores}. */

@@ -55,6 +55,11 @@ public final class FencedWrite {
         this.witness = FenceRows.write(FenceRows.Witness.of(lanes.generation()));
     }
 
+    /** The leader reads of this store this write uses (the fence rows after a refusal). */
+    public RowStore rows() {
+        return rows;
+    }
+
     /** Writes {@code data} only when {@code key} has no message. */
     public Outcome create(String key, byte[] data) {
         return write(key, null, data, 0);
