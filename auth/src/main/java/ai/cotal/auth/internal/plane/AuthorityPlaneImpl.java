@@ -129,7 +129,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
-        this.serving = new ServingRecords(space, writer.connection(), reader.connection());
+        this.serving = new ServingRecords(space, writer.connection(), reader.connection(),
+                fencedWrites(StoreNames.bucket("auth", space), writer, reader, claim),
+                fencedWrites(StoreNames.bucket("records", space), writer, reader, claim));
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
         this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
@@ -238,7 +240,12 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     /** The writer's fenced writes of the auth store through the claim's lanes; the fence rows read on the reader. */
     private static ai.cotal.core.internal.kv.FencedWrite authWrites(String space, AuthorityConnection writer,
             AuthorityConnection reader, PlaneClaim claim) {
-        String bucket = StoreNames.bucket("auth", space);
+        return fencedWrites(StoreNames.bucket("auth", space), writer, reader, claim);
+    }
+
+    /** The writer's fenced writes of {@code bucket} (auth or records) through the claim's lanes; fence rows read on the reader. */
+    private static ai.cotal.core.internal.kv.FencedWrite fencedWrites(String bucket, AuthorityConnection writer,
+            AuthorityConnection reader, PlaneClaim claim) {
         return new ai.cotal.core.internal.kv.FencedWrite(writer.connection(), new RowStore(reader.connection(), bucket),
                 claim.lanes("KV_" + bucket).orElseThrow(() -> new IllegalStateException("the auth store was not stamped")),
                 writer.connection().getOptions().getConnectionTimeout());

@@ -9,6 +9,7 @@ import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -58,6 +59,36 @@ public final class FencedWrite {
     /** The leader reads of this store this write uses (the fence rows after a refusal). */
     public RowStore rows() {
         return rows;
+    }
+
+    /**
+     * {@link #create} as {@link RowStore#create} answers: the revision, or empty when the key is taken.
+     *
+     * @throws CotalException {@code unavailable} when the fence moved (the plane lost its claim) or no
+     *     answer came (the write may have landed: a create-only or CAS replay decides), and as {@link #write}
+     */
+    public Optional<Long> createRow(String key, byte[] data) {
+        return row(create(key, data), key);
+    }
+
+    /** {@link #compareAndSet} as {@link RowStore#compareAndSet} answers, refusing as {@link #createRow} does. */
+    public Optional<Long> compareAndSetRow(String key, byte[] data, long revision) {
+        return row(compareAndSet(key, data, revision), key);
+    }
+
+    private Optional<Long> row(Outcome outcome, String key) {
+        switch (outcome.kind()) {
+            case LANDED:
+                return Optional.of(outcome.revision());
+            case CONDITION_FAILED:
+                return Optional.empty();
+            case LOST:
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + rows.stream() + " " + key
+                        + ": the plane lost its claim (a later plane fenced this one); it must be opened again");
+            default:
+                throw new CotalException(ErrorCode.UNAVAILABLE, "cannot write " + rows.stream() + " " + key
+                        + " (the broker did not answer); retry shortly");
+        }
     }
 
     /** Writes {@code data} only when {@code key} has no message. */
