@@ -105,7 +105,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
-                new CredentialRows(space, writer.connection(), reader, options.clock(), authWrites(space, writer, reader, claim)),
+                new CredentialRows(space, writer.connection(), reader, options.clock(), PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim)),
                 budget, claim, ledgerScanner);
         this.credentials = planeCredentials;
         this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
@@ -130,8 +130,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
         this.serving = new ServingRecords(space, writer.connection(), reader.connection(),
-                fencedWrites(StoreNames.bucket("auth", space), writer, reader, claim),
-                fencedWrites(StoreNames.bucket("records", space), writer, reader, claim));
+                PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim),
+                PlaneFences.writes(StoreNames.bucket("records", space), writer, reader, claim));
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
         this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
@@ -237,20 +237,6 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     }
 
     /** The retirement executor, for tests in this package (its step hooks). */
-    /** The writer's fenced writes of the auth store through the claim's lanes; the fence rows read on the reader. */
-    private static ai.cotal.core.internal.kv.FencedWrite authWrites(String space, AuthorityConnection writer,
-            AuthorityConnection reader, PlaneClaim claim) {
-        return fencedWrites(StoreNames.bucket("auth", space), writer, reader, claim);
-    }
-
-    /** The writer's fenced writes of {@code bucket} (auth or records) through the claim's lanes; fence rows read on the reader. */
-    private static ai.cotal.core.internal.kv.FencedWrite fencedWrites(String bucket, AuthorityConnection writer,
-            AuthorityConnection reader, PlaneClaim claim) {
-        return new ai.cotal.core.internal.kv.FencedWrite(writer.connection(), new RowStore(reader.connection(), bucket),
-                claim.lanes("KV_" + bucket).orElseThrow(() -> new IllegalStateException("the auth store was not stamped")),
-                writer.connection().getOptions().getConnectionTimeout());
-    }
-
     LifecycleRetirement lifecycleRetirement() {
         return retirement;
     }

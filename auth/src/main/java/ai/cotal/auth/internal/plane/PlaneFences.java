@@ -2,6 +2,7 @@ package ai.cotal.auth.internal.plane;
 
 import ai.cotal.auth.PlaneClaimRefusal;
 import ai.cotal.auth.PlaneClaimRefusal.Reason;
+import ai.cotal.auth.internal.connect.AuthorityConnection;
 import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.core.internal.kv.AtomicBatch;
@@ -97,6 +98,17 @@ final class PlaneFences {
             }
             throw e;
         }
+    }
+
+    /**
+     * The writer's fenced writes of {@code bucket} (auth or records) through {@code claim}'s lanes,
+     * the fence rows read on the reader after a refusal; answers awaited as the writer's requests are.
+     */
+    static ai.cotal.core.internal.kv.FencedWrite writes(String bucket, AuthorityConnection writer,
+            AuthorityConnection reader, PlaneClaim claim) {
+        return new ai.cotal.core.internal.kv.FencedWrite(writer.connection(), new RowStore(reader.connection(), bucket),
+                claim.lanes("KV_" + bucket).orElseThrow(() -> new IllegalStateException(bucket + " was not stamped")),
+                writer.connection().getOptions().getConnectionTimeout());
     }
 
     private static Result send(Connection connection, String bucket, List<AtomicBatch.Put> puts) {
