@@ -51,7 +51,8 @@ final class Catalogue {
         role(shapes, SignerProfile.AUTH_SCAN, AuthorityGrants.LEDGER_SCANNER, space);
         role(shapes, SignerProfile.RECORDS_SCAN, AuthorityGrants.RECORDS_SCANNER, space);
         String own = "_INBOX_{user}.>";
-        put(shapes, SignerProfile.EP_EFFECT, List.of("$KV." + auth + ".svc.{t+}", "$KV." + auth + ".epgate.{t}.{t}"),
+        put(shapes, SignerProfile.EP_EFFECT, List.of("$KV." + auth + ".svc.{t+}", "$KV." + auth + ".epgate.{t}.{t}",
+                "$KV." + auth + ".plane.witness.*"),
                 List.of(own), 0);
         String manager = "$KV." + records + ".svc.manager.{iid}";
         put(shapes, SignerProfile.MANAGER_REGISTRAR, List.of(manager + ".>"), List.of(own), 0);

@@ -111,7 +111,8 @@ class SignerPolicyTest {
                         new ResponsePermission(1, 0), true),
                 new Case(SignerProfile.RUN_DRIVER, List.of("cotal.alpha.run." + OWNER + ".run0001.>"), List.of(), null, true),
                 new Case(SignerProfile.EP_EFFECT, List.of("$KV.cotal_auth_alpha.svc.req.req-1", "$KV.cotal_auth_alpha.svc.cap"
-                        + ".weather." + iid, "$KV.cotal_auth_alpha.epgate.weather." + iid), List.of(), null, true),
+                        + ".weather." + iid, "$KV.cotal_auth_alpha.epgate.weather." + iid,
+                        "$KV.cotal_auth_alpha.plane.witness.*"), List.of(), null, true),
                 new Case(SignerProfile.CALLOUT_ENDPOINT_SERVER, null, List.of("cotal.alpha.svc.ep.weather." + iid + ".>",
                         NONCE), new ResponsePermission(1, 0), false),
                 new Case(SignerProfile.CALLOUT_MANAGER_CALLER, List.of("cotal.alpha.svc.manager." + OWNER + ".run-start",
@@ -216,6 +217,10 @@ class SignerPolicyTest {
                 "$KV.cotal_records_alpha.svc.manager.abcdefghijklmnopqrstuvwxyz.>")), Permission.allow(List.of(
                 "_INBOX_" + NKeyPair.create(KeyType.USER).publicKey() + ".>")), now, in15min)), now),
                 ErrorCode.PERMISSION_DENIED, "match no profile");
+        NKeyPair effect = NKeyPair.create(KeyType.USER); // an effect connection may write witnesses, never a fence row
+        refused(stock.judge(c.input(c.userFor(effect.publicKey(), Permission.allow(List.of(
+                "$KV.cotal_auth_alpha.svc.req.req-1", "$KV.cotal_auth_alpha.plane.fence.*")), Permission.allow(List.of(
+                "_INBOX_" + effect.publicKey() + ".>")), now, in15min)), now), ErrorCode.PERMISSION_DENIED, "match no profile");
         refused(stock.judge(c.input(c.user("x", Permission.none(), Permission.allow(List.of(NONCE)),
                 new ResponsePermission(5, 0), null, now, in15min)), now), ErrorCode.PERMISSION_DENIED, "match no profile");
     }

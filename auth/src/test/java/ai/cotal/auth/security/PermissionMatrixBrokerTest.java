@@ -78,6 +78,11 @@ class PermissionMatrixBrokerTest {
                 + ".run.manager.abcdefghijklmnopqrstuvwxyz.admission");
         s.put("served-run-request", "cotal.alpha.svc.manager.u_abcdefghijklmnopqrstuvwxyz.run.resume.abcdefghijklmnopqrstuvwxyz"
                 + ".request0000000001"); // SPEC §14.8: the issuer observes it and may not publish it
+        String admission = StoreNames.bucket("admission", "alpha");
+        s.put("auth-fence", "$KV." + auth + ".plane.fence.0"); // SPEC §13.13: the barrier's only (acquisitions)
+        s.put("auth-witness", "$KV." + auth + ".plane.witness.0"); // fenced writes of the barrier, writer, effect
+        s.put("records-fence", "$KV." + records + ".plane.fence.0"); // the writer's restamp
+        s.put("admission-fence", "$KV." + admission + ".plane.fence.0");
         s.put("delete-auth-stream", "$JS.API.STREAM.DELETE.KV_" + auth);
         s.put("purge-auth-stream", "$JS.API.STREAM.PURGE.KV_" + auth);
         s.put("delete-issued-stream", "$JS.API.STREAM.DELETE.KV_" + issued);
@@ -176,8 +181,9 @@ class PermissionMatrixBrokerTest {
             creds.put("role " + role.name(), role(role));
             expected.put("role " + role.name(), switch (role) {
                 case WRITER -> except(s, "credential-row", "serving-gate", "own-auth-spec", "admission-marker",
-                        "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream");
-                case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream");
+                        "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream",
+                        "auth-witness", "records-fence", "admission-fence");
+                case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream", "auth-fence", "auth-witness");
                 case READER, DISCOVERY -> except(s, "read-auth-stream");
                 case ISSUER, ISSUER_WINDOW -> except(s, "issued-row", "read-auth-stream");
                 case LEDGER_SCANNER -> except(s, "read-auth-stream"); // a sealed scan is closed by the leader (SPEC §6)
@@ -191,7 +197,7 @@ class PermissionMatrixBrokerTest {
         creds.put("effect connection", new Creds(EffectConnection.credential(dial, Set.of("svc.name.mine"), Instant.now(),
                 Instant.now().plusSeconds(30)),
                 Identity.fromSeed(effectUser.seed())));
-        expected.put("effect connection", except(s, "endpoint-scoped-key"));
+        expected.put("effect connection", except(s, "endpoint-scoped-key", "auth-witness"));
         try (ai.cotal.auth.AuthAuthorityPlane plane = ai.cotal.auth.AuthAuthorityPlane.open(f.options(nats, stateDir).build())) {
             plane.ledger().grantActor(Principal.of("u_abcdefghijklmnopqrstuvwxyz", "mgr"), ai.cotal.auth.Grant.of(
                     List.of("chat"), List.of(), List.of()));

@@ -24,7 +24,9 @@ import java.util.Optional;
  * refused loudly and left exactly as it is, never adopted or updated, with one exception: a store
  * from before bounded stores, unbounded ({@code max_bytes -1}) and otherwise exactly as
  * expected, has its {@code max_bytes} tightened to the spec bound by a stream update (logged).
- * An operator's own bound (at least {@link StoreSpecs#MIN_OPERATOR_BYTES}) is kept. An issued or
+ * An operator's own bound (at least {@link StoreSpecs#MIN_OPERATOR_BYTES}) is kept. A store from
+ * before fenced writes, {@code allow_atomic} false where true is expected and otherwise exact, has
+ * exactly that field set by a stream update (logged). An issued or
  * accepted store from before bounded retention is refused with the recreation step. A broker
  * older than 2.12 is refused before anything is created. Stateless; the caller owns the
  * connection (a provisioner credential, or the plane's writer; both may update these streams).
@@ -134,6 +136,9 @@ public final class SpaceStores {
             StreamConfiguration live = sent(infos, expected.getName())
                     .map(StreamInfo::getConfiguration)
                     .orElseGet(() -> create(jsm, expected));
+            if (StoreDrift.onlyAtomic(expected, live)) {
+                live = allowAtomic(jsm, expected, live);
+            }
             if (StoreDrift.onlyUnbounded(expected, live)) {
                 live = bound(jsm, expected, live);
             }
@@ -175,6 +180,21 @@ public final class SpaceStores {
             throw apiFailure("bound " + expected.getName() + " to max_bytes " + expected.getMaxBytes(), e);
         } catch (IOException e) {
             throw unavailable("bound " + expected.getName(), e);
+        }
+    }
+
+    /** Sets exactly {@code allow_atomic} of a store from before fenced writes (SPEC §13.13); nothing else changes. */
+    private static StreamConfiguration allowAtomic(JetStreamManagement jsm, StreamConfiguration expected,
+            StreamConfiguration live) {
+        try {
+            StreamConfiguration updated = jsm.updateStream(StreamConfiguration.builder(live).allowAtomicPublish(true)
+                    .build()).getConfiguration();
+            LOG.info("space-stores: {} allow_atomic false -> true (SPEC §13.13)", expected.getName());
+            return updated;
+        } catch (JetStreamApiException e) {
+            throw apiFailure("allow atomic publish on " + expected.getName(), e);
+        } catch (IOException e) {
+            throw unavailable("allow atomic publish on " + expected.getName(), e);
         }
     }
 

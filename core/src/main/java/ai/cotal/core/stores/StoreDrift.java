@@ -33,6 +33,7 @@ final class StoreDrift {
             new Field("allow_msg_ttl", StreamConfiguration::getAllowMessageTtl),
             new Field("subject_delete_marker_ttl", c -> millis(c.getSubjectDeleteMarkerTtl())),
             new Field("allow_msg_schedules", StreamConfiguration::getAllowMsgSchedules),
+            new Field("allow_atomic", StreamConfiguration::getAllowAtomicPublish),
             new Field("no_ack", StreamConfiguration::getNoAck),
             new Field("sealed", StreamConfiguration::getSealed),
             new Field("mirror", c -> c.getMirror() == null ? "none" : "set"),
@@ -71,6 +72,18 @@ final class StoreDrift {
     static boolean onlyUnbounded(StreamConfiguration expected, StreamConfiguration live) {
         return live.getMaxBytes() == -1 && differences(expected, StreamConfiguration.builder(live)
                 .maxBytes(expected.getMaxBytes()).build()).isEmpty();
+    }
+
+    /**
+     * True when {@code live} differs from {@code expected} only by {@code allow_atomic} false where
+     * true is expected (the shape before fenced writes, SPEC §13.13), unbounded or not.
+     */
+    static boolean onlyAtomic(StreamConfiguration expected, StreamConfiguration live) {
+        if (!expected.getAllowAtomicPublish() || live.getAllowAtomicPublish()) {
+            return false;
+        }
+        StreamConfiguration upgraded = StreamConfiguration.builder(live).allowAtomicPublish(true).build();
+        return differences(expected, upgraded).isEmpty() || onlyUnbounded(expected, upgraded);
     }
 
     private static long millis(Duration duration) {

@@ -66,16 +66,19 @@ public final class StoreSpecs {
         return spec.getReplicas() == replicas ? spec : StreamConfiguration.builder(spec).replicas(replicas).build();
     }
 
-    /** Gates, credential rows and the {@code plane} key. Fenced reads only (no direct get); markers expire. */
+    /**
+     * Gates, credential rows and the {@code plane} key. Fenced reads only (no direct get); markers
+     * expire; atomic batches allowed (the plane's fenced writes, SPEC §13.13).
+     */
     public static StreamConfiguration auth(String space) {
         return kv("auth", space, AUTH_BYTES).maxMessagesPerSubject(1).allowRollup(true).denyDelete(true).denyPurge(false)
-                .allowDirect(false).allowMessageTtl(true).subjectDeleteMarkerTtl(AUTH_MARKER_TTL).build();
+                .allowDirect(false).allowMessageTtl(true).subjectDeleteMarkerTtl(AUTH_MARKER_TTL).allowAtomicPublish(true).build();
     }
 
-    /** Service records: one value per key, never rolled up, deleted or purged. */
+    /** Service records: one value per key, never rolled up, deleted or purged; atomic batches allowed. */
     public static StreamConfiguration records(String space) {
         return kv("records", space, RECORDS_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true).denyPurge(true)
-                .allowDirect(true).build();
+                .allowDirect(true).allowAtomicPublish(true).build();
     }
 
     /** Issued-authority evidence: append-only (the first message on a key is the record), bounded retention. */
@@ -90,10 +93,10 @@ public final class StoreSpecs {
                 .denyDelete(true).denyPurge(true).allowDirect(true).maxAge(ISSUED_RETENTION).build();
     }
 
-    /** Admission rows of runs and service endpoints: compare-and-set state, fenced reads, never deleted. */
+    /** Admission rows of runs and service endpoints: compare-and-set state, fenced reads, never deleted; atomic batches allowed. */
     public static StreamConfiguration admission(String space) {
         return kv("admission", space, ADMISSION_BYTES).maxMessagesPerSubject(1).allowRollup(false).denyDelete(true)
-                .denyPurge(true).allowDirect(false).build();
+                .denyPurge(true).allowDirect(false).allowAtomicPublish(true).build();
     }
 
     /** The channel registry and the space default ({@code =defaults}). */

@@ -97,6 +97,7 @@ public final class EffectConnection implements AutoCloseable {
         for (String key : new TreeSet<>(scope)) {
             publish.add("$KV." + dial.bucket() + "." + key);
         }
+        publish.add("$KV." + dial.bucket() + ".plane.witness.*"); // its fenced writes' witness rows (SPEC §13.13)
         NKeyPair identity = dial.identity();
         SpaceSigner signer = dial.signer();
         UserClaim body = UserClaim.of(Permission.allow(publish),

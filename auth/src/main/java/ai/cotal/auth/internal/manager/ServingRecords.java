@@ -3,6 +3,7 @@ package ai.cotal.auth.internal.manager;
 import ai.cotal.auth.ServingGate;
 import ai.cotal.auth.internal.manager.ServingDocuments.ManagerSpec;
 import ai.cotal.auth.internal.manager.ServingDocuments.ManagerStatus;
+import ai.cotal.core.internal.kv.FencedWrite;
 import ai.cotal.core.internal.kv.RowStore;
 import ai.cotal.core.internal.kv.StoreNames;
 import io.nats.client.Connection;
@@ -10,9 +11,9 @@ import java.util.Optional;
 
 /**
  * The serving records of SPEC §14.2 as the plane reads and writes them: gates in the auth store on
- * the writer connection (their only writer; create-only or CAS), specs, statuses and artifacts in
+ * the writer connection (their only writer; create-only or CAS, fenced writes, SPEC §13.13), specs, statuses and artifacts in
  * the records store through leader reads on the reader connection, and the plane's own spec
- * written create-only by the writer. A delete or purge marker where a row belongs is
+ * written create-only by the writer, fenced as well. A delete or purge marker where a row belongs is
  * {@code data-loss}. Thread-safe.
  */
 public final class ServingRecords {
@@ -22,13 +23,20 @@ public final class ServingRecords {
 
     private final RowStore gates;
     private final RowStore records;
-    private final RowStore ownSpec;
+    /** The gates' and the plane's own spec's writes: fenced writes of the auth and records stores (SPEC §13.13). */
+    private final FencedWrite gateWrites;
+    private final FencedWrite ownSpec;
 
-    /** Over the plane's writer (gates, its own spec) and reader (records reads) connections. */
-    public ServingRecords(String space, Connection writer, Connection reader) {
+    /**
+     * Over the plane's writer (gates, its own spec, through {@code gateWrites} and {@code specWrites})
+     * and reader (records reads) connections.
+     */
+    public ServingRecords(String space, Connection writer, Connection reader, FencedWrite gateWrites,
+            FencedWrite specWrites) {
         this.gates = new RowStore(writer, StoreNames.bucket("auth", space));
         this.records = new RowStore(reader, StoreNames.bucket("records", space));
-        this.ownSpec = new RowStore(writer, StoreNames.bucket("records", space));
+        this.gateWrites = gateWrites;
+        this.ownSpec = specWrites;
     }
 
     static String gateKey(String endpoint, String instanceId) {
@@ -55,12 +63,12 @@ public final class ServingRecords {
 
     /** Creates the gate; its revision, or empty when the key is taken. */
     public Optional<Long> createGate(ServingGate gate) {
-        return gates.create(gateKey(gate.endpoint(), gate.instanceId()), ServingDocuments.write(gate));
+        return gateWrites.createRow(gateKey(gate.endpoint(), gate.instanceId()), ServingDocuments.write(gate));
     }
 
     /** Replaces the gate at {@code revision}; the new revision, or empty when it moved. */
     public Optional<Long> replaceGate(ServingGate gate, long revision) {
-        return gates.compareAndSet(gateKey(gate.endpoint(), gate.instanceId()), ServingDocuments.write(gate), revision);
+        return gateWrites.compareAndSetRow(gateKey(gate.endpoint(), gate.instanceId()), ServingDocuments.write(gate), revision);
     }
 
     Optional<Stored<byte[]>> authSpec(String instanceId) {
@@ -68,7 +76,7 @@ public final class ServingRecords {
     }
 
     Optional<Long> createAuthSpec(String instanceId, byte[] data) {
-        return ownSpec.create(specKey("auth", instanceId), data);
+        return ownSpec.createRow(specKey("auth", instanceId), data);
     }
 
     public Optional<Stored<ManagerSpec>> managerSpec(String instanceId) {

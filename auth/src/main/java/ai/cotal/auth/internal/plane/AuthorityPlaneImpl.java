@@ -105,7 +105,8 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
-                new CredentialRows(space, writer.connection(), reader, options.clock()), budget, claim, ledgerScanner);
+                new CredentialRows(space, writer.connection(), reader, options.clock(), PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim)),
+                budget, claim, ledgerScanner);
         this.credentials = planeCredentials;
         this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
                 new BearerVerifier(space, issuer.publicKey(), options.clock()));
@@ -128,7 +129,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.lifecycles = new PlaneLifecycles(this::refuseIfUnavailable, ledger, lifecycleRows, retirement,
                 options.clock());
         planeCredentials.lifecycles(lifecycles);
-        this.serving = new ServingRecords(space, writer.connection(), reader.connection());
+        this.serving = new ServingRecords(space, writer.connection(), reader.connection(),
+                PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim),
+                PlaneFences.writes(StoreNames.bucket("records", space), writer, reader, claim));
         this.managers = new ManagerGates(new ManagerGates.Wiring(space, options.signer(), serving, ledger, options.clock(),
                 this::refuseIfUnavailable, () -> registrar.observe(), planeCredentials::scan, options.managerStandingTtl()));
         this.observedRuns = new ObservedRunRequests(issuerConnection.connection(), space, options.clock(),
@@ -172,8 +175,12 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             LivenessOracle oracle = options.livenessOracle().orElseGet(() -> new ConnzLivenessOracle(options.servers(),
                     space, options.signer().accountPublicKey(), options.secretStore(), Duration.ofSeconds(5)));
             PlaneClaim claim = PlaneClaim.acquire(space, new RowStore(barrier.connection(), StoreNames.bucket("auth", space)),
-                    PlaneOpening.tuple(ledgerScanner), PlaneOpening.tuple(recordsScanner), oracle, options.clock());
+                    barrier.connection(), PlaneOpening.tuple(ledgerScanner), PlaneOpening.tuple(recordsScanner), oracle,
+                    options.clock());
             opening.releaseAfterScanners(claim);
+            // before any read a decision rests on: the other fenced stores carry this generation (SPEC §13.13)
+            claim.stampStores(new RowStore(reader.connection(), StoreNames.bucket("records", space)),
+                    new RowStore(writer.connection(), StoreNames.bucket("admission", space)), writer.connection());
             String startupRefusal = options.serviceEndpointsRefusal();
             if (startupRefusal != null) {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
@@ -184,6 +191,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
                     recordsScanner, claim, issuer, discovery, metrics);
+            claim.fenceMoved().thenAccept(plane::fence); // a fenced write found a later plane's fence (SPEC §13.13)
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             opening.renewalFailure().thenAccept(plane::fence);

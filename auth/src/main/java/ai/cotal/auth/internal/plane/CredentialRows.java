@@ -57,13 +57,26 @@ public final class CredentialRows {
     private final RowStore readerRows;
     private final Clock clock;
     private final io.nats.client.MessageTtl ttl;
+    /** The plane's fenced writes of the auth store (SPEC §13.13); null where nothing is written (a replica's reads, tests). */
+    private final FencedCredentialWrites fenced;
 
     public CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock) {
-        this(space, writer, reader, clock, ROW_TTL);
+        this(space, writer, reader, clock, ROW_TTL, null);
+    }
+
+    /** The plane's rows: every mint, retry and revoke is a fenced write through {@code fenced}. */
+    public CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock,
+            ai.cotal.core.internal.kv.FencedWrite fenced) {
+        this(space, writer, reader, clock, ROW_TTL, fenced);
     }
 
     /** Rows written with {@code rowTtl} (whole seconds, at least 1) instead of {@link #ROW_TTL}: tests only. */
     CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock, java.time.Duration rowTtl) {
+        this(space, writer, reader, clock, rowTtl, null);
+    }
+
+    private CredentialRows(String space, Connection writer, AuthorityConnection reader, Clock clock,
+            java.time.Duration rowTtl, ai.cotal.core.internal.kv.FencedWrite fenced) {
         this.ttl = io.nats.client.MessageTtl.seconds((int) Math.max(1, rowTtl.toSeconds()));
         this.space = space;
         this.reader = reader;
@@ -79,6 +92,7 @@ public final class CredentialRows {
         } catch (IOException e) {
             throw new CotalException(ErrorCode.UNAVAILABLE, "cannot open the auth store of " + space, e);
         }
+        this.fenced = fenced == null ? null : new FencedCredentialWrites(fenced, ttl, subjectPrefix);
     }
 
     /** The writer's handle on the auth store; the first call makes it (one broker round trip). */
@@ -101,6 +115,10 @@ public final class CredentialRows {
         String id = newId();
         byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
         String key = "cred." + id;
+        if (fenced != null) {
+            fenced.mint(key, row, null, 0, owner + "." + actor);
+            return id;
+        }
         try {
             return writerOnline.run(() -> {
                 writerBucket().create(key, row, ttl);
@@ -129,6 +147,10 @@ public final class CredentialRows {
         String id = newId();
         byte[] row = ClosedJson.write(ClosedJson.cotal(), new Row(1, owner, actor, lifecycleUid, clock.instant().toString()));
         String key = "cred." + id;
+        if (fenced != null) {
+            return fenced.mint(key, row, headKey, headRevision, owner + "." + actor) ? java.util.Optional.of(id)
+                    : java.util.Optional.empty();
+        }
         try {
             return writerOnline.run(() -> {
                 try {
@@ -186,6 +208,10 @@ public final class CredentialRows {
 
     void revoke(String id) {
         checkId(id);
+        if (fenced != null) {
+            fenced.revoke("cred." + id, id);
+            return;
+        }
         try {
             writerBucket().delete("cred." + id);
         } catch (JetStreamApiException | IOException e) {

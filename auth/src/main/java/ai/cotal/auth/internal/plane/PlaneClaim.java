@@ -27,9 +27,13 @@ final class PlaneClaim {
     static final String KEY = "plane";
     private static final Logger LOG = LoggerFactory.getLogger(PlaneClaim.class);
 
-    /** The row as stored: closed, version 1. */
+    /** The row as stored: closed, version 2 (a version 1 row is read as version 2 without a lease). */
     record Document(Integer v, Long generation, String claimId, String state, TupleDocument ledger,
-            TupleDocument records, String openedAt) {
+            TupleDocument records, String openedAt, Lease lease) {
+    }
+
+    /** A lease holder's promise (SPEC §13.13 "The row, v2"): its lease and its renewal counter. */
+    record Lease(Long millis, Long renewal) {
     }
 
     /** A recorded tuple; {@code serverName} is absent in rows written before it was recorded. */
@@ -55,6 +59,10 @@ final class PlaneClaim {
     private volatile boolean released;
     /** The last row {@link #assertHeld} read that held this claim (read afresh every time; only its parse is skipped). */
     private volatile byte[] held;
+    /** Each fenced store's lanes (auth, records, admission), once {@link #stampStores} read them back. */
+    private final java.util.Map<String, ai.cotal.core.internal.kv.FenceLanes> lanes = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private final java.util.concurrent.CompletableFuture<String> fenceMoved = new java.util.concurrent.CompletableFuture<>();
 
     private PlaneClaim(String space, RowStore rows, long generation, String claimId, ConnTuple ledger, ConnTuple records) {
         this.space = space;
@@ -67,19 +75,21 @@ final class PlaneClaim {
 
     /**
      * Acquires the claim: create when absent, CAS over a released row, reclaim a held row only
-     * with proof that its holder is gone. At most two rounds; losing both refuses {@code concurrent}.
+     * with proof that its holder is gone. The claim row is written in one atomic batch with the 8
+     * auth fence rows of the new generation, on {@code barrier} (SPEC §13.13 "Acquisition"). At
+     * most two rounds; losing both refuses {@code concurrent}.
      */
-    public static PlaneClaim acquire(String space, RowStore rows, ConnTuple ledger, ConnTuple records,
-            LivenessOracle oracle, Clock clock) {
+    public static PlaneClaim acquire(String space, RowStore rows, io.nats.client.Connection barrier, ConnTuple ledger,
+            ConnTuple records, LivenessOracle oracle, Clock clock) {
         String claimId = NKeyPair.create(KeyType.USER).publicKey();
+        String bucket = rows.stream().substring("KV_".length());
         for (int round = 0; round < 2; round++) {
             Optional<Row> current = rows.last(KEY);
             long generation;
-            Optional<Long> written;
+            long expected;
             if (current.isEmpty()) {
                 generation = 1;
-                written = rows.create(KEY, write(new Document(1, generation, claimId, "held", TupleDocument.of(ledger),
-                        TupleDocument.of(records), clock.instant().toString())));
+                expected = 0;
             } else {
                 Document row = read(space, current.get());
                 if ("held".equals(row.state())) {
@@ -88,15 +98,54 @@ final class PlaneClaim {
                             + " are gone", space, row.generation());
                 }
                 generation = row.generation() + 1;
-                written = rows.compareAndSet(KEY, write(new Document(1, generation, claimId, "held",
-                        TupleDocument.of(ledger), TupleDocument.of(records), clock.instant().toString())),
-                        current.get().revision());
+                expected = current.get().revision();
             }
-            if (written.isPresent()) {
+            byte[] claimRow = write(new Document(2, generation, claimId, "held", TupleDocument.of(ledger),
+                    TupleDocument.of(records), clock.instant().toString(), null));
+            PlaneFences.Result result = PlaneFences.acquire(barrier, bucket, claimRow, expected, generation, claimId);
+            if (result == PlaneFences.Result.LANDED || result == PlaneFences.Result.NO_ANSWER
+                    && ours(space, rows.last(KEY), generation, claimId)) {
                 return new PlaneClaim(space, rows, generation, claimId, ledger, records);
             }
         }
         throw new PlaneClaimRefusal(Reason.CONCURRENT, space, "the claim changed twice while it was taken");
+    }
+
+    /** True when the row read after a batch without an answer is the one this claim wrote (its fresh claim id). */
+    private static boolean ours(String space, Optional<Row> row, long generation, String claimId) {
+        if (row.isEmpty()) {
+            return false;
+        }
+        Document doc = read(space, row.get());
+        return claimId.equals(doc.claimId()) && doc.generation() == generation;
+    }
+
+    /**
+     * The restamp and read back after the acquisition (SPEC §13.13): stamps the records, then the
+     * admission store's fence rows with this claim's generation (never lowering one: a higher
+     * generation is {@code lost}), then reads each fenced store's fence rows back as its lanes.
+     * {@code recordsReads} and {@code admissionReads} read those stores (leader), {@code writer}
+     * writes their stamps. A lane that finds its fence moved fences this claim.
+     */
+    void stampStores(RowStore recordsReads, RowStore admissionReads, io.nats.client.Connection writer) {
+        for (RowStore reads : List.of(recordsReads, admissionReads)) {
+            PlaneFences.restamp(space, reads.stream().substring("KV_".length()), reads, writer, generation, claimId);
+        }
+        for (RowStore reads : List.of(rows, recordsReads, admissionReads)) {
+            String stream = reads.stream();
+            lanes.put(stream, PlaneFences.lanes(space, reads, generation, claimId, () -> fenceMoved.complete(
+                    "a fenced write to " + stream + " met a later plane's fence: its claim was taken over")));
+        }
+    }
+
+    /** Completes with the reason once a fenced write found its fence moved (the plane then fences). */
+    java.util.concurrent.CompletableFuture<String> fenceMoved() {
+        return fenceMoved;
+    }
+
+    /** The lanes of the fenced store {@code stream} ({@code KV_cotal_<kind>_<space>}); empty before {@link #stampStores}. */
+    Optional<ai.cotal.core.internal.kv.FenceLanes> lanes(String stream) {
+        return Optional.ofNullable(lanes.get(stream));
     }
 
     private static void requireGone(String space, Document row, LivenessOracle oracle) {
@@ -198,8 +247,8 @@ final class PlaneClaim {
                 throw new PlaneClaimRefusal(Reason.LOST, space, "generation " + doc.generation() + " holds it now");
             }
             if ("held".equals(doc.state())) {
-                Document releasedRow = new Document(1, generation, claimId, "released", doc.ledger(), doc.records(),
-                        doc.openedAt());
+                Document releasedRow = new Document(2, generation, claimId, "released", doc.ledger(), doc.records(),
+                        doc.openedAt(), doc.lease());
                 if (rows.compareAndSet(KEY, write(releasedRow), row.revision()).isEmpty()) {
                     throw new PlaneClaimRefusal(Reason.LOST, space, "the row moved during the release");
                 }
@@ -230,11 +279,12 @@ final class PlaneClaim {
     private static Document read(String space, Row row) {
         try {
             Document doc = ClosedJson.read(ClosedJson.cotal(), row.data(), Document.class, KEY);
-            if (doc.v() == null || doc.v() != 1 || doc.generation() == null || doc.generation() < 1
+            if (doc.v() == null || doc.v() != 1 && doc.v() != 2 || doc.v() == 1 && doc.lease() != null
+                    || doc.lease() != null && !validLease(doc.lease()) || doc.generation() == null || doc.generation() < 1
                     || doc.claimId() == null || doc.claimId().isEmpty() || doc.claimId().length() > 128
                     || !("held".equals(doc.state()) || "released".equals(doc.state())) || doc.ledger() == null
                     || doc.records() == null || doc.openedAt() == null || doc.openedAt().length() > 64) {
-                throw CotalException.badRequest(KEY, "not a v1 plane row");
+                throw CotalException.badRequest(KEY, "not a v1 or v2 plane row");
             }
             doc.ledger().tuple();
             doc.records().tuple();
@@ -242,5 +292,11 @@ final class PlaneClaim {
         } catch (CotalException e) {
             throw new PlaneClaimRefusal(Reason.CORRUPT, space, e.getMessage());
         }
+    }
+
+    /** A lease of 5 s to 120 s and a renewal counter of at least 0. */
+    private static boolean validLease(Lease lease) {
+        return lease.millis() != null && lease.millis() >= 5_000 && lease.millis() <= 120_000 && lease.renewal() != null
+                && lease.renewal() >= 0;
     }
 }

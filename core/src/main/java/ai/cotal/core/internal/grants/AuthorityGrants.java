@@ -110,11 +110,15 @@ public enum AuthorityGrants {
                 pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ADMISSION_KEY);
                 pub.add("$KV." + StoreNames.bucket("admission", space) + ".run.>"); // run admissions, attempts (SPEC §14.7)
                 pub.add(JS + "STREAM.MSG.GET." + StoreNames.bucketStream("admission", space));
+                pub.add("$KV." + authBucket + ".plane.witness.*"); // fenced writes' witness rows (SPEC §13.13)
+                pub.add("$KV." + StoreNames.bucket("records", space) + ".plane.>"); // fence stamps and witnesses
+                pub.add("$KV." + StoreNames.bucket("admission", space) + ".plane.>"); // fence stamps and witnesses
             }
             case BARRIER -> {
                 pub.addAll(reads(auth, records));
                 pub.add("$KV." + authBucket + ".plane");
                 pub.add("$KV." + authBucket + ".lifecycle.>"); // heads and retirements (SPEC §14.1)
+                pub.add("$KV." + authBucket + ".plane.>"); // the auth fence rows and witnesses (SPEC §13.13)
             }
             case READER, DISCOVERY -> {
                 pub.addAll(reads(auth, records));
