@@ -59,7 +59,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
-    private final FileActorLedger ledger;
+    private final PlacedLedger ledger;
     private final PlaneCredentials credentials;
     private final Bearers bearers;
     private final IssuedCallers issuedCallers;
@@ -89,7 +89,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
             AuthorityConnection ledgerScanner,
             AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery,
-            AuthMetrics metrics) {
+            AuthMetrics metrics, PlacedLedger ledger) {
         this.options = options;
         this.space = options.space();
         this.scheduler = scheduler;
@@ -101,7 +101,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.recordsScanner = recordsScanner;
         this.claim = claim;
         this.ownerSecret = OwnerSecret.load(options.secretStore(), space);
-        this.ledger = new FileActorLedger(options.stateDir(), options.clock());
+        this.ledger = ledger;
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
@@ -180,10 +180,13 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                         + "\" refused to open: " + startupRefusal);
             }
             BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
+            // after the claim (SPEC §13.23): the markers and the option settle the ledger's placement
+            PlacedLedger ledger = new PlacedLedger(LedgerPlacementOpen.open(space, options.ledger(), options.stateDir(),
+                    writer.connection(), reader.connection(), options.clock()));
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
-                    recordsScanner, claim, issuer, discovery, metrics);
+                    recordsScanner, claim, issuer, discovery, metrics, ledger);
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
             opening.renewalFailure().thenAccept(plane::fence);
@@ -344,7 +347,19 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public Optional<IdpPin> idpPin() {
         refuseIfUnavailable();
-        return IdpPin.read(options.stateDir());
+        return ledger.idpPin();
+    }
+
+    @Override
+    public IdpPin pinIdp(String url) {
+        refuseIfUnavailable();
+        return ledger.pinStock(url);
+    }
+
+    @Override
+    public IdpPin pinIdpOidc(String issuer, String clientId, java.util.List<String> algorithms) {
+        refuseIfUnavailable();
+        return ledger.pinOidc(issuer, clientId, algorithms);
     }
 
     @Override
@@ -385,7 +400,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED : fenced.isDone() ? PlaneHealth.State.FENCED
                 : closing ? PlaneHealth.State.CLOSING : PlaneHealth.State.OPEN;
         return StoreReadings.health(space, state, Optional.ofNullable(fenced.getNow(null)), connections(), pressure,
-                scheduler, Optional.ofNullable(responder).map(PlaneResponder::health));
+                scheduler, Optional.ofNullable(responder).map(PlaneResponder::health), ledger.placement().word());
     }
 
     @Override
