@@ -216,12 +216,12 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         if (doc.url() == null || !doc.url().equals(doc.issuer())) {
             throw CotalException.badRequest("url", "must be the issuer");
         }
-        if (doc.algorithms() == null || doc.algorithms().isEmpty()) {
+        if (doc.algorithms() == null) {
             throw CotalException.badRequest("algorithms", "required, not empty");
         }
-        checkOidc(doc.issuer(), doc.audience(), doc.algorithms());
-        OidcDiscovery.checkJwksUri(doc.jwksUri());
-        return new IdpPin(Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
+        IdpPin pin = new IdpPin(Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
+        checkStored(pin); // the rule a store pin's every read applies too
+        return pin;
     }
 
     /** The pin a URL yields, after normalization and the transport rule. */

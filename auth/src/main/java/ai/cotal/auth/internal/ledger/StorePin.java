@@ -118,8 +118,8 @@ final class StorePin {
             }
             IdpPin pin;
             if ("oidc".equals(doc.kind())) {
-                if (doc.algorithms() == null) {
-                    throw CotalException.badRequest("algorithms", "required with the kind oidc");
+                if (doc.algorithms() == null || doc.algorithms().contains(null)) {
+                    throw CotalException.badRequest("algorithms", "required with the kind oidc, each a name");
                 }
                 pin = new IdpPin(IdpPin.Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
             } else if ("stock".equals(doc.kind())) {
