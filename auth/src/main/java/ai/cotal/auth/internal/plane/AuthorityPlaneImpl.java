@@ -179,10 +179,10 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
-            BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
-            // after the claim (SPEC §13.23): the markers and the option settle the ledger's placement
+            // after the claim, before the issuer key (SPEC §13.23): the markers and the option settle the placement
             PlacedLedger ledger = new PlacedLedger(LedgerPlacementOpen.open(space, options.ledger(), options.stateDir(),
                     writer.connection(), reader.connection(), options.clock()));
+            BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
