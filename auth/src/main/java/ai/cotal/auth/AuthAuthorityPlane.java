@@ -105,8 +105,29 @@ public interface AuthAuthorityPlane extends AutoCloseable {
     /** The actor ledger of this space: grant, revoke and read its actors' rows. */
     ActorLedger ledger();
 
-    /** The space's IdP pin, when one was set. */
+    /** The space's IdP pin, when one was set, read fresh from the ledger's placement (SPEC §13.23). */
     Optional<IdpPin> idpPin();
+
+    /**
+     * Pins the space to the stock identity provider at {@code url} in the ledger's placement
+     * (SPEC §13.14, §13.23; on files exactly {@link IdpPin#pin}): the same provider again answers
+     * the pin there and writes nothing.
+     *
+     * @throws ai.cotal.core.CotalException {@code bad-request} naming {@code url};
+     *     {@code failed-precondition} when pinned to another provider; {@code unavailable} when the
+     *     plane is not open or the store does not answer
+     */
+    IdpPin pinIdp(String url);
+
+    /**
+     * Pins the space to an OpenID Connect provider in the ledger's placement (on files exactly
+     * {@link IdpPin#pinOidc}), by {@link #pinIdp}'s rule; the discovery document is read only
+     * when no pin stands.
+     *
+     * @throws ai.cotal.core.CotalException as {@link IdpPin#pinOidc}, and {@code unavailable} when
+     *     the plane is not open or the store does not answer
+     */
+    IdpPin pinIdpOidc(String issuer, String clientId, List<String> algorithms);
 
     /** The owner of an IdP subject (the owner secret comes from the secret store). */
     Owner deriveOwner(String issuer, String subject);

@@ -118,6 +118,52 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
                 wanted));
     }
 
+    /**
+     * The stock pin {@code url} yields (SPEC §13.14): the URL normalized, issuer and audience its
+     * origin, the JWKS at {@code <url>/jwks}, EdDSA only. Pure: nothing is read or written.
+     *
+     * @throws CotalException {@code bad-request} naming {@code url} when it breaks the transport rule
+     */
+    public static IdpPin stock(String url) {
+        return derive(url);
+    }
+
+    /**
+     * The oidc pin of {@code issuer} for {@code clientId} (SPEC §13.14): validates the
+     * configuration, then reads the provider's discovery document once (its issuer, its JWKS URI,
+     * and with {@code algorithms} empty the accepted ones it advertises). Writes nothing; safe
+     * from any thread.
+     *
+     * @throws CotalException {@code bad-request} naming the field, {@code failed-precondition} for
+     *         a discovery document that breaks the rules, {@code unavailable} for an unreachable provider
+     */
+    public static IdpPin discover(String issuer, String clientId, List<String> algorithms) {
+        checkOidc(issuer, clientId, algorithms);
+        return OidcDiscovery.discover(issuer, clientId, algorithms);
+    }
+
+    /**
+     * Checks that a stored pin follows its kind's rules (SPEC §13.14), as every read of a pin
+     * does: a stock pin's fields follow from its URL; an oidc pin's URL is its issuer, its client
+     * id and algorithms are valid and not empty, its JWKS URI is https (http only on loopback).
+     *
+     * @throws CotalException {@code bad-request} naming what breaks the rule
+     */
+    public static void checkStored(IdpPin pin) {
+        if (pin.kind() == Kind.OIDC) {
+            if (pin.url() == null || !pin.url().equals(pin.issuer())) {
+                throw CotalException.badRequest("url", "must be the issuer");
+            }
+            if (pin.algorithms().isEmpty()) {
+                throw CotalException.badRequest("algorithms", "required, not empty");
+            }
+            checkOidc(pin.issuer(), pin.audience(), pin.algorithms());
+            OidcDiscovery.checkJwksUri(pin.jwksUri());
+        } else if (!derive(pin.url()).equals(pin)) {
+            throw CotalException.badRequest("pin", "issuer, audience or jwksUri do not follow from url");
+        }
+    }
+
     /** Validates an oidc pin's configuration ({@code bad-request} naming the field). */
     public static void checkOidc(String issuer, String clientId, List<String> algorithms) {
         try {
@@ -211,12 +257,12 @@ public record IdpPin(Kind kind, String url, String issuer, String audience, Stri
         if (doc.url() == null || !doc.url().equals(doc.issuer())) {
             throw CotalException.badRequest("url", "must be the issuer");
         }
-        if (doc.algorithms() == null || doc.algorithms().isEmpty()) {
+        if (doc.algorithms() == null) {
             throw CotalException.badRequest("algorithms", "required, not empty");
         }
-        checkOidc(doc.issuer(), doc.audience(), doc.algorithms());
-        OidcDiscovery.checkJwksUri(doc.jwksUri());
-        return new IdpPin(Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
+        IdpPin pin = new IdpPin(Kind.OIDC, doc.url(), doc.issuer(), doc.audience(), doc.jwksUri(), doc.algorithms());
+        checkStored(pin); // the rule a store pin's every read applies too
+        return pin;
     }
 
     /** The pin a URL yields, after normalization and the transport rule. */

@@ -17,9 +17,10 @@ import java.util.Optional;
  * @param connections the plane's connections, in boot order
  * @param stores      one reading per watched store: {@code auth}, {@code issued}, {@code accepted}
  * @param callout     the callout responder's standing; empty when the plane answers no callout
+ * @param ledger      where the actor ledger and the IdP pin live (SPEC §13.23): {@code files} or {@code store}
  */
 public record PlaneHealth(State state, Optional<String> fenceReason, List<PlaneConnection> connections,
-        List<StoreFill> stores, Optional<Callout> callout) {
+        List<StoreFill> stores, Optional<Callout> callout, String ledger) {
     /** Copies the lists. */
     public PlaneHealth {
         connections = List.copyOf(connections);

@@ -40,6 +40,7 @@ public final class PlaneSettings {
     private final Optional<ServiceEndpoints> serviceEndpoints;
     private final WriteBudgets writeBudgets;
     private final StoreReplicas storeReplicas;
+    private final LedgerStore ledger;
     private final MeterSink meterSink; // null: nothing is measured
     private final boolean meterSpaceTag;
 
@@ -56,6 +57,7 @@ public final class PlaneSettings {
         this.serviceEndpoints = Optional.ofNullable(b.serviceEndpoints);
         this.writeBudgets = writeBudgets;
         this.storeReplicas = b.storeReplicas;
+        this.ledger = b.ledger;
         this.meterSink = b.meterSink;
         this.meterSpaceTag = b.meterSpaceTag;
     }
@@ -123,6 +125,11 @@ public final class PlaneSettings {
         return storeReplicas;
     }
 
+    /** Where the actor ledger and the IdP pin live (SPEC §13.23; default {@link LedgerStore#files()}). */
+    public LedgerStore ledger() {
+        return ledger;
+    }
+
     /** Whether an embedder's {@link MeterSink} was given ({@link Builder#meterSink}; SPEC §13.21). */
     public boolean metered() {
         return meterSink != null;
@@ -143,7 +150,7 @@ public final class PlaneSettings {
         return "PlaneSettings[servers=" + servers + ", space=" + space + ", stateDir=" + stateDir + ", identityRoot="
                 + (identityRoot == null ? "secret store" : identityRoot) + ", standingTtl=" + standingTtl + ", managerStandingTtl="
                 + managerStandingTtl + ", serviceEndpoints=" + serviceEndpoints + ", "
-                + writeBudgets + ", storeReplicas=" + storeReplicas + ", metered=" + metered() + ", meterSpaceTag="
+                + writeBudgets + ", storeReplicas=" + storeReplicas + ", ledger=" + ledger + ", metered=" + metered() + ", meterSpaceTag="
                 + meterSpaceTag + "]";
     }
 
@@ -172,6 +179,7 @@ public final class PlaneSettings {
         private int endpointWritesPerPrincipal;
         private int endpointWritesPerSpace;
         private StoreReplicas storeReplicas = StoreReplicas.one();
+        private LedgerStore ledger = LedgerStore.files();
         private MeterSink meterSink;
         private boolean meterSpaceTag;
 
@@ -192,7 +200,7 @@ public final class PlaneSettings {
                     .secretStore(settings.secretStore).clock(settings.clock).livenessOracle(settings.livenessOracle.orElse(null))
                     .standingTtl(settings.standingTtl).managerStandingTtl(settings.managerStandingTtl)
                     .serviceEndpoints(settings.serviceEndpoints.orElse(null)).storeReplicas(settings.storeReplicas)
-                    .meterSink(settings.meterSink).meterSpaceTag(settings.meterSpaceTag);
+                    .ledger(settings.ledger).meterSink(settings.meterSink).meterSpaceTag(settings.meterSpaceTag);
             return writeBudgets(settings.writeBudgets);
         }
 
@@ -285,6 +293,15 @@ public final class PlaneSettings {
          */
         public B storeReplicas(StoreReplicas replicas) {
             this.storeReplicas = replicas;
+            return self();
+        }
+
+        /**
+         * Where the actor ledger and the IdP pin live (SPEC §13.23; default {@link LedgerStore#files()}):
+         * the open refuses a placement other than the space's marker records.
+         */
+        public B ledger(LedgerStore placement) {
+            this.ledger = placement;
             return self();
         }
 
@@ -390,6 +407,9 @@ public final class PlaneSettings {
             }
             if (storeReplicas == null) {
                 throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
+            }
+            if (ledger == null) {
+                throw CotalException.badRequest("ledger", "is required (LedgerStore.files() by default)");
             }
             ai.cotal.auth.internal.metrics.AuthMetrics.check(meterSink, meterSpaceTag);
             WriteBudgets budgets = new WriteBudgets(mintsPerPrincipal, mintsPerSpace, issuancesPerPrincipal,

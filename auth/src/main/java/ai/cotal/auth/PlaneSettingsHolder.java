@@ -72,6 +72,11 @@ public interface PlaneSettingsHolder {
         return settings().storeReplicas();
     }
 
+    /** Where the actor ledger and the IdP pin live (default {@link LedgerStore#files()}). */
+    default LedgerStore ledger() {
+        return settings().ledger();
+    }
+
     /** Whether an embedder's {@code MeterSink} was given (SPEC §13.21). */
     default boolean metered() {
         return settings().metered();

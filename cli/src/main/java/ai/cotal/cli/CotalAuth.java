@@ -79,7 +79,8 @@ public final class CotalAuth {
         err.println("         OpenID Connect provider instead of a local one and signs in with the ID token in FILE");
         err.println("  serve  run the stock service: --space NAME [--service-endpoints] | --spaces MANIFEST,");
         err.println("         with --server URL and --root DIR (a provisioned root), [--store-replicas 1|3|5] (the");
-        err.println("         authority stores' replicas, 1 unless given); stops on SIGINT or SIGTERM;");
+        err.println("         authority stores' replicas, 1 unless given), [--ledger files|store] (where the actor");
+        err.println("         ledger and IdP pin live, files unless given); stops on SIGINT or SIGTERM;");
         err.println("         --signer-socket PATH signs through a remote signer (the root then holds no seed);");
         err.println("         --grant-policy FILE grants people by their ID token's claims (docs/connecting.md);");
         err.println("         --metrics [HOST:]PORT serves GET /metrics for Prometheus (docs/operations.md)");

@@ -37,7 +37,7 @@ final class Serve {
     private static final String USAGE = "usage: cotal-auth serve (--space NAME [--service-endpoints] [--port N] [--public [HOST:]PORT]"
             + " [--oidc-issuer URL --oidc-client-id ID [--oidc-alg ALG ...]] [--grant-policy FILE] [--signer-socket PATH]"
             + " | --spaces MANIFEST)"
-            + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5] [--metrics [HOST:]PORT]";
+            + " --server URL [--server URL ...] --root DIR [--store-replicas 1|3|5] [--ledger files|store] [--metrics [HOST:]PORT]";
 
     private Serve() {
     }
@@ -102,6 +102,7 @@ final class Serve {
         StoreReplicas replicas;
         try {
             replicas = storeReplicas(flags);
+            ledger(flags);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             return 2;
@@ -197,6 +198,21 @@ final class Serve {
     }
 
     /**
+     * {@code --ledger}: where every lane's actor ledger and IdP pin live (SPEC §13.23; files unless
+     * given).
+     */
+    static ai.cotal.auth.LedgerStore ledger(Map<String, List<String>> flags) {
+        List<String> given = flags.getOrDefault("--ledger", List.of());
+        if (given.isEmpty()) {
+            return ai.cotal.auth.LedgerStore.files();
+        }
+        if (given.size() > 1 || !List.of("files", "store").contains(given.get(0))) {
+            throw new IllegalArgumentException("--ledger must be given once: files or store");
+        }
+        return ai.cotal.auth.LedgerStore.parse(given.get(0));
+    }
+
+    /**
      * The one space's plane options ({@code --space}), with the root's secret store and state
      * directory; the signer and the callout account are added from the store's service material.
      */
@@ -205,7 +221,7 @@ final class Serve {
         String space = flags.get("--space").get(0);
         return AuthPlaneOptions.builder().servers(flags.get("--server")).space(space)
                 .stateDir(CotalRoot.userAuthStateDir(root, space)).secretStore(secrets).storeReplicas(replicas)
-                .serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
+                .ledger(ledger(flags)).serviceEndpoints(flags.containsKey("--service-endpoints") ? ServiceEndpoints.normal() : null);
     }
 
     /**
@@ -249,7 +265,8 @@ final class Serve {
             StoreReplicas replicas, MetricsEndpoint metrics) {
         AuthHost.Options.Builder options = AuthHost.Options.builder().servers(flags.get("--server"))
                 .manifest(Path.of(flags.get("--spaces").get(0)).toAbsolutePath())
-                .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas);
+                .stateRoot(root.resolve(".cotal").resolve("auth-host")).secretStore(secrets).storeReplicas(replicas)
+                .ledger(ledger(flags));
         if (metrics != null) {
             options.meterSink(MicrometerSink.of(metrics.registry()));
         }
@@ -263,7 +280,7 @@ final class Serve {
             switch (flag) {
                 case "--service-endpoints" -> flags.put(flag, List.of());
                 case "--space", "--spaces", "--server", "--root", "--port", "--public", "--oidc-issuer", "--oidc-client-id",
-                        "--oidc-alg", "--store-replicas", "--signer-socket", "--metrics", "--grant-policy" -> {
+                        "--oidc-alg", "--store-replicas", "--ledger", "--signer-socket", "--metrics", "--grant-policy" -> {
                     if (i + 1 >= args.size()) {
                         throw new IllegalArgumentException(flag + " needs a value");
                     }

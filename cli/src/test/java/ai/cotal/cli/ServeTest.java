@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code cotal-auth serve}: the flags reach the one space's plane and service, and {@code --store-replicas} every host lane. */
+/** {@code cotal-auth serve}: the flags reach the one space's plane and service, and {@code --store-replicas} and {@code --ledger} every host lane. */
 class ServeTest {
     private static final ai.cotal.core.trust.SpaceSigner SIGNER = ai.cotal.core.trust.SpaceAuth.create("alpha",
             java.time.Clock.systemUTC()).strip();
@@ -117,5 +117,27 @@ class ServeTest {
                 CompletableFuture.completedFuture(null)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("give each space's grantPolicy in the manifest"),
                 err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theLedgerFlagReachesThePlaneAndEveryHostLaneFilesUnlessGiven() {
+        Map<String, List<String>> single = flags("--space", "alpha", "--ledger", "store");
+        assertEquals("store", Serve.laneOptions(single, root, secrets, Serve.storeReplicas(single)).signer(SIGNER).build()
+                .ledger().name());
+        Map<String, List<String>> multi = flags("--spaces", "m.json", "--ledger", "store");
+        assertEquals("store", Serve.hostOptions(multi, root, secrets, Serve.storeReplicas(multi)).ledger().name());
+        Map<String, List<String>> unset = flags("--space", "alpha");
+        assertEquals("files", Serve.laneOptions(unset, root, secrets, Serve.storeReplicas(unset)).signer(SIGNER).build()
+                .ledger().name());
+        for (List<String> ledger : List.of(List.of("jetstream"), List.of("store", "--ledger", "store"))) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            List<String> args = new ArrayList<>(List.of("--space", "alpha", "--server", SERVER, "--root", root.toString(),
+                    "--ledger"));
+            args.addAll(ledger);
+            assertEquals(2, Serve.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), CompletableFuture.completedFuture(null)), ledger.toString());
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--ledger must be given once: files or store"),
+                    err.toString(StandardCharsets.UTF_8));
+        }
     }
 }

@@ -97,6 +97,29 @@ class SignerPolicyTest {
     }
 
     @Test
+    void theMintTemplateHoldsTheStoreLedgerLineAndNoOtherRoleDoes() {
+        String ledger = "$KV.cotal_auth_alpha.ledger.>";
+        assertTrue(AuthorityGrants.WRITER.publish("alpha").allow().contains(ledger), "the writer's grant (SPEC §13.23)");
+        NKeyPair user = NKeyPair.create(KeyType.USER);
+        AuthorityGrants writer = AuthorityGrants.WRITER;
+        UserClaim body = new UserClaim(writer.publish("alpha"), writer.subscribe("alpha", user.publicKey()), null,
+                null, null, null, -1L, -1L, -1L, null, null, null, c.account.publicKey(), null);
+        PolicyCheck.Verdict verdict = stock().judge(c.input(ClaimSet.of(user.publicKey(), "cotal:auth-mint:alpha", body, now)
+                .withExp(in15min)), now);
+        assertTrue(verdict.signed(), () -> verdict.refusal().getMessage());
+        assertEquals(SignerProfile.AUTH_MINT, verdict.profile(), "auth-mint's template covers ledger.>");
+        List<String> readerPlusLedger = new java.util.ArrayList<>(AuthorityGrants.READER.publish("alpha").allow());
+        readerPlusLedger.add(ledger);
+        UserClaim reader = new UserClaim(Permission.allow(readerPlusLedger), AuthorityGrants.READER.subscribe("alpha",
+                user.publicKey()), null, null, null, null, -1L, -1L, -1L, null, null, null, c.account.publicKey(), null);
+        PolicyCheck.Verdict widened = stock().judge(c.input(ClaimSet.of(user.publicKey(), "cotal:auth-reader:alpha",
+                reader, now).withExp(in15min)), now);
+        assertTrue(!widened.signed() || widened.profile() == SignerProfile.AUTH_MINT,
+                "a reader asking for ledger.> is no reader: " + widened.profile());
+        assertTrue(!widened.signed() || widened.profile() != SignerProfile.AUTH_READER);
+    }
+
+    @Test
     void theManagerRunEffectAndCalloutViewShapesAreRecognized() {
         String iid = "abcdefghijklmnopqrstuvwxyz";
         String accepted = "cotal_accepted_alpha";

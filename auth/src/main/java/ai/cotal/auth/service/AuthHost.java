@@ -35,6 +35,7 @@ public final class AuthHost implements AutoCloseable {
         private final Path manifest;
         private final Path stateRoot;
         private final StoreReplicas storeReplicas;
+        private final ai.cotal.auth.LedgerStore ledger;
         private final MeterSink meterSink; // null: nothing is measured
 
         private Options(Builder b) {
@@ -42,6 +43,7 @@ public final class AuthHost implements AutoCloseable {
             this.manifest = b.manifest;
             this.stateRoot = b.stateRoot;
             this.storeReplicas = b.storeReplicas;
+            this.ledger = b.ledger;
             this.meterSink = b.meterSink;
         }
 
@@ -71,10 +73,15 @@ public final class AuthHost implements AutoCloseable {
             return storeReplicas;
         }
 
+        /** Where every lane's actor ledger and IdP pin live (SPEC §13.23; default {@code LedgerStore.files()}). */
+        public ai.cotal.auth.LedgerStore ledger() {
+            return ledger;
+        }
+
         @Override
         public String toString() {
             return "AuthHost.Options[servers=" + servers() + ", manifest=" + manifest + ", stateRoot=" + stateRoot
-                    + ", storeReplicas=" + storeReplicas + ", metered=" + metered() + "]";
+                    + ", storeReplicas=" + storeReplicas + ", ledger=" + ledger + ", metered=" + metered() + "]";
         }
 
         /** Builds {@link Options}; {@link #build()} names the first bad option. */
@@ -82,6 +89,7 @@ public final class AuthHost implements AutoCloseable {
             private Path manifest;
             private Path stateRoot;
             private StoreReplicas storeReplicas = StoreReplicas.one();
+            private ai.cotal.auth.LedgerStore ledger = ai.cotal.auth.LedgerStore.files();
             private MeterSink meterSink;
 
             private Builder() {
@@ -131,6 +139,15 @@ public final class AuthHost implements AutoCloseable {
                 return this;
             }
 
+            /**
+             * Where every lane's actor ledger and IdP pin live (SPEC §13.23; default
+             * {@code LedgerStore.files()}): the host's, like {@link #storeReplicas}.
+             */
+            public Builder ledger(ai.cotal.auth.LedgerStore placement) {
+                this.ledger = placement;
+                return this;
+            }
+
             public Options build() {
                 checkServers();
                 if (manifest == null) {
@@ -143,6 +160,9 @@ public final class AuthHost implements AutoCloseable {
                 checkClock();
                 if (storeReplicas == null) {
                     throw CotalException.badRequest("storeReplicas", "is required (StoreReplicas.one() by default)");
+                }
+                if (ledger == null) {
+                    throw CotalException.badRequest("ledger", "is required (LedgerStore.files() by default)");
                 }
                 return new Options(this);
             }
@@ -260,7 +280,7 @@ public final class AuthHost implements AutoCloseable {
             AuthPlaneOptions.Builder lane = AuthPlaneOptions.builder().servers(options.servers()).space(entry.space())
                     .secretStore(options.secretStore()).signer(material.signer()).callout(material.callout())
                     .stateDir(stateDir)
-                    .clock(options.clock()).storeReplicas(options.storeReplicas())
+                    .clock(options.clock()).storeReplicas(options.storeReplicas()).ledger(options.ledger())
                     .serviceEndpoints(entry.serviceEndpoints() ? ServiceEndpoints.normal() : null);
             if (options.metered()) {
                 lane.meterSink(options.meterSink).meterSpaceTag(true);

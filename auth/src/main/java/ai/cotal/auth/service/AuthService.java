@@ -96,7 +96,7 @@ public final class AuthService implements AutoCloseable {
         }
         AuthPlaneOptions on = plane.options();
         preflight(plane, on, options);
-        options.oidc().ifPresent(oidc -> IdpPin.pinOidc(on.stateDir(), oidc.issuer(), oidc.clientId(),
+        options.oidc().ifPresent(oidc -> plane.pinIdpOidc(oidc.issuer(), oidc.clientId(),
                 oidc.algorithms())); // before the faces (SPEC §13.18)
         ExchangeOptions.Builder faces = ExchangeOptions.builder().plane(plane).stateDir(on.stateDir())
                 .loopbackPort(options.loopbackPort()).clock(on.clock()).limits(options.limits())

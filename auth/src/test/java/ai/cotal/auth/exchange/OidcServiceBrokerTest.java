@@ -190,4 +190,33 @@ class OidcServiceBrokerTest {
             assertEquals(3, again.claim().generation(), "the refused open closed the plane it had opened");
         }
     }
+
+    @Test
+    void onTheStoreLedgerTheServicePinsInTheStoreAndTheExchangeReadsThatPin(NatsBrokers brokers) throws Exception {
+        NatsBroker nats = broker(brokers);
+        AuthPlaneOptions onStore = StockPlane.options(nats.url(), "alpha", stateDir, store)
+                .ledger(ai.cotal.auth.LedgerStore.jetStream()).build();
+        try (OidcTestProvider idp = new OidcTestProvider();
+             AuthService service = AuthService.open(onStore, options(idp.issuer()))) {
+            IdpPin pin = service.plane().idpPin().orElseThrow();
+            assertEquals(IdpPin.Kind.OIDC, pin.kind(), "the service pinned the provider at start, through pinIdpOidc");
+            assertFalse(Files.exists(stateDir.resolve("idp.json")), "not in the state directory");
+            assertEquals("store", service.plane().health().ledger());
+            Owner owner = service.plane().deriveOwner(pin.issuer(), "alice");
+            service.plane().ledger().grantActor(Principal.of(owner.value(), "laptop"), Grant.of(List.of(), List.of(), List.of()));
+            HttpResponse<String> exchanged = http.send(HttpRequest.newBuilder(URI.create(service.publicUrl().orElseThrow()
+                    + "/exchange")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"idpToken\":\"" + idp.rs256("alice") + "\",\"actor\":\"laptop\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, exchanged.statusCode(), exchanged.body());
+            assertEquals(owner.value(), JSON.readTree(exchanged.body()).get("owner").asText());
+        }
+        try (OidcTestProvider other = new OidcTestProvider()) {
+            CotalException refused = assertThrows(CotalException.class, () -> AuthService.open(
+                    StockPlane.options(nats.url(), "alpha", stateDir, store).ledger(ai.cotal.auth.LedgerStore.jetStream())
+                            .build(), options(other.issuer())).close());
+            assertEquals(ErrorCode.FAILED_PRECONDITION, refused.code(), refused.getMessage());
+            assertTrue(refused.getMessage().endsWith("re-pinning to another identity provider is refused"), refused.getMessage());
+        }
+    }
 }

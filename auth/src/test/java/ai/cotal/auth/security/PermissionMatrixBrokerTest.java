@@ -64,6 +64,7 @@ class PermissionMatrixBrokerTest {
         Map<String, String> s = new LinkedHashMap<>();
         s.put("plane", "$KV." + auth + ".plane");
         s.put("credential-row", "$KV." + auth + ".cred.x");
+        s.put("ledger-row", "$KV." + auth + ".ledger.o.a"); // SPEC §13.23: the writer's only
         s.put("lifecycle-record", "$KV." + auth + ".lifecycle.head.o.a"); // SPEC §14.1: the barrier's only
         String records = StoreNames.bucket("records", "alpha");
         s.put("serving-gate", "$KV." + auth + ".gate.manager." + IID); // SPEC §14.2: the writer's only
@@ -180,7 +181,7 @@ class PermissionMatrixBrokerTest {
         for (AuthorityRole role : AuthorityRole.values()) {
             creds.put("role " + role.name(), role(role));
             expected.put("role " + role.name(), switch (role) {
-                case WRITER -> except(s, "credential-row", "serving-gate", "own-auth-spec", "admission-marker",
+                case WRITER -> except(s, "credential-row", "ledger-row", "serving-gate", "own-auth-spec", "admission-marker",
                         "run-admission-row", "create-auth-stream", "update-auth-stream", "read-auth-stream",
                         "auth-witness", "records-fence", "admission-fence");
                 case BARRIER -> except(s, "plane", "lifecycle-record", "read-auth-stream", "auth-fence", "auth-witness");

@@ -13,17 +13,26 @@ import java.util.function.Supplier;
  * Refusals are {@code permission-denied}, worded without paths, keys or exception text (through the
  * callout they reach the broker's log); a row that does not read is "has an unreadable ledger row".
  */
-final class ConnectHalf {
+public final class ConnectHalf {
     private ConnectHalf() {
     }
 
     /** The row {@code read} answers, if it allows {@code attempt}; {@code unavailable} passes through. */
     static ActorRow judge(ConnectAttempt attempt, Supplier<Optional<ActorRow>> read) {
+        return judge(attempt, read, false);
+    }
+
+    /**
+     * {@link #judge(ConnectAttempt, Supplier)}, where {@code outageIsUnreadable} says how a read
+     * that cannot be answered now is refused: the file placement, whose reads are local, calls
+     * every failure to read an "unreadable ledger row"; the store passes {@code unavailable} through.
+     */
+    public static ActorRow judge(ConnectAttempt attempt, Supplier<Optional<ActorRow>> read, boolean outageIsUnreadable) {
         ActorRow row;
         try {
             row = read.get().orElseThrow(() -> denied(attempt, "is not (or no longer) granted"));
         } catch (CotalException e) {
-            if (e.code() == ErrorCode.PERMISSION_DENIED || e.code() == ErrorCode.UNAVAILABLE) {
+            if (e.code() == ErrorCode.PERMISSION_DENIED || e.code() == ErrorCode.UNAVAILABLE && !outageIsUnreadable) {
                 throw e;
             }
             throw denied(attempt, "has an unreadable ledger row: " + e.getMessage());

@@ -36,7 +36,7 @@ import java.util.Optional;
  * name the row's kind and principal, never a key or an exception's text. Thread-safe; one writer
  * (the claim's plane).
  */
-public final class StoreActorLedger implements ActorLedger {
+public final class StoreActorLedger implements LedgerBackend {
     /** The largest encoded row (SPEC §13.23). */
     static final int MAX_ROW_BYTES = 64 * 1024;
     /** How long one leader read waits for its answer. */
@@ -53,6 +53,9 @@ public final class StoreActorLedger implements ActorLedger {
     private final StoreListing listing;
     private final Clock clock;
     private final ParseMemo<ActorRow> parses = new ParseMemo<>(4096);
+    private final StorePin pin;
+    /** A test's seam: a write to a key it names lands and then loses its answer, as at a turnover. */
+    private volatile java.util.function.Predicate<String> loseAnswer = key -> false;
 
     /**
      * The ledger in {@code bucket} (the space's auth store), written over {@code writer} and read
@@ -63,6 +66,39 @@ public final class StoreActorLedger implements ActorLedger {
         this.reader = new RowStore(Objects.requireNonNull(reader, "reader"), bucket, READ_TIMEOUT);
         this.listing = new StoreListing(reader, bucket);
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.pin = new StorePin(this.writer, this.reader);
+    }
+
+    /** Makes each write to a key {@code lose} names land and then answer {@code unavailable} (tests only). */
+    void loseAnswers(java.util.function.Predicate<String> lose) {
+        this.loseAnswer = Objects.requireNonNull(lose, "lose");
+    }
+
+    private Optional<Long> landed(String key, Optional<Long> answer) {
+        if (answer.isPresent() && loseAnswer.test(key)) {
+            throw new CotalException(ErrorCode.UNAVAILABLE, "the write's answer was lost");
+        }
+        return answer;
+    }
+
+    @Override
+    public Optional<ai.cotal.auth.IdpPin> idpPin() {
+        return pin.read();
+    }
+
+    @Override
+    public ai.cotal.auth.IdpPin pinStock(String url) {
+        return pin.pinStock(url);
+    }
+
+    @Override
+    public ai.cotal.auth.IdpPin pinOidc(String issuer, String clientId, List<String> algorithms) {
+        return pin.pinOidc(issuer, clientId, algorithms);
+    }
+
+    @Override
+    public Placement placement() {
+        return Placement.STORE;
     }
 
     static String key(Principal principal) {
@@ -97,7 +133,7 @@ public final class StoreActorLedger implements ActorLedger {
         for (int round = 0; round < 2; round++) {
             long revision = revisionToGrant(row, read(writer, row.principal()));
             try {
-                if (writer.compareAndSet(key, bytes, revision).isPresent()) {
+                if (landed(key, writer.compareAndSet(key, bytes, revision)).isPresent()) {
                     return row;
                 }
             } catch (CotalException e) {
@@ -147,7 +183,7 @@ public final class StoreActorLedger implements ActorLedger {
                 return;
             }
             try {
-                if (writer.delete(key(principal), entry.get().revision()).isPresent()) {
+                if (landed(key(principal), writer.delete(key(principal), entry.get().revision())).isPresent()) {
                     return;
                 }
             } catch (CotalException e) {
@@ -200,6 +236,7 @@ public final class StoreActorLedger implements ActorLedger {
     }
 
     /** The principal's row read, put on the wire now: a {@link RowStore.PendingRead} of its key. */
+    @Override
     public LedgerReads.Pending send(Principal principal) {
         return new Sent(principal, reader.sendLast(key(principal)));
     }
@@ -212,6 +249,7 @@ public final class StoreActorLedger implements ActorLedger {
      * the attempt's principal; anything else is read now): as the file placement's, with its
      * wording. A read that cannot be answered now is {@code unavailable}.
      */
+    @Override
     public ActorRow authorizeConnect(ConnectAttempt attempt, LedgerReads.Pending pending) {
         Optional<RowStore.Entry> entry = pending instanceof Sent sent && sent.principal().equals(attempt.principal())
                 ? await(attempt.principal(), sent.read()) : read(reader, attempt.principal());
@@ -219,6 +257,7 @@ public final class StoreActorLedger implements ActorLedger {
     }
 
     /** True iff a row exists for the principal at exactly {@code lifecycleUid}; an unreadable row is not live. */
+    @Override
     public boolean actorSourceIsLive(Principal principal, LifecycleUid lifecycleUid) {
         try {
             return find(principal).map(row -> row.lifecycleUid().equals(lifecycleUid)).orElse(false);

@@ -59,7 +59,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     private final AuthorityConnection ledgerScanner;
     private final AuthorityConnection recordsScanner;
     private final PlaneClaim claim;
-    private final FileActorLedger ledger;
+    private final PlacedLedger ledger;
     private final PlaneCredentials credentials;
     private final Bearers bearers;
     private final IssuedCallers issuedCallers;
@@ -89,7 +89,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
             AuthorityConnection ledgerScanner,
             AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery,
-            AuthMetrics metrics) {
+            AuthMetrics metrics, PlacedLedger ledger) {
         this.options = options;
         this.space = options.space();
         this.scheduler = scheduler;
@@ -101,7 +101,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         this.recordsScanner = recordsScanner;
         this.claim = claim;
         this.ownerSecret = OwnerSecret.load(options.secretStore(), space);
-        this.ledger = new FileActorLedger(options.stateDir(), options.clock());
+        this.ledger = ledger;
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
@@ -186,11 +186,14 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the authority plane of space \"" + space
                         + "\" refused to open: " + startupRefusal);
             }
+            // after the claim, before the issuer key (SPEC §13.23): the markers and the option settle the placement
+            PlacedLedger ledger = new PlacedLedger(LedgerPlacementOpen.open(space, options.ledger(), options.stateDir(),
+                    writer.connection(), reader.connection(), options.clock()));
             BearerIssuer issuer = BearerIssuer.load(options.secretStore(), space, options.clock());
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
-                    recordsScanner, claim, issuer, discovery, metrics);
+                    recordsScanner, claim, issuer, discovery, metrics, ledger);
             claim.fenceMoved().thenAccept(plane::fence); // a fenced write found a later plane's fence (SPEC §13.13)
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
@@ -352,7 +355,19 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
     @Override
     public Optional<IdpPin> idpPin() {
         refuseIfUnavailable();
-        return IdpPin.read(options.stateDir());
+        return ledger.idpPin();
+    }
+
+    @Override
+    public IdpPin pinIdp(String url) {
+        refuseIfUnavailable();
+        return ledger.pinStock(url);
+    }
+
+    @Override
+    public IdpPin pinIdpOidc(String issuer, String clientId, java.util.List<String> algorithms) {
+        refuseIfUnavailable();
+        return ledger.pinOidc(issuer, clientId, algorithms);
     }
 
     @Override
@@ -393,7 +408,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         PlaneHealth.State state = closed.isDone() ? PlaneHealth.State.CLOSED : fenced.isDone() ? PlaneHealth.State.FENCED
                 : closing ? PlaneHealth.State.CLOSING : PlaneHealth.State.OPEN;
         return StoreReadings.health(space, state, Optional.ofNullable(fenced.getNow(null)), connections(), pressure,
-                scheduler, Optional.ofNullable(responder).map(PlaneResponder::health));
+                scheduler, Optional.ofNullable(responder).map(PlaneResponder::health), ledger.placement().word());
     }
 
     @Override

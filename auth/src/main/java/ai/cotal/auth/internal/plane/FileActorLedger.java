@@ -194,24 +194,7 @@ public final class FileActorLedger implements LedgerBackend {
      * ({@link CredentialRows#authorize}) asks it.
      */
     ActorRow authorizeConnect(ConnectAttempt attempt) {
-        ActorRow row;
-        try {
-            row = find(attempt.principal()).orElseThrow(() -> denied(attempt, "is not (or no longer) granted"));
-        } catch (CotalException e) {
-            if (e.code() == ErrorCode.PERMISSION_DENIED) {
-                throw e;
-            }
-            throw denied(attempt, "has an unreadable ledger row: " + e.getMessage());
-        }
-        for (String wanted : attempt.scope()) {
-            if (!row.scope().contains(wanted)) {
-                throw denied(attempt, "asks for scope '" + wanted + "' beyond its grant");
-            }
-        }
-        if (!attempt.lifecycleUid().equals(row.lifecycleUid())) {
-            throw denied(attempt, "presents another lifecycle uid than its grant (re-granted or revoked)");
-        }
-        return row;
+        return ai.cotal.auth.internal.ledger.ConnectHalf.judge(attempt, () -> find(attempt.principal()), true);
     }
 
     /** True iff a row exists for the principal with exactly {@code lifecycleUid}; unreadable rows are not live. */
@@ -303,9 +286,5 @@ public final class FileActorLedger implements LedgerBackend {
 
     private Path file(String dir, Principal principal) {
         return stateDir.resolve(dir).resolve(principal + ".json");
-    }
-
-    private static CotalException denied(ConnectAttempt attempt, String why) {
-        return new CotalException(ErrorCode.PERMISSION_DENIED, "actor " + attempt.principal() + " " + why);
     }
 }

@@ -24,7 +24,7 @@ public final class IssuedCallerRows {
     private final WriteBudget budget;
 
     /** Issued callers of {@code space}; every new issuance is charged to {@code budget}. */
-    public IssuedCallerRows(String space, Connection issuerConnection, FileActorLedger ledger, Clock clock,
+    public IssuedCallerRows(String space, Connection issuerConnection, ai.cotal.auth.internal.ledger.LedgerBackend ledger, Clock clock,
             WriteBudget budget) {
         this.space = space;
         this.budget = java.util.Objects.requireNonNull(budget, "budget");

@@ -19,10 +19,10 @@ final class IssuerWindows implements Supplier<IssuerWindow> {
     /** The window's JWT lifetime: longer than any one attempt, never renewed in practice. */
     static final Duration TTL = Duration.ofMinutes(1);
     private final AuthPlaneOptions options;
-    private final FileActorLedger ledger;
+    private final ai.cotal.auth.internal.ledger.LedgerBackend ledger;
     private final ScheduledExecutorService scheduler;
 
-    IssuerWindows(AuthPlaneOptions options, FileActorLedger ledger, ScheduledExecutorService scheduler) {
+    IssuerWindows(AuthPlaneOptions options, ai.cotal.auth.internal.ledger.LedgerBackend ledger, ScheduledExecutorService scheduler) {
         this.options = options;
         this.ledger = ledger;
         this.scheduler = scheduler;

@@ -19,14 +19,14 @@ import java.util.List;
 final class PlaneCredentials implements ConnectCredentials {
     private final Runnable refuseIfUnavailable;
     private final String space;
-    private final FileActorLedger ledger;
+    private final ai.cotal.auth.internal.ledger.LedgerBackend ledger;
     private final CredentialRows rows;
     private final WriteBudget budget;
     private final PlaneClaim claim;
     private final AuthorityConnection ledgerScanner;
     private volatile PlaneLifecycles lifecycles;
 
-    PlaneCredentials(Runnable refuseIfUnavailable, String space, FileActorLedger ledger, CredentialRows rows,
+    PlaneCredentials(Runnable refuseIfUnavailable, String space, ai.cotal.auth.internal.ledger.LedgerBackend ledger, CredentialRows rows,
             WriteBudget budget, PlaneClaim claim, AuthorityConnection ledgerScanner) {
         this.refuseIfUnavailable = refuseIfUnavailable;
         this.space = space;

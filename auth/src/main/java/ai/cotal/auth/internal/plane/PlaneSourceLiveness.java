@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * The source check an issuing plane (or callout replica) resolves with, the seed's
  * {@code composedSourceIsLive} (SPEC §13.15): an actor-ledger source
  * ({@code {space, cotal_actors_<token>, actor.<o>.<a>.<uid>}}) is answered from the ledger this
- * plane reads ({@link FileActorLedger#actorSourceIsLive}); every other source of the space's
+ * plane reads ({@link ai.cotal.auth.internal.ledger.LedgerReads#actorSourceIsLive}); every other source of the space's
  * authority stores goes to core's check ({@link KvSourceLiveness}) on the issuer connection,
  * which refuses anything else of the actor-ledger bucket. A source of another space, or of a
  * bucket the issuer does not read, is not live. Thread-safe.
@@ -24,10 +24,10 @@ final class PlaneSourceLiveness implements SourceLiveness {
     private final String space;
     private final String actorsBucket;
     private final Set<String> authorityBuckets;
-    private final FileActorLedger ledger;
+    private final ai.cotal.auth.internal.ledger.LedgerBackend ledger;
     private final KvSourceLiveness core;
 
-    PlaneSourceLiveness(String space, FileActorLedger ledger, Connection issuerConnection) {
+    PlaneSourceLiveness(String space, ai.cotal.auth.internal.ledger.LedgerBackend ledger, Connection issuerConnection) {
         this.space = space;
         this.actorsBucket = actorsBucket(space);
         this.authorityBuckets = StoreNames.AUTHORITY_BUCKETS.stream().map(kind -> StoreNames.bucket(kind, space))

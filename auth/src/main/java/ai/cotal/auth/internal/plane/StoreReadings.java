@@ -22,7 +22,7 @@ final class StoreReadings {
 
     static PlaneHealth health(String space, PlaneHealth.State state, Optional<String> fenceReason,
             List<PlaneConnection> connections, StorePressure pressure, Executor background,
-            Optional<PlaneHealth.Callout> callout) {
+            Optional<PlaneHealth.Callout> callout, String ledger) {
         List<PlaneHealth.StoreFill> stores = new ArrayList<>();
         for (StorePressure.Reading reading : pressure.readings(background)) {
             stores.add(new PlaneHealth.StoreFill(kind(space, reading.stream()), reading.stream(), reading.bytes(),
@@ -30,7 +30,7 @@ final class StoreReadings {
                             : Optional.of(Instant.ofEpochMilli(reading.readAtMillis()))));
         }
         return new PlaneHealth(state, state == PlaneHealth.State.FENCED ? fenceReason : Optional.empty(), connections,
-                stores, callout);
+                stores, callout, ledger);
     }
 
     /** {@code auth}, {@code issued} or {@code accepted}: the kind of one of the space's authority streams. */

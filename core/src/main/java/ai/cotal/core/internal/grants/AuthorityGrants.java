@@ -105,6 +105,7 @@ public enum AuthorityGrants {
                 }
                 pub.add(JS + "STREAM.MSG.GET." + auth);
                 pub.add("$KV." + authBucket + ".cred.>");
+                pub.add("$KV." + authBucket + ".ledger.>"); // the store ledger's rows, pin and marker (SPEC §13.23)
                 pub.add("$KV." + authBucket + ".gate.>"); // serving gates: their only writer (SPEC §14.2)
                 pub.add("$KV." + StoreNames.bucket("records", space) + ".svc.auth.>"); // the plane's own spec
                 pub.add("$KV." + StoreNames.bucket("admission", space) + "." + ADMISSION_KEY);
