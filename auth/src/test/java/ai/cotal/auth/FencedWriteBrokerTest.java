@@ -60,7 +60,7 @@ class FencedWriteBrokerTest {
     void afterATakeoverTheOldClaimsCredentialWritesAreRefusedByTheBrokerAndTheNewClaimsLand(NatsBrokers brokers)
             throws Exception {
         NatsBroker nats = brokers.start(f::config);
-        AuthAuthorityPlane old = AuthAuthorityPlane.open(f.options(nats, stateDir).build());
+        AuthAuthorityPlane old = ai.cotal.auth.internal.plane.AuthorityPlaneImpl.open(f.options(nats, stateDir).build(), true);
         ActorRow row = old.ledger().grantActor(LAPTOP, Grant.of(List.of("chat"), List.of("general"), List.of()));
         CredentialId minted = old.credentials().mint(LAPTOP, row.lifecycleUid()).id();
         try (Connection admin = f.admin(nats);

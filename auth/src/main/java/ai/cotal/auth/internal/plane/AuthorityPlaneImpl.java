@@ -89,7 +89,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             AuthorityConnection reader, AuthorityConnection barrier, AuthorityConnection issuerConnection,
             AuthorityConnection ledgerScanner,
             AuthorityConnection recordsScanner, PlaneClaim claim, BearerIssuer issuer, AuthorityConnection discovery,
-            AuthMetrics metrics, PlacedLedger ledger) {
+            AuthMetrics metrics, PlacedLedger ledger, boolean fenceCredentials) {
         this.options = options;
         this.space = options.space();
         this.scheduler = scheduler;
@@ -105,7 +105,9 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
         WriteBudget budget = WriteBudget.forPlane(options, writer.connection(), metrics);
         this.pressure = budget.pressure();
         PlaneCredentials planeCredentials = new PlaneCredentials(this::refuseIfUnavailable, space, ledger,
-                new CredentialRows(space, writer.connection(), reader, options.clock(), PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim)),
+                fenceCredentials ? new CredentialRows(space, writer.connection(), reader, options.clock(),
+                        PlaneFences.writes(StoreNames.bucket("auth", space), writer, reader, claim))
+                        : new CredentialRows(space, writer.connection(), reader, options.clock()),
                 budget, claim, ledgerScanner);
         this.credentials = planeCredentials;
         this.bearers = new PlaneBearers(this::refuseIfUnavailable, issuer,
@@ -147,8 +149,17 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
                 new RevokedConnections(live, sweep, evictor), metrics);
     }
 
-    /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. */
+    /** The boot order of SPEC §13.12; any failure unwinds in reverse and throws. Credential rows are written unfenced. */
     public static AuthAuthorityPlane open(AuthPlaneOptions options) {
+        return open(options, false);
+    }
+
+    /**
+     * As {@link #open(AuthPlaneOptions)}; with {@code fenceCredentials} every credential mint,
+     * strict retry and revoke is a fenced write (SPEC §13.13 "Fenced writes"), which the lease
+     * takeover needs and the proof takeover does not: a fenced mint costs an atomic batch.
+     */
+    public static AuthAuthorityPlane open(AuthPlaneOptions options, boolean fenceCredentials) {
         String space = options.space();
         // before any connection: every secret provisioning writes for a plane, all named at once
         SpaceProvisioning.require(options.secretStore(), space, SpaceProvisioning.Role.PLANE);
@@ -193,7 +204,7 @@ public final class AuthorityPlaneImpl implements AuthAuthorityPlane {
             PlaneOpening.requireLive(space, ledgerScanner, recordsScanner); // the claim holds only while both scanners do
             AuthorityPlaneImpl plane = new AuthorityPlaneImpl(options, scheduler, writer, reader, barrier, issuerConnection,
                     ledgerScanner,
-                    recordsScanner, claim, issuer, discovery, metrics, ledger);
+                    recordsScanner, claim, issuer, discovery, metrics, ledger, fenceCredentials);
             claim.fenceMoved().thenAccept(plane::fence); // a fenced write found a later plane's fence (SPEC §13.13)
             ledgerScanner.gone().thenAccept(plane::fence);
             recordsScanner.gone().thenAccept(plane::fence);
