@@ -63,9 +63,13 @@ final class PlaneFences {
         byte[] fence = FenceRows.write(FenceRows.Fence.of(generation, claimId));
         for (int round = 0; round < RESTAMP_ROUNDS; round++) {
             List<AtomicBatch.Put> puts = new ArrayList<>();
+            RowStore.PendingRead[] sent = new RowStore.PendingRead[FenceRows.LANES];
+            for (int k = 0; k < FenceRows.LANES; k++) { // the eight leader reads go out together
+                sent[k] = reads.sendLast(FenceRows.fenceKey(k));
+            }
             for (int k = 0; k < FenceRows.LANES; k++) {
                 String key = FenceRows.fenceKey(k);
-                Optional<RowStore.Row> row = reads.last(key);
+                Optional<RowStore.Row> row = reads.awaitLast(sent[k]);
                 long at = row.map(RowStore.Row::revision).orElse(0L);
                 if (row.isPresent()) {
                     FenceRows.Fence stamped = FenceRows.fence(reads.stream(), key, row.get().data());

@@ -65,9 +65,13 @@ public final class FenceLanes {
      */
     public static FenceLanes readBack(RowStore rows, long generation, String claimId, Runnable onLost) {
         long[] revisions = new long[FenceRows.LANES];
+        RowStore.PendingRead[] sent = new RowStore.PendingRead[FenceRows.LANES];
+        for (int k = 0; k < FenceRows.LANES; k++) { // the eight leader reads go out together
+            sent[k] = rows.sendLast(FenceRows.fenceKey(k));
+        }
         for (int k = 0; k < FenceRows.LANES; k++) {
             String key = FenceRows.fenceKey(k);
-            RowStore.Row row = rows.last(key).orElseThrow(() -> CotalException.failedPrecondition(
+            RowStore.Row row = rows.awaitLast(sent[k]).orElseThrow(() -> CotalException.failedPrecondition(
                     rows.stream() + " " + key + " is absent: the store was not stamped for this claim"));
             FenceRows.Fence fence = FenceRows.fence(rows.stream(), key, row.data());
             if (fence.generation() != generation || !fence.claimId().equals(claimId)) {
