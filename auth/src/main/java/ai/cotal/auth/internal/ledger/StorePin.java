@@ -8,7 +8,6 @@ import ai.cotal.core.internal.kv.RowStore;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -42,42 +41,45 @@ final class StorePin {
 
     IdpPin pinStock(String url) {
         IdpPin wanted = IdpPin.stock(url);
-        return pin(wanted::equals, () -> wanted);
+        return pin(there -> wanted.equals(there) ? Optional.of(there) : Optional.empty(), () -> wanted);
     }
 
+    /** The oidc pin; the same provider with another algorithm list re-pins it (SPEC §13.14, {@link IdpPin#sameOidcProvider}). */
     IdpPin pinOidc(String issuer, String clientId, List<String> algorithms) {
         IdpPin.checkOidc(issuer, clientId, algorithms);
         List<String> algs = List.copyOf(algorithms);
-        return pin(there -> there.kind() == IdpPin.Kind.OIDC && there.issuer().equals(issuer)
-                && there.audience().equals(clientId) && (algs.isEmpty() || there.algorithms().equals(algs)),
-                () -> IdpPin.discover(issuer, clientId, algs));
+        return pin(there -> IdpPin.sameOidcProvider(there, issuer, clientId, algs), () -> IdpPin.discover(issuer, clientId, algs));
     }
 
     /**
-     * Reads the key and decides: the same provider answers the pin there, another refuses, none
-     * creates {@code make}'s pin (made once) at the key's revision. Decides at most twice.
+     * Reads the key and decides: {@code keep} answers the pin to keep for the pin there (itself,
+     * or its re-pin, written at its revision) or empty for another provider, which is refused;
+     * none creates {@code make}'s pin (made once) at the key's revision. Decides at most twice.
      */
-    private IdpPin pin(Predicate<IdpPin> same, Supplier<IdpPin> make) {
+    private IdpPin pin(java.util.function.Function<IdpPin, Optional<IdpPin>> keep, Supplier<IdpPin> make) {
         IdpPin made = null;
-        byte[] bytes = null;
         for (int round = 0; round < 2; round++) {
             Optional<RowStore.Entry> entry = entry(writer);
             Optional<IdpPin> there = pinOf(entry);
+            IdpPin target;
             if (there.isPresent()) {
-                if (same.test(there.get())) {
-                    return there.get();
+                IdpPin kept = keep.apply(there.get()).orElseThrow(() -> new CotalException(ErrorCode.FAILED_PRECONDITION,
+                        "the space is pinned to " + there.get().url() + REFUSED));
+                if (kept.equals(there.get())) {
+                    return kept;
                 }
-                throw new CotalException(ErrorCode.FAILED_PRECONDITION, "the space is pinned to " + there.get().url()
-                        + REFUSED);
+                target = kept; // the same provider's re-pin
+            } else {
+                if (made == null) {
+                    made = make.get();
+                }
+                target = made;
             }
-            if (made == null) {
-                made = make.get();
-                bytes = encode(made);
-            }
+            byte[] bytes = encode(target);
             long revision = entry.map(RowStore.Entry::revision).orElse(0L);
             try {
                 if (writer.compareAndSet(KEY, bytes, revision).isPresent()) {
-                    return made;
+                    return target;
                 }
             } catch (CotalException e) {
                 if (e.code() != ErrorCode.UNAVAILABLE) {
@@ -85,7 +87,7 @@ final class StorePin {
                 }
                 Optional<RowStore.Entry> back = entry(writer);
                 if (back.isPresent() && back.get().op() == RowStore.Op.PUT && Arrays.equals(back.get().data(), bytes)) {
-                    return made;
+                    return target;
                 }
             }
         }

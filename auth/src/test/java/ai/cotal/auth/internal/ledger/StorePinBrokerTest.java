@@ -9,13 +9,18 @@ import ai.cotal.core.CotalException;
 import ai.cotal.core.ErrorCode;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
+import ai.cotal.testbroker.oidc.OidcTestProvider;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The store's IdP pin row {@code ledger.idp} (SPEC §13.23): its encoding, a move's delete, a corrupt pin. */
+/**
+ * The store's IdP pin row {@code ledger.idp} (SPEC §13.23): its encoding, a move's delete, a corrupt
+ * pin, and the same provider's algorithm re-pin of SPEC §13.14 as on files.
+ */
 @Tag("broker")
 @ExtendWith(NatsBrokerExtension.class)
 class StorePinBrokerTest {
@@ -51,6 +56,25 @@ class StorePinBrokerTest {
                 CotalException pin = assertThrows(CotalException.class, () -> ledger.pinStock("https://a.example"));
                 assertEquals(ErrorCode.DATA_LOSS, pin.code(), "no pin rewrites what it cannot read");
             }
+        }
+    }
+
+    @Test
+    void theSameProviderWithAnotherAlgorithmListRePinsAndAnEmptyListKeepsThePins(NatsBrokers brokers) throws Exception {
+        try (StoreLedgerBroker store = new StoreLedgerBroker(brokers); OidcTestProvider idp = new OidcTestProvider()) {
+            StoreActorLedger ledger = store.ledger();
+            IdpPin first = ledger.pinOidc(idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("RS256"));
+            IdpPin repinned = ledger.pinOidc(idp.issuer(), OidcTestProvider.CLIENT_ID, List.of("ES256"));
+            assertEquals(List.of("ES256"), repinned.algorithms());
+            assertEquals(first.jwksUri(), repinned.jwksUri(), "the same provider: only its algorithms change");
+            assertEquals(Optional.of(repinned), ledger.idpPin(), "written to ledger.idp");
+            long after = store.lastSequence();
+            assertEquals(repinned, ledger.pinOidc(idp.issuer(), OidcTestProvider.CLIENT_ID, List.of()), "none keeps the pin's");
+            assertEquals(after, store.lastSequence(), "keeping writes nothing");
+            CotalException other = assertThrows(CotalException.class,
+                    () -> ledger.pinOidc(idp.issuer(), "another-client", List.of()));
+            assertEquals(ErrorCode.FAILED_PRECONDITION, other.code());
+            assertTrue(other.getMessage().endsWith("re-pinning to another identity provider is refused"), other.getMessage());
         }
     }
 }
