@@ -70,6 +70,12 @@ final class Serve {
             err.println("--oidc-issuer cannot go with --spaces: one provider pins one space");
             return 2;
         }
+        for (String once : List.of("--public", "--port")) {
+            if (flags.getOrDefault(once, List.of()).size() > 1) {
+                err.println(once + " must be given once");
+                return 2;
+            }
+        }
         if (multi && flags.containsKey("--public")) {
             err.println("--public cannot go with --spaces: a public face serves one space");
             return 2;

@@ -68,7 +68,8 @@ class ServeTest {
         for (List<String> args : List.of(
                 List.of("--space", "alpha", "--public", "host.example:80"),
                 List.of("--space", "alpha", "--public", "70000"),
-                List.of("--spaces", "m.json", "--public", "8443"))) {
+                List.of("--spaces", "m.json", "--public", "8443"),
+                List.of("--space", "alpha", "--public", "8443", "--public", "8444"))) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             List<String> all = new ArrayList<>(args);
             all.addAll(List.of("--server", SERVER, "--root", root.toString()));

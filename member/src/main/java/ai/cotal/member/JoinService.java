@@ -50,7 +50,12 @@ final class JoinService {
         Map<String, JsonValue> body = send(HttpRequest.newBuilder(URI.create(base + "/.well-known/cotal-mesh")).GET(), "join bundle");
         String server = string(body, "server", "join bundle");
         boolean tls = bool(body, "tlsRequired", "join bundle");
-        String scheme = URI.create(server).getScheme();
+        String scheme;
+        try {
+            scheme = URI.create(server).getScheme();
+        } catch (IllegalArgumentException e) {
+            throw new MemberException("internal", "join bundle: server is not a URL", e);
+        }
         boolean secure = "tls".equals(scheme) || "wss".equals(scheme);
         if (tls != secure) {
             throw new MemberException("internal", "join bundle: server " + server + " disagrees with tlsRequired " + tls);

@@ -70,6 +70,7 @@ public final class MemberConnection implements AutoCloseable {
             return member;
         } catch (RuntimeException e) {
             member.renewer.shutdownNow();
+            closeQuietly(member.current);
             throw e;
         }
     }
@@ -96,10 +97,15 @@ public final class MemberConnection implements AutoCloseable {
 
     private void schedule(JoinService.Bearer of) {
         Duration life = Duration.between(Instant.now(), of.exp());
-        Duration margin = options.renewMargin() != null ? options.renewMargin()
-                : min(Duration.ofSeconds(60), life.dividedBy(4));
-        long delay = Math.max(0, life.minus(margin).toMillis());
-        renewer.schedule(() -> renew(Duration.ofSeconds(1)), delay, TimeUnit.MILLISECONDS);
+        Duration margin = min(options.renewMargin() != null ? options.renewMargin()
+                : min(Duration.ofSeconds(60), life.dividedBy(4)), life.dividedBy(2));
+        // at least a second apart, whatever the margin or the clocks say: a renewal never spins
+        long delay = Math.max(1_000, life.minus(margin).toMillis());
+        try {
+            renewer.schedule(() -> renew(Duration.ofSeconds(1)), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closed meanwhile: nothing more to renew
+        }
     }
 
     private static Duration min(Duration a, Duration b) {
@@ -111,46 +117,75 @@ public final class MemberConnection implements AutoCloseable {
             return;
         }
         Connection next = null;
+        JoinService.Bearer fresh;
+        Connection previous;
+        Dispatcher previousDispatcher;
+        List<Subscription> retired = new ArrayList<>();
         try {
-            JoinService.Bearer fresh = service.exchange(options.idTokens().get(), options.actor());
+            fresh = service.exchange(options.idTokens().get(), options.actor());
             next = dial(fresh);
             Dispatcher nextDispatcher = next.createDispatcher();
-            Connection previous;
-            Dispatcher previousDispatcher;
-            List<Subscription> retired = new ArrayList<>();
             synchronized (lock) {
                 if (closed) {
-                    next.close();
+                    closeQuietly(next);
                     return;
                 }
-                for (Map.Entry<Managed, Subscription> s : subscriptions.entrySet()) {
-                    retired.add(s.getValue());
-                    s.setValue(nextDispatcher.subscribe(s.getKey().subject, s.getKey()));
+                Map<Managed, Subscription> moved = new IdentityHashMap<>();
+                for (Managed managed : subscriptions.keySet()) {
+                    moved.put(managed, nextDispatcher.subscribe(managed.subject, managed));
                 }
                 next.flush(options.httpTimeout()); // the broker holds every subscription on the next connection
+                retired.addAll(subscriptions.values()); // only now: a failure above leaves the map as it was
+                subscriptions.putAll(moved);
                 previous = current;
                 previousDispatcher = dispatcher;
                 current = next;
                 dispatcher = nextDispatcher;
                 bearer = fresh;
             }
-            retired.forEach(previousDispatcher::unsubscribe);
-            try {
-                previous.flush(options.httpTimeout());
-            } catch (TimeoutException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "the previous connection did not confirm its unsubscribes", e);
-            }
-            previous.drain(DRAIN);
-            renewals.incrementAndGet();
-            lastFailure = null;
-            schedule(fresh);
         } catch (MemberException e) {
             failed(e, backoff, next);
+            return;
         } catch (TimeoutException | InterruptedException | RuntimeException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
             failed(new MemberException("unavailable", "renewal: " + e.getClass().getSimpleName(), e), backoff, next);
+            return;
+        }
+        renewals.incrementAndGet(); // the renewal landed, whatever the previous connection does now
+        lastFailure = null;
+        schedule(fresh);
+        retire(previous, previousDispatcher, retired);
+    }
+
+    /** Lets the previous connection go: its subscriptions first, then a drain; closed outright if anything fails. */
+    private void retire(Connection previous, Dispatcher previousDispatcher, List<Subscription> retired) {
+        try {
+            for (Subscription subscription : retired) {
+                previousDispatcher.unsubscribe(subscription);
+            }
+            previous.flush(options.httpTimeout());
+            previous.drain(DRAIN);
+        } catch (TimeoutException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "the previous connection did not drain; closing it", e);
+            closeQuietly(previous);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(previous);
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing a connection failed", e);
         }
     }
 
@@ -159,15 +194,15 @@ public final class MemberConnection implements AutoCloseable {
         LOG.log(System.Logger.Level.WARNING, "member " + options.actor() + ": renewal failed (" + e.code() + ": "
                 + e.getMessage() + "); retrying in " + backoff.toSeconds() + " s");
         if (next != null && next != current) {
-            try {
-                next.close();
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            closeQuietly(next);
         }
         if (!closed) {
             Duration again = min(backoff.multipliedBy(2), Duration.ofSeconds(30));
-            renewer.schedule(() -> renew(again), backoff.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                renewer.schedule(() -> renew(again), backoff.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException rejected) {
+                // closed meanwhile
+            }
         }
     }
 
@@ -268,11 +303,7 @@ public final class MemberConnection implements AutoCloseable {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            try {
-                current.close();
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            closeQuietly(current);
         }
     }
 

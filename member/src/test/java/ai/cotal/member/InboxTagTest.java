@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The connector's inbox tag is the authority's (SPEC §13.16): vectors taken from {@code InboxNonce.tag}. */
+/**
+ * The connector's inbox tag is the authority's (SPEC §13.16): vectors taken from {@code InboxNonce.tag}
+ * (this module cannot read auth). auth's {@code MemberSessionKeycloakBrokerTest} checks the rest end
+ * to end: the callout admits a connect only under a nonce of its principal's tag.
+ */
 class InboxTagTest {
     @Test
     void theTagOfAPrincipalIsTheAuthoritysAndTheNonceCarriesIt() {

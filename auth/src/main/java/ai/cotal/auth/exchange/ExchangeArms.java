@@ -137,15 +137,16 @@ final class ExchangeArms {
         if (!Actor.matches(actor)) {
             throw new CotalException(ErrorCode.BAD_REQUEST, "actor: required, letters, digits and _");
         }
-        ActorRow row = admission.row(new Principal(owner, new Actor(actor)), idp); // the ledger's row, after the grant policy
-        if (row.kind() != ActorRow.Kind.INTERACTIVE) {
-            throw refused("actor " + actor + " is a managed agent: use its actor token");
-        }
         long idpLeft = idp.getExpirationTime().getTime() / 1000 - clock.instant().getEpochSecond();
         long ttl = Math.min(Math.min(request.ttlSec() == null ? 900 : request.ttlSec(), BearerRequest.MAX_TTL.toSeconds()),
                 idpLeft);
         if (ttl <= 0) {
             throw refused("the identity proof has no time left");
+        }
+        request.serving(); // a bad body is refused before the grant policy writes anything
+        ActorRow row = admission.row(new Principal(owner, new Actor(actor)), idp); // the ledger's row, after the grant policy
+        if (row.kind() != ActorRow.Kind.INTERACTIVE) {
+            throw refused("actor " + actor + " is a managed agent: use its actor token");
         }
         return issue(row, Duration.ofSeconds(ttl), request);
     }

@@ -46,14 +46,16 @@ final class ExchangeRoutes {
         }
     };
     private final Semaphore inFlight;
+    /** The grant policy's writes, and the operator's actor writes under the same lock. */
+    private final PolicyAdmission admission;
     /** The public face's bound URL, set once it is bound (the join bundle names it). */
     private volatile String publicUrl;
 
     ExchangeRoutes(ExchangeOptions options, byte[] capability) {
         this.options = options;
+        this.admission = new PolicyAdmission(options.plane()::ledger, options.grantPolicy(), options.metrics()::policyGrant);
         this.arms = new ExchangeArms(options.plane(), options.jwks(), options.jwksFetchesPerMinute(),
-                options.clock(), new PolicyAdmission(options.plane()::ledger, options.grantPolicy(),
-                options.metrics()::policyGrant));
+                options.clock(), admission);
         this.hostRoute = new HostRoute(options.plane(), arms);
         this.capability = capability;
         this.loopbackRefusals = new RollingWindow(options.limits().refusalsPerMinute(), MINUTE, options.clock());
@@ -134,7 +136,7 @@ final class ExchangeRoutes {
     /** The actor routes (SPEC §13.18): a 4xx refusal also carries its code, for the CLI to print. */
     private void actors(HttpCall call, String path, byte[] body) {
         try {
-            call.send(200, ActorRoute.serve(options.plane(), path, body));
+            call.send(200, admission.exclusive(() -> ActorRoute.serve(options.plane(), path, body)));
         } catch (CotalException e) {
             int status = Refusals.status(e.code());
             if (status >= 500) {

@@ -64,6 +64,17 @@ final class PolicyAdmission {
         }
     }
 
+    /**
+     * Runs an operator's write of a person's row ({@code /actors/grant}, {@code /actors/revoke})
+     * under the lock the policy's own writes take, so that the policy's decide-then-write never
+     * overwrites or revokes a hand grant that landed in between.
+     */
+    <T> T exclusive(Supplier<T> write) {
+        synchronized (writes) {
+            return write.get();
+        }
+    }
+
     /** Whether the policy row {@code row} is exactly what {@code match} grants. */
     private static boolean same(ActorRow row, Optional<GrantPolicy.Rule> match) {
         return match.isPresent() && row.label().equals(Optional.of(match.get().label()))

@@ -69,12 +69,12 @@ final class KeycloakFront implements AutoCloseable {
     private void forward(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
-            if (path.endsWith(CERTS)) {
-                jwksFetches.incrementAndGet();
-            }
             if (down || backendPort == 0) {
                 exchange.sendResponseHeaders(503, -1);
                 return;
+            }
+            if (path.endsWith(CERTS)) { // counted when it reaches Keycloak
+                jwksFetches.incrementAndGet();
             }
             byte[] body;
             try (InputStream in = exchange.getRequestBody()) {

@@ -62,6 +62,8 @@ public final class KeycloakServer implements AutoCloseable {
     private final KeycloakFront front;
     private final KeycloakAdmin admin;
     private final Path log;
+    /** Stops Keycloak when the test JVM exits without closing it (a killed fork, an interrupted run). */
+    private final Thread stopAtExit = new Thread(this::stop, "keycloak-stop-at-exit");
 
     private KeycloakServer(Path home, Process process, KeycloakFront front, KeycloakAdmin admin, Path log) {
         this.home = home;
@@ -69,6 +71,7 @@ public final class KeycloakServer implements AutoCloseable {
         this.front = front;
         this.admin = admin;
         this.log = log;
+        Runtime.getRuntime().addShutdownHook(stopAtExit);
     }
 
     /**
@@ -186,6 +189,15 @@ public final class KeycloakServer implements AutoCloseable {
     /** Stops Keycloak by its process id and deletes its directory; idempotent. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException e) {
+            // the JVM is exiting: the hook runs stop() itself
+        }
+        stop();
+    }
+
+    private void stop() {
         process.descendants().forEach(ProcessHandle::destroy);
         process.destroy();
         try {
