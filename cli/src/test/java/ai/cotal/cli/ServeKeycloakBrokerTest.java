@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.cotal.auth.InboxNonce;
+import ai.cotal.core.id.Principal;
 import ai.cotal.testbroker.NatsBroker;
 import ai.cotal.testbroker.NatsBrokerExtension;
 import ai.cotal.testbroker.NatsBrokers;
@@ -26,9 +28,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -75,30 +75,11 @@ class ServeKeycloakBrokerTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The callout's inbox nonce rule (SPEC §13.16), as a client outside the SDK computes it. */
-    private static String nonce(String owner, String actor) throws Exception {
-        byte[] digest = MessageDigest.getInstance("SHA-256").digest(("cotal-inbox-v1\0" + owner + "\0" + actor)
-                .getBytes(StandardCharsets.UTF_8));
-        String alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-        StringBuilder tag = new StringBuilder();
-        int buffer = 0;
-        int bits = 0;
-        for (int i = 0; i < 10; i++) {
-            buffer = (buffer << 8) | (digest[i] & 0xff);
-            bits += 8;
-            while (bits >= 5) {
-                tag.append(alphabet.charAt((buffer >> (bits - 5)) & 31));
-                bits -= 5;
-            }
-        }
-        return tag + "-" + Base64.getUrlEncoder().withoutPadding().encodeToString("cli-test-01".getBytes(StandardCharsets.UTF_8));
-    }
-
     private static Connection connect(JsonNode bundle, String owner, String bearer) throws Exception {
-        String nonce = nonce(owner, "laptop");
+        String nonce = InboxNonce.forPrincipal(Principal.of(owner, "laptop"));
         return Nats.connect(new Options.Builder().server(bundle.get("server").asText())
                 .authHandler(Nats.staticCredentials(bundle.get("sentinelCreds").asText().getBytes(StandardCharsets.UTF_8)))
-                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix("_INBOX_" + nonce)
+                .token(bearer.toCharArray()).connectionName(nonce).inboxPrefix(InboxNonce.inboxPrefix(nonce))
                 .maxControlLine(65_536).noReconnect().connectionTimeout(Duration.ofSeconds(5)).build());
     }
 
